@@ -1,0 +1,45 @@
+"""AttnViz entry point: page settings, the shared sidebar, and navigation over pages/.
+
+The PAGES table below is the one list of pages; tests enumerate it.
+"""
+
+import streamlit as st
+
+from attnviz.ui.sidebar import draw_sidebar
+
+# section -> [(file, title, url path, icon, one-line "what it teaches")]
+PAGES = {
+    "Start": [
+        ("pages/home.py", "Home", "home", ":material/home:", "What each page teaches."),
+    ],
+    "Foundations": [
+        (
+            "pages/soft_select.py",
+            "Soft select",
+            "soft-select",
+            ":material/join:",
+            "A query picks from a table of keys and values: hard select vs softmax weights.",
+        ),
+        (
+            "pages/self_attention_steps.py",
+            "Self-attention, step by step",
+            "self-attention",
+            ":material/stairs:",
+            "Every matrix of Q = zW_q + B_q … softmax(QKᵀ/√e)V with its numbers and shape.",
+        ),
+    ],
+}
+
+st.set_page_config(page_title="AttnViz", page_icon=":material/visibility:", layout="wide")
+st.session_state["_global_settings"] = draw_sidebar()
+st.session_state["_page_table"] = PAGES
+navigation = st.navigation(
+    {
+        section: [
+            st.Page(path, title=title, url_path=url, icon=icon, default=(url == "home"))
+            for path, title, url, icon, _ in entries
+        ]
+        for section, entries in PAGES.items()
+    }
+)
+navigation.run()

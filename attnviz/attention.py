@@ -1,0 +1,124 @@
+"""Attention math: score functions, masked softmax, scaled dot-product attention, head split/merge.
+
+Every attention function here is pure and returns its weights: `(output, weights)`.
+Masks are boolean and True where attending is allowed (the convention of
+`torch.nn.functional.scaled_dot_product_attention`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor
+
+SCORE_NAMES = ("dot", "scaled_dot", "additive", "general", "cosine", "neg_sq_dist")
+_LOW_PRECISION = (torch.float16, torch.bfloat16)
+
+
+def masked_softmax(
+    scores: Tensor, mask: Tensor | None = None, dim: int = -1, temperature: float = 1.0
+) -> Tensor:
+    """softmax(scores / temperature) over `dim`, with masked entries exactly 0.
+
+    Stable for huge logits (the row maximum is subtracted) and for float16/bfloat16
+    (computed in float32, returned in the input dtype). A row with every entry masked
+    comes back as all zeros, never NaN; `fully_masked(mask)` tells callers which rows.
+    """
+    if not temperature > 0 or not math.isfinite(temperature):
+        raise ValueError(f"temperature must be a positive finite number, got {temperature!r}")
+    work = scores.float() if scores.dtype in _LOW_PRECISION else scores
+    work = work / temperature
+    if mask is not None:
+        mask = mask.to(torch.bool).expand_as(work)
+        work = work.masked_fill(~mask, float("-inf"))
+    row_max = work.amax(dim=dim, keepdim=True)
+    row_max = torch.where(torch.isfinite(row_max), row_max, torch.zeros_like(row_max))
+    exps = torch.exp(work - row_max)  # masked entries: exp(-inf) = 0
+    total = exps.sum(dim=dim, keepdim=True)
+    weights = exps / torch.where(total > 0, total, torch.ones_like(total))
+    return weights.to(scores.dtype)
+
+
+def fully_masked(mask: Tensor, dim: int = -1) -> Tensor:
+    """True for rows of `mask` in which nothing may be attended (their weights are all 0)."""
+    return ~mask.to(torch.bool).any(dim=dim)
+
+
+def causal_mask(t_query: int, t_key: int | None = None, device=None) -> Tensor:
+    """(Tq, Tk) boolean mask, True on and below the diagonal: position i sees keys 0..i."""
+    t_key = t_query if t_key is None else t_key
+    return torch.ones(t_query, t_key, dtype=torch.bool, device=device).tril()
+
+
+def padding_mask(lengths: Tensor | list[int], t_max: int) -> Tensor:
+    """(B, 1, 1, T) boolean key mask from sequence lengths: True for real tokens, False for padding."""
+    lengths = torch.as_tensor(lengths)
+    keep = torch.arange(t_max)[None, :] < lengths[:, None]  # (B, T)
+    return keep[:, None, None, :]
+
+
+def score(name: str, q: Tensor, k: Tensor, **params) -> Tensor:
+    """Score a(q, k) for every query/key pair: q (..., Tq, d), k (..., Tk, d) -> (..., Tq, Tk).
+
+    Names: "dot" qᵀk; "scaled_dot" qᵀk/√d; "additive" wᵀ tanh(W_q q + W_k k) (params w_q, w_k, w);
+    "general" qᵀ W k (param w); "cosine" qᵀk / (‖q‖‖k‖); "neg_sq_dist" −‖q − k‖².
+    """
+    if name == "dot":
+        return q @ k.transpose(-2, -1)
+    if name == "scaled_dot":
+        return q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if name == "additive":
+        return additive_score(q, k, params["w_q"], params["w_k"], params["w"])
+    if name == "general":
+        return q @ params["w"] @ k.transpose(-2, -1)
+    if name == "cosine":
+        eps = params.get("eps", 1e-8)
+        qn = q / q.norm(dim=-1, keepdim=True).clamp_min(eps)
+        kn = k / k.norm(dim=-1, keepdim=True).clamp_min(eps)
+        return qn @ kn.transpose(-2, -1)
+    if name == "neg_sq_dist":
+        diff = q.unsqueeze(-2) - k.unsqueeze(-3)  # (..., Tq, Tk, d)
+        return -(diff**2).sum(-1)
+    raise ValueError(f"unknown score function {name!r}; choose one of {', '.join(SCORE_NAMES)}")
+
+
+def additive_score(q: Tensor, k: Tensor, w_q: Tensor, w_k: Tensor, w: Tensor) -> Tensor:
+    """Bahdanau's additive score wᵀ tanh(W_q q + W_k k); w_q (h, dq), w_k (h, dk), w (h,)."""
+    q_part = q @ w_q.T  # (..., Tq, h)
+    k_part = k @ w_k.T  # (..., Tk, h)
+    hidden = torch.tanh(q_part.unsqueeze(-2) + k_part.unsqueeze(-3))  # (..., Tq, Tk, h)
+    return hidden @ w
+
+
+def scaled_dot_product_attention(
+    q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, scale: float | None = None
+) -> tuple[Tensor, Tensor]:
+    """softmax(q kᵀ · scale, masked) v. q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv).
+
+    Returns (out (..., Tq, dv), weights (..., Tq, Tk)). `scale` defaults to 1/√d.
+    """
+    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    scores = (q @ k.transpose(-2, -1)) * scale  # (..., Tq, Tk)
+    weights = masked_softmax(scores, mask)
+    return weights @ v, weights
+
+
+def split_heads(x: Tensor, n_heads: int) -> Tensor:
+    """(B, T, D) -> (B, H, T, D / H)."""
+    b, t, d = x.shape
+    if d % n_heads:
+        raise ValueError(f"model width {d} is not divisible by {n_heads} heads")
+    return x.view(b, t, n_heads, d // n_heads).transpose(1, 2)
+
+
+def merge_heads(x: Tensor) -> Tensor:
+    """(B, H, T, Dh) -> (B, T, H * Dh)."""
+    b, h, t, dh = x.shape
+    return x.transpose(1, 2).reshape(b, t, h * dh)
+
+
+def row_entropy(weights: Tensor) -> Tensor:
+    """Shannon entropy (nats) of each attention row; 0 · log 0 counts as 0. (..., Tq, Tk) -> (..., Tq)."""
+    logs = torch.where(weights > 0, weights.clamp_min(1e-30).log(), torch.zeros_like(weights))
+    return -(weights * logs).sum(-1)

@@ -1,0 +1,37 @@
+"""Figures of the step-by-step page: one matrix per step, optionally only one query row."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from attnviz.plots import matrix_figure
+from attnviz.self_attention_steps import Step
+
+ROW_STEPS = {"Q", "QK", "scaled", "masked", "weights", "out"}  # steps whose rows are queries
+COL_NAMES = {"z": "feature", "Q": "dim of e", "K": "dim of e", "V": "dim of d₂", "out": "dim of d₂"}
+
+
+def step_figure(step: Step, query_row: int | None = None) -> go.Figure:
+    """The step's matrix with numbers; with `query_row`, only that query's row of query-indexed steps."""
+    matrix = step.matrix
+    row_labels = [f"patch {i}" for i in range(matrix.shape[0])]
+    if query_row is not None and step.key in ROW_STEPS:
+        matrix = matrix[query_row : query_row + 1]
+        row_labels = [f"query {query_row}"]
+    square = step.key in {"QK", "scaled", "masked", "weights"}
+    col_labels = [f"key {j}" for j in range(matrix.shape[1])] if square else None
+    return matrix_figure(
+        matrix,
+        step.title,
+        row_name="query patch" if square else "patch",
+        col_name="key patch" if square else COL_NAMES.get(step.key, "column"),
+        row_labels=row_labels,
+        col_labels=col_labels,
+        diverging=step.key != "weights",
+    )
+
+
+def weight_figures(named: dict[str, np.ndarray]) -> list[go.Figure]:
+    """Small figures for the layer's parameters (W_q, B_q, ...)."""
+    return [matrix_figure(m, name, row_name="in", col_name="out") for name, m in named.items()]

@@ -1,0 +1,120 @@
+"""Soft select vs database select (seeds 001 and 004) on a small key/value table.
+
+select(q, K, V) returns the value of the one key most similar to q; attention returns
+Σ_j α_j v_j with α = softmax(a(q, k_j) / T): 0 ≤ α ≤ 1, Σ α = 1. As T → 0 the soft select
+becomes the hard one; as T → ∞ it becomes the plain mean of the values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+
+from attnviz.attention import masked_softmax, score
+
+
+@dataclass
+class SelectResult:
+    scores: np.ndarray  # (m,) a(q, k_j)
+    weights: np.ndarray  # (m,) softmax(scores / T)
+    output: np.ndarray  # (v,) Σ α_j v_j
+    hard_index: int  # argmax of the scores: the database select
+    hard_output: np.ndarray  # (v,) v at hard_index
+
+
+def example_table() -> pd.DataFrame:
+    """Five fruits with 2-D keys (sweetness, size) and a value (price per kg)."""
+    return pd.DataFrame(
+        {
+            "name": ["cherry", "lemon", "melon", "grape", "apple"],
+            "key 1": [0.9, -0.8, 0.6, 0.7, 0.2],
+            "key 2": [-0.9, -0.2, 1.0, -0.6, 0.1],
+            "value": [12.0, 3.0, 2.0, 6.0, 4.0],
+        }
+    )
+
+
+def table_problems(table: pd.DataFrame) -> list[str]:
+    """Human-readable reasons a hand-edited table cannot be used (empty list if it can)."""
+    if len(table) == 0:
+        return ["The table is empty: add at least one row."]
+    numeric = table[["key 1", "key 2", "value"]].apply(pd.to_numeric, errors="coerce")
+    bad = ~np.isfinite(numeric.to_numpy(dtype=float))
+    if bad.any():
+        rows = sorted({int(r) + 1 for r in np.nonzero(bad)[0]})
+        return [f"Row(s) {rows} hold an empty, NaN or infinite number: type finite numbers."]
+    return []
+
+
+def score_params(dim: int, seed: int = 0, hidden: int = 4) -> dict[str, torch.Tensor]:
+    """Seeded parameters for the "additive" and "general" scores."""
+    gen = torch.Generator().manual_seed(seed)
+    return {
+        "w_q": torch.randn(hidden, dim, generator=gen, dtype=torch.float64),
+        "w_k": torch.randn(hidden, dim, generator=gen, dtype=torch.float64),
+        "w": torch.randn(hidden, generator=gen, dtype=torch.float64),
+        # "general": identity plus a seeded twist, so it visibly differs from "dot"
+        "w_general": torch.eye(dim, dtype=torch.float64)
+        + 0.5 * torch.randn(dim, dim, generator=gen, dtype=torch.float64),
+    }
+
+
+def scores_for(
+    query: np.ndarray, keys: np.ndarray, score_name: str, params: dict | None = None
+) -> np.ndarray:
+    """a(q, k_j) for every key: query (d,), keys (m, d) -> (m,)."""
+    params = params or score_params(keys.shape[1])
+    q = torch.as_tensor(query, dtype=torch.float64)[None, :]
+    k = torch.tensor(np.array(keys, dtype=np.float64))
+    extra = {"w": params["w_general"]} if score_name == "general" else params
+    return score(score_name, q, k, **extra)[0].numpy()
+
+
+def soft_select(
+    query: np.ndarray,
+    keys: np.ndarray,
+    values: np.ndarray,
+    score_name: str = "dot",
+    temperature: float = 1.0,
+    params: dict | None = None,
+) -> SelectResult:
+    """Hard and soft select of `values` (m, v) by `query` against `keys` (m, d)."""
+    s = scores_for(query, keys, score_name, params)
+    w = masked_softmax(torch.from_numpy(s), temperature=temperature).numpy()
+    hard = int(np.argmax(s))
+    return SelectResult(s, w, w @ values, hard, values[hard])
+
+
+def temperature_sweep(scores: np.ndarray, temperatures: np.ndarray) -> np.ndarray:
+    """Weights for each temperature: (len(temperatures), m)."""
+    s = torch.from_numpy(np.asarray(scores, dtype=np.float64))
+    return np.stack([masked_softmax(s, temperature=float(t)).numpy() for t in temperatures])
+
+
+def encode_table(table: pd.DataFrame) -> str:
+    """Compact URL form: "name:k1:k2:value;..." (names lose ':' and ';')."""
+    rows = []
+    for name, k1, k2, v in table[["name", "key 1", "key 2", "value"]].itertuples(index=False):
+        clean = str(name).replace(":", " ").replace(";", " ")[:20]
+        rows.append(f"{clean}:{float(k1):g}:{float(k2):g}:{float(v):g}")
+    return ";".join(rows)
+
+
+def decode_table(text: str) -> pd.DataFrame:
+    """Inverse of encode_table; raises ValueError with a readable reason on garbled text."""
+    records = []
+    for i, chunk in enumerate(text.split(";"), 1):
+        parts = chunk.split(":")
+        if len(parts) != 4:
+            raise ValueError(f"row {i} of the shared table should have 4 fields, has {len(parts)}")
+        try:
+            numbers = [float(p) for p in parts[1:]]
+        except ValueError as err:
+            raise ValueError(f"row {i} of the shared table has a non-number: {err}") from None
+        records.append([parts[0][:20], *numbers])
+    if not 1 <= len(records) <= 12:
+        raise ValueError("a shared table must have between 1 and 12 rows")
+    return pd.DataFrame(records, columns=["name", "key 1", "key 2", "value"])

@@ -1,0 +1,1 @@
+"""Streamlit-only helpers shared by the pages: sidebar, figures, layout, downloads, URL state."""

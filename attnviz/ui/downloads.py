@@ -1,0 +1,23 @@
+"""Download buttons for the matrices a page shows, as CSV and JSON."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from attnviz.export import matrices_to_csv, matrices_to_json
+
+
+def matrices(named: dict[str, np.ndarray], file_stem: str, key: str) -> None:
+    """CSV (one block per matrix) and JSON ({name: nested lists}) downloads side by side."""
+    left, right = st.columns(2)
+    left.download_button(
+        "Download CSV", matrices_to_csv(named), f"{file_stem}.csv", "text/csv", key=f"{key}_csv"
+    )
+    right.download_button(
+        "Download JSON",
+        matrices_to_json(named),
+        f"{file_stem}.json",
+        "application/json",
+        key=f"{key}_json",
+    )

@@ -1,0 +1,40 @@
+"""Page furniture: the intro paragraph, the "try this" box, preset buttons, error messages."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+
+def intro(title: str, what: str) -> None:
+    """Page title and the one-paragraph "what you are looking at"."""
+    st.title(title)
+    st.markdown(what)
+
+
+def try_this(experiments: list[str]) -> None:
+    """A short box of experiments that teach something."""
+    with st.container(border=True):
+        st.markdown("**Try this**")
+        st.markdown("\n".join(f"{i}. {text}" for i, text in enumerate(experiments, 1)))
+
+
+def apply_preset(values: dict) -> None:
+    """on_click callback: write a preset's widget values into session state."""
+    for key, value in values.items():
+        st.session_state[key] = value
+
+
+def presets(options: dict[str, dict], key: str, on_apply: Callable[[], None] | None = None) -> None:
+    """One button per preset; clicking sets the widgets listed in its dict."""
+    st.markdown("**Presets**")
+    cols = st.columns(len(options))
+    for col, (label, values) in zip(cols, options.items(), strict=True):
+
+        def _apply(values=values):
+            apply_preset(values)
+            if on_apply:
+                on_apply()
+
+        col.button(label, key=f"{key}_{label}", on_click=_apply, width="stretch")

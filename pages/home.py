@@ -1,0 +1,17 @@
+"""Home: what AttnViz is and what each page teaches, with links."""
+
+import streamlit as st
+
+st.title("AttnViz: see, poke and train attention")
+st.markdown(
+    "Every page shows one idea from the lecture notes with numbers you can change. "
+    "Settings live in the URL: copy the address bar to share exactly what you see. "
+    "Lecture mode in the sidebar enlarges everything for a projector."
+)
+for section, entries in st.session_state.get("_page_table", {}).items():
+    if section == "Start":
+        continue
+    st.subheader(section)
+    for path, title, _url, icon, blurb in entries:
+        st.page_link(path, label=title, icon=icon)
+        st.caption(blurb)

@@ -1,0 +1,180 @@
+"""Page 1: soft select (query · key · value), seeds 001 and 004."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from attnviz import plots
+from attnviz.attention import SCORE_NAMES
+from attnviz.plots_select import key_plane, temperature_figure
+from attnviz.soft_select import (
+    decode_table,
+    encode_table,
+    example_table,
+    score_params,
+    soft_select,
+    table_problems,
+    temperature_sweep,
+)
+from attnviz.ui import downloads, layout
+from attnviz.ui.figures import show
+from attnviz.ui.sidebar import settings
+
+TEMPERATURES = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]
+SCORE_LABELS = {
+    "dot": "dot  qᵀk",
+    "scaled_dot": "scaled dot  qᵀk/√d",
+    "additive": "additive  wᵀtanh(W_q q + W_k k)",
+    "general": "general  qᵀWk",
+    "cosine": "cosine  qᵀk/(‖q‖‖k‖)",
+    "neg_sq_dist": "negative squared distance  −‖q−k‖²",
+}
+
+
+def move_query_to_click() -> None:
+    """on_select callback: a click on the key plane moves the query there."""
+    points = st.session_state["ss_plane"].selection.get("points", [])
+    if points:
+        st.session_state["ss_q1"] = round(float(points[0]["x"]), 1)
+        st.session_state["ss_q2"] = round(float(points[0]["y"]), 1)
+
+
+def table_from_url() -> pd.DataFrame:
+    shared = st.query_params.get("ss_table")
+    if not shared:
+        return example_table()
+    try:
+        return decode_table(shared)
+    except ValueError as err:
+        st.warning(f"The table in the link could not be read ({err}); showing the example table.")
+        return example_table()
+
+
+layout.intro(
+    "Soft select: query, keys, values",
+    "A database **select** compares a query q with every key k_j and returns the value of the one "
+    "key that matches. **Attention** is a *soft* select: it turns the scores a(q, k_j) into "
+    "weights α_j = softmax(a(q, k_j)/T) with 0 ≤ α_j ≤ 1 and Σ α_j = 1, and returns the weighted "
+    "mix Σ α_j v_j. Move the query, change the score function or the temperature T, and watch the "
+    "weights.",
+)
+layout.presets(
+    {
+        "Nearly hard select": {"ss_temp": 0.05, "ss_score": "dot", "ss_q1": 0.9, "ss_q2": -0.8},
+        "Plain mean": {"ss_temp": 100.0, "ss_score": "dot"},
+        "Distance kernel": {"ss_score": "neg_sq_dist", "ss_temp": 0.2, "ss_q1": 0.0, "ss_q2": 0.0},
+        "Cosine ignores length": {"ss_score": "cosine", "ss_temp": 0.1, "ss_q1": 2.0, "ss_q2": 0.0},
+    },
+    key="ss_preset",
+)
+
+controls, plane_col = st.columns([1, 1.3])
+with controls:
+    q1 = st.slider("query q, dimension 1", -2.0, 2.0, 0.5, 0.1, key="ss_q1", bind="query-params")
+    q2 = st.slider("query q, dimension 2", -2.0, 2.0, 0.5, 0.1, key="ss_q2", bind="query-params")
+    score_name = st.selectbox(
+        "score function a(q, k)",
+        SCORE_NAMES,
+        format_func=SCORE_LABELS.get,
+        key="ss_score",
+        bind="query-params",
+    )
+    temperature = st.select_slider(
+        "temperature T",
+        TEMPERATURES,
+        value=1.0,
+        key="ss_temp",
+        bind="query-params",
+        help="Divides every score before the softmax. Small T sharpens, large T flattens.",
+    )
+    with st.expander("Edit the table of keys and values"):
+        table = st.data_editor(table_from_url(), num_rows="dynamic", key="ss_editor")
+
+problems = table_problems(table)
+if problems:
+    for problem in problems:
+        st.error(problem)
+    st.stop()
+if encode_table(table) != encode_table(example_table()):
+    st.query_params["ss_table"] = encode_table(table)
+elif "ss_table" in st.query_params:
+    del st.query_params["ss_table"]
+
+glob = settings()
+names = [str(n) for n in table["name"]]
+keys = table[["key 1", "key 2"]].to_numpy(dtype=np.float64)
+values = table[["value"]].to_numpy(dtype=np.float64)
+query = np.array([q1, q2])
+result = soft_select(query, keys, values, score_name, temperature, score_params(2, glob.seed))
+
+with plane_col:
+    show(
+        key_plane(keys, names, query, result.weights),
+        "key_plane",
+        key="ss_plane",
+        on_select=move_query_to_click,
+        selection_mode="points",
+    )
+
+hard, soft, mean = st.columns(3)
+hard.metric(
+    "Database select (hard)",
+    f"{result.hard_output[0]:.3f}",
+    f"row '{names[result.hard_index]}'",
+    delta_color="off",
+)
+soft.metric("Soft select Σ α_j v_j", f"{result.output[0]:.3f}")
+mean.metric("Plain mean of values (T → ∞)", f"{values.mean():.3f}")
+
+score_col, weight_col = st.columns(2)
+with score_col:
+    show(plots.bar_chart(result.scores, names, "1. Scores a(q, k_j)", "score"), "scores")
+with weight_col:
+    show(
+        plots.bar_chart(
+            result.weights,
+            names,
+            f"2. Weights α_j = softmax(a / {temperature:g})  (sum = {result.weights.sum():.3f})",
+            "weight α",
+            y_range=(0, 1.15),
+            highlight=result.hard_index,
+        ),
+        "weights",
+    )
+st.markdown("**3. The weighted sum, term by term**")
+st.dataframe(
+    pd.DataFrame(
+        {
+            "name": names,
+            "score a(q,k)": result.scores,
+            "weight α": result.weights,
+            "value v": values[:, 0],
+            "α · v": result.weights * values[:, 0],
+        }
+    ).style.format(precision=4),
+    hide_index=True,
+)
+sweep_t = np.geomspace(0.01, 100, 81)
+show(
+    temperature_figure(sweep_t, temperature_sweep(result.scores, sweep_t), names, temperature),
+    "temperature",
+)
+
+layout.try_this(
+    [
+        "Press **Nearly hard select**: one weight is ≈ 1, the soft result equals the database select.",
+        "Press **Plain mean**: every weight is ≈ 1/m and the result is the mean of the values.",
+        "Choose *cosine* and drag q1 from 0.5 to 2: the weights do not change, only direction counts. "
+        "With *dot* they sharpen as the query grows.",
+        "Edit the table: give two rows the same key and watch them share their weight.",
+    ]
+)
+downloads.matrices(
+    {
+        "scores": result.scores[None, :],
+        "weights": result.weights[None, :],
+        "output": result.output[None, :],
+    },
+    "soft_select",
+    key="ss_dl",
+)
