@@ -32,7 +32,7 @@ PAGES = {
 
 st.set_page_config(page_title="AttnViz", page_icon=":material/visibility:", layout="wide")
 st.session_state["_global_settings"] = draw_sidebar()
-st.session_state["_page_table"] = PAGES
+st.session_state["page_table"] = PAGES
 navigation = st.navigation(
     {
         section: [

@@ -41,7 +41,23 @@ def unique_labels(labels: Sequence[str]) -> list[str]:
     return out
 
 
-def heatmap(
+def fast_figure(data: list[dict], layout: dict) -> go.Figure:
+    """A Figure from plain trace/layout dicts without Plotly's per-property validation.
+
+    Validation costs ~10 ms a figure, too much for a page of 15 matrices that must rerun in
+    ~100 ms; tests validate every builder's output once instead (tests/engine/test_plots.py).
+    """
+    return go.Figure({"data": data, "layout": layout}, skip_invalid=False, _validate=False)
+
+
+def _margins(title: str, height: int | None = None) -> dict:
+    layout = {"title": {"text": title}, "margin": {"l": 10, "r": 10, "t": 50, "b": 10}}
+    if height:
+        layout["height"] = height
+    return layout
+
+
+def heatmap_spec(
     matrix: np.ndarray,
     x_labels: Sequence[str] | None = None,
     y_labels: Sequence[str] | None = None,
@@ -53,28 +69,32 @@ def heatmap(
     colorscale: str = SEQUENTIAL,
     show_numbers: bool = False,
     number_format: str = ".2f",
-) -> go.Figure:
-    """A matrix as a heatmap; row 0 at the top, hover shows row, column and value."""
+) -> tuple[dict, dict]:
+    """(trace, layout) dicts of a heatmap; row 0 at the top, hover shows row, column and value."""
     z = np.asarray(matrix, dtype=np.float32)
     rows, cols = z.shape
-    x = unique_labels(_labels(x_labels, cols))
-    y = unique_labels(_labels(y_labels, rows))
-    trace = go.Heatmap(
-        z=z,
-        x=x,
-        y=y,
-        zmin=zmin,
-        zmax=zmax,
-        colorscale=colorscale,
-        hovertemplate=f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>value: %{{z:.4f}}<extra></extra>",
-    )
+    trace = {
+        "type": "heatmap",
+        "z": z,
+        "x": unique_labels(_labels(x_labels, cols)),
+        "y": unique_labels(_labels(y_labels, rows)),
+        "zmin": zmin,
+        "zmax": zmax,
+        "colorscale": colorscale,
+        "hovertemplate": f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>value: %{{z:.4f}}<extra></extra>",
+    }
     if show_numbers:
         trace.update(texttemplate=f"%{{z:{number_format}}}", textfont={"size": BASE_FONT - 2})
-    fig = go.Figure(trace)
-    fig.update_yaxes(autorange="reversed", title=y_title, type="category")
-    fig.update_xaxes(title=x_title, type="category", side="bottom")
-    fig.update_layout(title=title, margin={"l": 10, "r": 10, "t": 50, "b": 10})
-    return fig
+    layout = _margins(title)
+    layout["yaxis"] = {"autorange": "reversed", "title": {"text": y_title}, "type": "category"}
+    layout["xaxis"] = {"title": {"text": x_title}, "type": "category", "side": "bottom"}
+    return trace, layout
+
+
+def heatmap(matrix: np.ndarray, **kwargs) -> go.Figure:
+    """A matrix as a heatmap (arguments as heatmap_spec)."""
+    trace, layout = heatmap_spec(matrix, **kwargs)
+    return fast_figure([trace], layout)
 
 
 def matrix_figure(
@@ -88,11 +108,11 @@ def matrix_figure(
 ) -> go.Figure:
     """A small matrix with every number printed in its cell and its shape in the title."""
     z = np.asarray(matrix, dtype=np.float64)
-    finite = z[np.isfinite(z)]
-    bound = float(np.abs(finite).max()) if finite.size else 1.0
+    finite = np.isfinite(z)
+    bound = float(np.abs(z[finite]).max()) if finite.any() else 1.0
     bound = bound or 1.0
-    fig = heatmap(
-        np.where(np.isfinite(z), z, np.nan),
+    trace, layout = heatmap_spec(
+        np.where(finite, z, np.nan),
         x_labels=col_labels,
         y_labels=row_labels,
         title=f"{title}   [{z.shape[0]} × {z.shape[1]}]",
@@ -103,15 +123,12 @@ def matrix_figure(
         colorscale=DIVERGING if diverging else SEQUENTIAL,
         show_numbers=True,
     )
-    if not np.isfinite(z).all():  # write "−∞" where a mask removed an entry
-        ys, xs = np.nonzero(~np.isfinite(z))
-        xl = fig.data[0].x
-        yl = fig.data[0].y
-        for r, c in zip(ys, xs, strict=True):
-            fig.add_annotation(x=xl[c], y=yl[r], text="−∞", showarrow=False)
-    height = 90 + 34 * z.shape[0]
-    fig.update_layout(height=max(180, min(height, 600)))
-    return fig
+    layout["annotations"] = [  # write "−∞" where a mask removed an entry
+        {"x": trace["x"][c], "y": trace["y"][r], "text": "−∞", "showarrow": False}
+        for r, c in zip(*np.nonzero(~finite), strict=True)
+    ]
+    layout["height"] = max(180, min(90 + 34 * z.shape[0], 600))
+    return fast_figure([trace], layout)
 
 
 def bar_chart(
@@ -128,20 +145,19 @@ def bar_chart(
     colors = ["#3b5bdb"] * len(vals)
     if highlight is not None and 0 <= highlight < len(vals):
         colors[highlight] = "#e8590c"
-    fig = go.Figure(
-        go.Bar(
-            x=unique_labels([str(x) for x in labels]),
-            y=vals,
-            marker_color=colors,
-            text=[f"{v:.3g}" for v in vals],
-            textposition="outside",
-            hovertemplate="%{x}: %{y:.4f}<extra></extra>",
-        )
-    )
-    fig.update_layout(title=title, margin={"l": 10, "r": 10, "t": 50, "b": 10}, height=320)
-    fig.update_yaxes(title=y_title, range=list(y_range) if y_range else None)
-    fig.update_xaxes(title=x_title, type="category")
-    return fig
+    trace = {
+        "type": "bar",
+        "x": unique_labels([str(x) for x in labels]),
+        "y": vals,
+        "marker": {"color": colors},
+        "text": [f"{v:.3g}" for v in vals],
+        "textposition": "outside",
+        "hovertemplate": "%{x}: %{y:.4f}<extra></extra>",
+    }
+    layout = _margins(title, 320)
+    layout["yaxis"] = {"title": {"text": y_title}, "range": list(y_range) if y_range else None}
+    layout["xaxis"] = {"title": {"text": x_title}, "type": "category"}
+    return fast_figure([trace], layout)
 
 
 def line_chart(
@@ -154,22 +170,22 @@ def line_chart(
     log_y: bool = False,
 ) -> go.Figure:
     """One line per named series over a shared x."""
-    fig = go.Figure()
     xs = np.asarray(x, dtype=np.float32)
-    for name, ys in series.items():
-        fig.add_trace(
-            go.Scatter(
-                x=xs,
-                y=np.asarray(ys, dtype=np.float32),
-                mode="lines",
-                name=name,
-                hovertemplate=f"{name}<br>{x_title}: %{{x:.4g}}<br>{y_title}: %{{y:.4f}}<extra></extra>",
-            )
-        )
-    fig.update_layout(title=title, margin={"l": 10, "r": 10, "t": 50, "b": 10}, height=340)
-    fig.update_xaxes(title=x_title, type="log" if log_x else "linear")
-    fig.update_yaxes(title=y_title, type="log" if log_y else "linear")
-    return fig
+    traces = [
+        {
+            "type": "scatter",
+            "x": xs,
+            "y": np.asarray(ys, dtype=np.float32),
+            "mode": "lines",
+            "name": name,
+            "hovertemplate": f"{name}<br>{x_title}: %{{x:.4g}}<br>{y_title}: %{{y:.4f}}<extra></extra>",
+        }
+        for name, ys in series.items()
+    ]
+    layout = _margins(title, 340)
+    layout["xaxis"] = {"title": {"text": x_title}, "type": "log" if log_x else "linear"}
+    layout["yaxis"] = {"title": {"text": y_title}, "type": "log" if log_y else "linear"}
+    return fast_figure(traces, layout)
 
 
 def scale_fonts(fig: go.Figure, factor: float) -> go.Figure:

@@ -8,7 +8,7 @@ st.markdown(
     "Settings live in the URL: copy the address bar to share exactly what you see. "
     "Lecture mode in the sidebar enlarges everything for a projector."
 )
-for section, entries in st.session_state.get("_page_table", {}).items():
+for section, entries in st.session_state.get("page_table", {}).items():
     if section == "Start":
         continue
     st.subheader(section)

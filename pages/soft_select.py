@@ -22,12 +22,12 @@ from attnviz.ui.sidebar import settings
 
 TEMPERATURES = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]
 SCORE_LABELS = {
-    "dot": "dot  qᵀk",
-    "scaled_dot": "scaled dot  qᵀk/√d",
-    "additive": "additive  wᵀtanh(W_q q + W_k k)",
-    "general": "general  qᵀWk",
-    "cosine": "cosine  qᵀk/(‖q‖‖k‖)",
-    "neg_sq_dist": "negative squared distance  −‖q−k‖²",
+    "dot": "qᵀk",
+    "scaled_dot": "qᵀk / √d",
+    "additive": "wᵀ tanh(W_q q + W_k k), W_q, W_k, w seeded",
+    "general": "qᵀ W k, W seeded",
+    "cosine": "qᵀk / (‖q‖ ‖k‖)",
+    "neg_sq_dist": "−‖q − k‖²",
 }
 
 
@@ -73,12 +73,9 @@ with controls:
     q1 = st.slider("query q, dimension 1", -2.0, 2.0, 0.5, 0.1, key="ss_q1", bind="query-params")
     q2 = st.slider("query q, dimension 2", -2.0, 2.0, 0.5, 0.1, key="ss_q2", bind="query-params")
     score_name = st.selectbox(
-        "score function a(q, k)",
-        SCORE_NAMES,
-        format_func=SCORE_LABELS.get,
-        key="ss_score",
-        bind="query-params",
+        "score function a(q, k)", SCORE_NAMES, key="ss_score", bind="query-params"
     )
+    st.caption(f"a(q, k) = {SCORE_LABELS[score_name]}")
     temperature = st.select_slider(
         "temperature T",
         TEMPERATURES,

@@ -1,0 +1,63 @@
+"""Median server-side time of a page rerun after its main widget changes (Streamlit AppTest).
+
+For every page in app.py's navigation: open it, then flip its first slider/selectbox between two
+values 20 times and time each rerun. Also times a rerun with nothing changed as the reference
+(what Streamlit's own machinery costs), and prints the ratio.
+
+    python -m benchmarks.interaction [--reruns 20] [--page soft-select]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from tests.app.test_every_page import keyed_widgets, other_values, set_widget
+from tests.conftest import open_page
+from tests.pages import app_pages
+
+
+def time_page(path: str, reruns: int) -> tuple[str, float, float]:
+    at = open_page(path)
+    widgets = [
+        kw
+        for kw in keyed_widgets(at, ("slider", "selectbox"))
+        if other_values(getattr(at, kw[0])(key=kw[1]))
+    ]
+    if not widgets:
+        return "-", float("nan"), float("nan")
+    kind, key = widgets[0]
+    widget = getattr(at, kind)(key=key)
+    first = widget.options[widget.index] if kind == "selectbox" else widget.value
+    values = [other_values(widget)[0], first]
+    changed, idle = [], []
+    for i in range(reruns):
+        set_widget(at, kind, key, values[i % 2])
+        start = time.perf_counter()
+        at.run()
+        changed.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        at.run()
+        idle.append(time.perf_counter() - start)
+        assert not at.exception, at.exception
+    return f"{kind} {key}", statistics.median(changed) * 1000, statistics.median(idle) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reruns", type=int, default=20)
+    parser.add_argument("--page", help="only this url path")
+    args = parser.parse_args()
+    rows = [p for p in app_pages() if args.page in (None, p[2])]
+    print(
+        f"{'page':<28} {'widget changed':<26} {'median ms':>10} {'no-change ms':>13} {'ratio':>6}"
+    )
+    for path, _title, url in rows:
+        widget, ms, idle = time_page(path, args.reruns)
+        ratio = ms / idle if idle == idle and idle > 0 else float("nan")
+        print(f"{url:<28} {widget:<26} {ms:>10.1f} {idle:>13.1f} {ratio:>6.2f}")
+
+
+if __name__ == "__main__":
+    main()

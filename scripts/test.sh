@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Install everything the tests need (Python packages, Debian's chromium) and run every test.
+# Usage: bash scripts/test.sh [extra pytest args]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v chromium >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+python -m pip install -q --disable-pip-version-check -r requirements-test.txt
+
+python -m ruff check .
+python -m ruff format --check .
+python -m pytest "$@"

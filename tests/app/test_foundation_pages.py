@@ -1,0 +1,131 @@
+"""AppTest of the soft-select and step-by-step pages: shown values follow the widgets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from tests.conftest import figures, no_exception, open_page, plotly_array
+
+SOFT = "pages/soft_select.py"
+STEPS = "pages/self_attention_steps.py"
+
+
+def bar_values(at, title_start: str) -> np.ndarray:
+    for fig in figures(at):
+        title = fig["layout"].get("title", {}).get("text", "")
+        if title.startswith(title_start):
+            return np.asarray(plotly_array(fig["data"][0]["y"]))
+    raise AssertionError(f"no figure titled {title_start!r}")
+
+
+def test_soft_select_low_temperature_is_hard_select():
+    at = open_page(SOFT)
+    at.select_slider(key="ss_temp").set_value(0.01).run()
+    weights = bar_values(at, "2. Weights")
+    assert weights.max() > 0.99
+    hard, soft = at.metric[0].value, at.metric[1].value
+    assert abs(float(hard) - float(soft)) < 0.1
+
+
+def test_soft_select_high_temperature_is_mean():
+    at = open_page(SOFT)
+    at.select_slider(key="ss_temp").set_value(100.0).run()
+    weights = bar_values(at, "2. Weights")
+    np.testing.assert_allclose(weights, np.full(len(weights), 1 / len(weights)), atol=0.02)
+    assert abs(float(at.metric[1].value) - float(at.metric[2].value)) < 0.1
+
+
+def test_moving_the_query_changes_weights_and_output():
+    at = open_page(SOFT)
+    before = bar_values(at, "2. Weights"), at.metric[1].value
+    at.slider(key="ss_q1").set_value(-2.0).run()
+    after = bar_values(at, "2. Weights"), at.metric[1].value
+    assert not np.allclose(before[0], after[0])
+    assert before[1] != after[1]
+
+
+def test_preset_sets_widgets_and_url():
+    at = open_page(SOFT)
+    next(b for b in at.button if b.label == "Distance kernel").click().run()
+    no_exception(at)
+    assert at.selectbox(key="ss_score").value == "neg_sq_dist"
+    assert at.select_slider(key="ss_temp").value == 0.2
+
+
+def test_nan_in_table_gives_message_not_traceback():
+    at = open_page(SOFT)
+    table = pd.DataFrame(
+        {"name": ["a", "b"], "key 1": [1.0, np.nan], "key 2": [0.0, 1.0], "value": [1.0, 2.0]}
+    )
+    at.query_params["ss_table"] = "a:1:0:1;b:nan:1:2"
+    at.run()
+    no_exception(at)
+    assert any("NaN or infinite" in e.value for e in at.error), table
+
+
+def test_garbled_url_gives_warning_and_defaults():
+    at = open_page(SOFT, query={"ss_table": "%%%garbage", "ss_temp": "banana", "ss_q1": "NaN"})
+    no_exception(at)
+    assert any("could not be read" in w.value for w in at.warning)
+    assert at.select_slider(key="ss_temp").value == 1.0
+
+
+def test_shared_url_restores_settings():
+    at = open_page(SOFT, query={"ss_score": "cosine", "ss_temp": "0.1"})
+    assert at.selectbox(key="ss_score").value == "cosine"
+    assert at.select_slider(key="ss_temp").value == 0.1
+
+
+def step_titles(at) -> list[str]:
+    return [f["layout"]["title"]["text"] for f in figures(at)]
+
+
+def test_reveal_shows_steps_one_at_a_time():
+    at = open_page(STEPS)
+    at.select_slider(key="sa_reveal").set_value("z").run()
+    assert step_titles(at) == ["z   [4 × 3]"]
+    next(b for b in at.button if b.label == "Next ▶").click().run()
+    assert at.select_slider(key="sa_reveal").value == "Q, K, V"
+    assert any(t.startswith("Q = z W_q + B_q") for t in step_titles(at))
+
+
+def test_one_query_row_then_whole_matrix():
+    at = open_page(STEPS)
+    at.toggle(key="sa_row").set_value(True).run()
+    at.slider(key="sa_i").set_value(2).run()
+    softmax = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("softmax(·)"))
+    assert "[1 × 4]" in softmax["layout"]["title"]["text"]
+    assert softmax["data"][0]["y"] == ["query 2"]
+    at.toggle(key="sa_row").set_value(False).run()
+    assert any(t == "softmax(·) row by row   [4 × 4]" for t in step_titles(at))
+
+
+def test_sizes_change_shapes_and_causal_masks():
+    at = open_page(STEPS)
+    at.slider(key="sa_m").set_value(6).run()
+    at.slider(key="sa_d2").set_value(5).run()
+    at.toggle(key="sa_causal").set_value(True).run()
+    titles = step_titles(at)
+    assert "softmax(Q Kᵀ/√e) V   [6 × 5]" in titles
+    masked = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("mask"))
+    assert sum(a["text"] == "−∞" for a in masked["layout"]["annotations"]) == 15
+
+
+def test_extreme_sizes_work():
+    at = open_page(STEPS)
+    for key in ("sa_m", "sa_d", "sa_e", "sa_d2"):
+        at.slider(key=key).set_value(1).run()
+        no_exception(at)
+    at.toggle(key="sa_row").set_value(True).run()
+    no_exception(at)
+    assert any(t.startswith("softmax(Q Kᵀ/√e) V   [1 × 1]") for t in step_titles(at))
+
+
+def test_hand_edited_z_from_url_and_bad_url_matrix():
+    at = open_page(STEPS, query={"sa_m": "2", "sa_d": "2", "sa_z": "1,0;0,1"})
+    z = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("z "))
+    assert np.allclose(np.asarray(plotly_array(z["data"][0]["z"])), np.eye(2))
+    at = open_page(STEPS, query={"sa_z": "1,x;;"})
+    no_exception(at)
+    assert any("ignored" in w.value for w in at.warning)

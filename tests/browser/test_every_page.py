@@ -1,0 +1,57 @@
+"""Every page of the navigation in headless Chromium: open, interact, no exception."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import assert_no_exception, open_app_page, wait_idle
+from tests.pages import app_pages
+
+pytestmark = pytest.mark.browser
+PAGES = app_pages()
+
+
+def nudge_first_widget(page) -> str:
+    """Move the first main-area slider three steps, or pick another option in the first selectbox."""
+    main = page.locator("[data-testid='stMain']")
+    slider = main.locator("[data-testid='stSlider'] input[type='range']")
+    if slider.count():
+        before = slider.first.get_attribute("aria-valuetext")
+        slider.first.focus()
+        for _ in range(3):
+            page.keyboard.press("ArrowRight")
+        wait_idle(page)
+        after = slider.first.get_attribute("aria-valuetext")
+        if after == before:  # it sat at its maximum
+            for _ in range(3):
+                page.keyboard.press("ArrowLeft")
+            wait_idle(page)
+            after = slider.first.get_attribute("aria-valuetext")
+        assert after != before, "the slider did not move"
+        return "slider"
+    select = main.locator("[data-testid='stSelectbox']")
+    if select.count():
+        select.first.click()
+        options = page.locator("[role='option']")
+        options.nth(min(1, options.count() - 1)).click()
+        wait_idle(page)
+        return "selectbox"
+    return "none"
+
+
+@pytest.mark.parametrize(("path", "title", "url"), PAGES, ids=[u for _, _, u in PAGES])
+def test_page_opens_and_survives_interaction(page, app_url, path, title, url):
+    open_app_page(page, app_url, url)
+    assert_no_exception(page, f"{url}-open")
+    assert page.locator("h1").count() >= 1
+    moved = nudge_first_widget(page)
+    assert moved != "none" or url == "home", f"{title}: no slider or selectbox to change"
+    assert_no_exception(page, f"{url}-after")
+
+
+def test_sidebar_lists_each_page_once(page, app_url):
+    open_app_page(page, app_url, "home")
+    links = page.locator("[data-testid='stSidebarNav'] a")
+    texts = [links.nth(i).inner_text().strip().splitlines()[-1] for i in range(links.count())]
+    titles = [title for _, title, _ in PAGES]
+    assert sorted(texts) == sorted(titles), texts

@@ -1,0 +1,65 @@
+"""A copied link reopens the same scene; presets and step reveal work in a real browser."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import assert_no_exception, open_app_page, wait_idle
+
+pytestmark = pytest.mark.browser
+
+
+def slider_value(page, label: str) -> str:
+    thumb = page.locator(f"[data-testid='stSlider'] input[type='range'][aria-label='{label}']")
+    return thumb.first.get_attribute("aria-valuetext")
+
+
+def test_preset_then_copied_link_reopens_same_view(page, app_url, browser):
+    open_app_page(page, app_url, "soft-select")
+    page.get_by_role("button", name="Distance kernel").click()
+    wait_idle(page)
+    assert "ss_score=neg_sq_dist" in page.url
+    main = page.locator("[data-testid='stMain']")
+    assert main.get_by_text("a(q, k) = −‖q − k‖²").count() == 1
+    fresh = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    fresh.goto(page.url)
+    wait_idle(fresh)
+    fresh_main = fresh.locator("[data-testid='stMain']")
+    assert fresh_main.get_by_text("a(q, k) = −‖q − k‖²").count() == 1
+    assert slider_value(fresh, "temperature T") == "0.2"
+    assert_no_exception(fresh, "soft-select-shared")
+    fresh.context.close()
+
+
+def test_step_reveal_and_shared_link(page, app_url, browser):
+    open_app_page(page, app_url, "self-attention", "?sa_m=3&sa_reveal=z")
+    assert slider_value(page, "m patches") == "3"
+    assert page.get_by_text("Step 2: Q, K, V").count() == 0
+    page.get_by_role("button", name="Next ▶").click()
+    wait_idle(page)
+    assert page.get_by_text("Step 2: Q, K, V").count() == 1
+    fresh = browser.new_context().new_page()
+    fresh.goto(page.url)
+    wait_idle(fresh)
+    assert fresh.get_by_text("Step 2: Q, K, V").count() == 1
+    assert fresh.get_by_text("Step 3: Q Kᵀ").count() == 0
+    assert_no_exception(fresh, "self-attention-shared")
+    fresh.context.close()
+
+
+def test_garbled_query_string_is_harmless(page, app_url):
+    open_app_page(page, app_url, "soft-select", "?ss_temp=%ZZ&ss_q1=abc&ss_table=;;;&seed=-5")
+    assert_no_exception(page, "soft-select-garbled")
+    assert page.get_by_text("could not be read").count() >= 1
+
+
+def test_lecture_mode_enlarges_text(page, app_url):
+    open_app_page(page, app_url, "soft-select")
+    size = lambda: page.locator("[data-testid='stMain'] p").first.evaluate(  # noqa: E731
+        "e => parseFloat(getComputedStyle(e).fontSize)"
+    )
+    before = size()
+    page.locator("[data-testid='stSidebar']").get_by_text("Lecture mode").click()
+    wait_idle(page)
+    assert size() > before * 1.2
+    assert "lecture=true" in page.url
