@@ -30,7 +30,11 @@ class SelfAttentionConfig:
 
 
 class MultiHeadSelfAttention(nn.Module):
-    """Multi-head self-attention; hook points `hook_scores` and `hook_weights` are (B, H, T, T)."""
+    """Multi-head self-attention.
+
+    Hook points: `hook_scores` and `hook_weights` (B, H, T, T); `hook_head_out` (B, H, T, Dh),
+    each head's output before the heads are merged (replace a head's slice to ablate it).
+    """
 
     def __init__(self, config: SelfAttentionConfig):
         super().__init__()
@@ -46,10 +50,12 @@ class MultiHeadSelfAttention(nn.Module):
         self.o_proj = nn.Linear(d, d, bias=config.bias) if config.out_proj else nn.Identity()
         self.hook_scores = HookPoint()
         self.hook_weights = HookPoint()
+        self.hook_head_out = HookPoint()
         self.dropout = nn.Dropout(config.dropout)
 
     def capturing(self) -> bool:
-        return bool(self.hook_scores._forward_hooks or self.hook_weights._forward_hooks)
+        points = (self.hook_scores, self.hook_weights, self.hook_head_out)
+        return any(p._forward_hooks for p in points)
 
     def forward(self, z: Tensor, mask: Tensor | None = None) -> Tensor:
         """z (B, T, D); mask broadcastable to (B, H, T, T), True = may attend."""
@@ -64,5 +70,5 @@ class MultiHeadSelfAttention(nn.Module):
         else:
             scores = self.hook_scores(q @ k.transpose(-2, -1) * scale)  # (B, H, T, T)
             weights = self.hook_weights(masked_softmax(scores, mask))  # (B, H, T, T)
-            out = self.dropout(weights) @ v  # (B, H, T, Dh)
+            out = self.hook_head_out(self.dropout(weights) @ v)  # (B, H, T, Dh)
         return self.o_proj(merge_heads(out))

@@ -1,0 +1,1 @@
+"""Models, one per file, each with its own @dataclass config."""

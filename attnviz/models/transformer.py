@@ -1,0 +1,137 @@
+"""A tiny pre-LayerNorm transformer for toy sequence tasks, with hook points in every layer.
+
+Encoder (bidirectional) or decoder (causal) by config. Each block's attention is
+`attnviz.layers.MultiHeadSelfAttention`, so `run_with_cache(model, x)` captures
+`blocks.{i}.attn.hook_weights` (B, H, T, T) and `hook_scores`; with nothing captured the fused
+`scaled_dot_product_attention` runs. Heads are ablated by zeroing their slice of
+`blocks.{i}.attn.hook_head_out` (see `ablate_head`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import torch
+from torch import Tensor, nn
+
+from attnviz.attention import causal_mask
+from attnviz.hooks import run_with_hooks
+from attnviz.layers import MultiHeadSelfAttention, SelfAttentionConfig
+
+POSITIONAL = ("learned", "sinusoidal", "none")
+
+
+@dataclass
+class TransformerConfig:
+    vocab_size: int = 16
+    n_layer: int = 1
+    n_head: int = 1
+    d_model: int = 32
+    d_ff: int = 64
+    dropout: float = 0.0
+    max_len: int = 32
+    causal: bool = False
+    positional: str = "learned"  # one of POSITIONAL
+
+    def problems(self) -> list[str]:
+        """Readable reasons this configuration cannot be built (empty if it can)."""
+        out = []
+        if self.d_model % self.n_head:
+            out.append(f"d_model {self.d_model} is not divisible by {self.n_head} heads")
+        if self.positional not in POSITIONAL:
+            out.append(f"positional must be one of {POSITIONAL}")
+        if min(self.vocab_size, self.n_layer, self.n_head, self.d_model, self.max_len) < 1:
+            out.append("sizes must be at least 1")
+        return out
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def sinusoidal_table(max_len: int, d_model: int) -> Tensor:
+    """PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(...). (max_len, d_model)"""
+    from attnviz.positional import sinusoidal  # the one implementation, shared with the text page
+
+    return torch.as_tensor(sinusoidal(max_len, d_model), dtype=torch.float32)
+
+
+class Block(nn.Module):
+    """x + attn(LN(x)), then x + MLP(LN(x))."""
+
+    def __init__(self, config: TransformerConfig):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(config.d_model)
+        self.attn = MultiHeadSelfAttention(
+            SelfAttentionConfig(config.d_model, config.n_head, dropout=config.dropout)
+        )
+        self.ln2 = nn.LayerNorm(config.d_model)
+        self.mlp = nn.Sequential(
+            nn.Linear(config.d_model, config.d_ff),
+            nn.GELU(),
+            nn.Linear(config.d_ff, config.d_model),
+            nn.Dropout(config.dropout),
+        )
+
+    def forward(self, x: Tensor, mask: Tensor | None) -> Tensor:
+        x = x + self.attn(self.ln1(x), mask)
+        return x + self.mlp(self.ln2(x))
+
+
+class TinyTransformer(nn.Module):
+    """Token ids (B, T) -> logits (B, T, vocab)."""
+
+    def __init__(self, config: TransformerConfig):
+        super().__init__()
+        problems = config.problems()
+        if problems:
+            raise ValueError("; ".join(problems))
+        self.config = config
+        self.embed = nn.Embedding(config.vocab_size, config.d_model)
+        if config.positional == "learned":
+            self.pos = nn.Parameter(torch.randn(config.max_len, config.d_model) * 0.1)
+        else:
+            table = sinusoidal_table(config.max_len, config.d_model)
+            self.register_buffer("pos", table if config.positional == "sinusoidal" else table * 0)
+        self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
+        self.ln_f = nn.LayerNorm(config.d_model)
+        self.head = nn.Linear(config.d_model, config.vocab_size)
+        self.drop = nn.Dropout(config.dropout)
+
+    def forward(self, ids: Tensor) -> Tensor:
+        t = ids.shape[1]
+        if t > self.config.max_len:
+            raise ValueError(f"sequence of {t} tokens is longer than max_len {self.config.max_len}")
+        x = self.drop(self.embed(ids) * math.sqrt(self.config.d_model) + self.pos[:t])  # (B, T, D)
+        mask = causal_mask(t, device=ids.device) if self.config.causal else None
+        for block in self.blocks:
+            x = block(x, mask)
+        return self.head(self.ln_f(x))  # (B, T, V)
+
+
+def attention_hook_name(layer: int, what: str = "hook_weights") -> str:
+    return f"blocks.{layer}.attn.{what}"
+
+
+def attention_maps(cache: dict[str, Tensor], n_layer: int) -> Tensor:
+    """Stack the captured weights: (L, B, H, T, T)."""
+    return torch.stack([cache[attention_hook_name(i)] for i in range(n_layer)])
+
+
+def ablate_heads(model: TinyTransformer, ids: Tensor, heads: list[tuple[int, int]]) -> Tensor:
+    """Logits with the listed (layer, head) outputs set to zero."""
+    by_layer: dict[int, list[int]] = {}
+    for layer, head in heads:
+        by_layer.setdefault(layer, []).append(head)
+
+    def zero(indices):
+        def fn(out: Tensor, _name: str) -> Tensor:
+            out = out.clone()
+            out[:, indices] = 0
+            return out
+
+        return fn
+
+    fns = {attention_hook_name(lay, "hook_head_out"): zero(hs) for lay, hs in by_layer.items()}
+    with torch.no_grad():
+        return run_with_hooks(model, fns, ids)
