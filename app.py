@@ -28,6 +28,15 @@ PAGES = {
             "Every matrix of Q = zW_q + B_q … softmax(QKᵀ/√e)V with its numbers and shape.",
         ),
     ],
+    "Learning attention": [
+        (
+            "pages/kernel_smoother.py",
+            "Attention as a kernel smoother",
+            "kernel-smoother",
+            ":material/scatter_plot:",
+            "f(x) = Σ α(x, x_s) g(x_s) / n(x): learn a dot-product or Mahalanobis kernel live.",
+        ),
+    ],
 }
 
 st.set_page_config(page_title="AttnViz", page_icon=":material/visibility:", layout="wide")

@@ -119,6 +119,7 @@ hard.metric(
     f"{result.hard_output[0]:.3f}",
     f"row '{names[result.hard_index]}'",
     delta_color="off",
+    delta_arrow="off",
 )
 soft.metric("Soft select Σ α_j v_j", f"{result.output[0]:.3f}")
 mean.metric("Plain mean of values (T → ∞)", f"{values.mean():.3f}")

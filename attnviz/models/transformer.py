@@ -90,9 +90,10 @@ class TinyTransformer(nn.Module):
         self.embed = nn.Embedding(config.vocab_size, config.d_model)
         if config.positional == "learned":
             self.pos = nn.Parameter(torch.randn(config.max_len, config.d_model) * 0.1)
-        else:
-            table = sinusoidal_table(config.max_len, config.d_model)
-            self.register_buffer("pos", table if config.positional == "sinusoidal" else table * 0)
+        elif config.positional == "sinusoidal":
+            self.register_buffer("pos", sinusoidal_table(config.max_len, config.d_model))
+        else:  # "none": attention alone cannot tell positions apart
+            self.register_buffer("pos", torch.zeros(config.max_len, config.d_model))
         self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
         self.ln_f = nn.LayerNorm(config.d_model)
         self.head = nn.Linear(config.d_model, config.vocab_size)

@@ -1,0 +1,1 @@
+"""Data sets and tasks, deterministic given a seed: toy regression/classification, sequence tasks."""

@@ -1,0 +1,85 @@
+"""Labelled toy data for the kernel-smoother page: 1-D/2-D regression, 2-D classification, rings.
+
+Every set is drawn from a seed and split into train and validation. Classification labels are
+±1 (so that a kernel average of labels is a score in [−1, 1]).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+DATASETS = {
+    "sine_1d": "1-D regression: y = 2 sin x + x + ε (d2l's example)",
+    "surface_2d": "2-D regression: y = sin x₁ · cos x₂ + ε",
+    "blobs_2d": "2-D classification: two overlapping clouds",
+    "rings_2d": "2-D classification: a ring around a disc (scikit-learn make_circles)",
+    "moons_2d": "2-D classification: two moons (scikit-learn make_moons)",
+    "iris_2d": "2-D classification: iris sepal length/width, setosa vs the rest (bundled)",
+}
+
+
+@dataclass
+class DatasetSpec:
+    name: str = "sine_1d"
+    n: int = 80  # training samples; validation gets half as many
+    noise: float = 0.3
+    seed: int = 0
+
+
+@dataclass
+class ToyData:
+    x_train: np.ndarray  # (n, J)
+    y_train: np.ndarray  # (n,)
+    x_val: np.ndarray
+    y_val: np.ndarray
+    classification: bool
+    feature_names: list[str]
+
+    @property
+    def dim(self) -> int:
+        return self.x_train.shape[1]
+
+
+def make_dataset(spec: DatasetSpec) -> ToyData:
+    """Draw the named set; raises ValueError with the known names if it is unknown."""
+    if spec.name not in DATASETS:
+        raise ValueError(f"unknown data set {spec.name!r}; choose one of {', '.join(DATASETS)}")
+    rng = np.random.default_rng(spec.seed)
+    total = spec.n + max(spec.n // 2, 2)
+    x, y, classification = _draw(spec, total, rng)
+    order = rng.permutation(len(x))
+    x, y = x[order].astype(np.float32), y[order].astype(np.float32)
+    n = min(spec.n, len(x) - 2)
+    names = ["x"] if x.shape[1] == 1 else ["x₁", "x₂"]
+    return ToyData(x[:n], y[:n], x[n:], y[n:], classification, names)
+
+
+def _draw(spec: DatasetSpec, total: int, rng: np.random.Generator):
+    from sklearn import datasets  # lazy: only this page needs scikit-learn
+
+    seed = int(rng.integers(1 << 31))
+    if spec.name == "sine_1d":
+        x = np.sort(rng.uniform(0, 5, total))[:, None]
+        return x, 2 * np.sin(x[:, 0]) + x[:, 0] + rng.normal(0, spec.noise, total), False
+    if spec.name == "surface_2d":
+        x = rng.uniform(-3, 3, (total, 2))
+        return x, np.sin(x[:, 0]) * np.cos(x[:, 1]) + rng.normal(0, spec.noise, total), False
+    if spec.name == "blobs_2d":
+        x, y = datasets.make_blobs(
+            total, centers=[[-1, -1], [1, 1]], cluster_std=1 + spec.noise, random_state=seed
+        )
+    elif spec.name == "rings_2d":
+        x, y = datasets.make_circles(total, noise=spec.noise / 3, factor=0.4, random_state=seed)
+        x = x * 2
+    elif spec.name == "moons_2d":
+        x, y = datasets.make_moons(total, noise=spec.noise / 2, random_state=seed)
+    else:  # iris: the bundled table, sepal length/width, standardised
+        iris = datasets.load_iris()
+        pick = rng.choice(len(iris.data), size=min(total, len(iris.data)), replace=False)
+        x = iris.data[pick, :2]
+        x = (x - iris.data[:, :2].mean(0)) / iris.data[:, :2].std(0)
+        y = (iris.target[pick] == 0).astype(float)
+        x = x + rng.normal(0, spec.noise * 0.1, x.shape)
+    return x, 2.0 * y - 1.0, True

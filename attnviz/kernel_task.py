@@ -1,0 +1,159 @@
+"""The kernel smoother as a Trainable: data + model + loss, and the views the page draws.
+
+`build_trainable(spec)` is the factory the job pool calls in a worker process
+("attnviz.kernel_task:build_trainable"). Regression uses the squared error; classification
+(labels ±1) the logistic loss log(1 + exp(−y f)). Leave-one-out predicts each training point
+from the others, so the kernel cannot simply look itself up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from attnviz.data.toy import DatasetSpec, ToyData, make_dataset
+from attnviz.models.kernel_smoother import KernelSmoother, KernelSmootherConfig
+
+
+@dataclass
+class KernelJobSpec:
+    data: DatasetSpec = field(default_factory=DatasetSpec)
+    model: KernelSmootherConfig = field(default_factory=KernelSmootherConfig)
+    leave_one_out: bool = True
+
+
+class KernelTrainable:
+    """Fits θ of a KernelSmoother on a toy data set."""
+
+    def __init__(self, spec: KernelJobSpec):
+        self.spec = spec
+        self.data: ToyData = make_dataset(spec.data)
+        spec.model.dim = self.data.dim
+        self.model = KernelSmoother(spec.model)
+        self.xs = torch.from_numpy(self.data.x_train)
+        self.ys = torch.from_numpy(self.data.y_train)
+        self.xv = torch.from_numpy(self.data.x_val)
+        self.yv = torch.from_numpy(self.data.y_val)
+        self.n_train = len(self.xs)
+        self.metric_name = "accuracy" if self.data.classification else "R²"
+
+    def parameters(self) -> list[Tensor]:
+        return self.model.trainable()
+
+    def exclude_self(self, rows: Tensor) -> Tensor | None:
+        """(len(rows), n_train) True at each query's own column when leave-one-out is on."""
+        if not self.spec.leave_one_out:
+            return None
+        return rows[:, None] == torch.arange(self.n_train)[None, :]
+
+    def predict_train(self, rows: Tensor) -> Tensor:
+        return self.model(self.xs[rows], self.xs, self.ys, self.exclude_self(rows))
+
+    def objective(self, pred: Tensor, target: Tensor) -> Tensor:
+        if self.data.classification:
+            return F.softplus(-target * pred * 4).mean()  # logistic loss on a score in [−1, 1]
+        return F.mse_loss(pred, target)
+
+    def metric(self, pred: Tensor, target: Tensor) -> float:
+        if self.data.classification:
+            return float(((pred >= 0) == (target > 0)).float().mean())
+        total = float(((target - target.mean()) ** 2).sum()) or 1.0
+        return 1.0 - float(((target - pred) ** 2).sum()) / total
+
+    def loss(self, batch: Tensor) -> Tensor:
+        return self.objective(self.predict_train(batch), self.ys[batch])
+
+    def evaluate(self) -> dict[str, float]:
+        train_pred = self.predict_train(torch.arange(self.n_train))
+        val_pred = self.model(self.xv, self.xs, self.ys)
+        return {
+            "train_loss": float(self.objective(train_pred, self.ys)),
+            "val_loss": float(self.objective(val_pred, self.yv)),
+            "train_metric": self.metric(train_pred, self.ys),
+            "val_metric": self.metric(val_pred, self.yv),
+        }
+
+    def snapshot(self) -> dict:
+        """The learned parameters (tiny), from which the page redraws every view."""
+        return {name: p.detach().cpu().numpy().copy() for name, p in self.model.named_parameters()}
+
+    def load_snapshot(self, snap: dict) -> None:
+        with torch.no_grad():
+            for name, p in self.model.named_parameters():
+                if name in snap:
+                    p.copy_(torch.as_tensor(snap[name]))
+
+
+def build_trainable(spec: KernelJobSpec) -> KernelTrainable:
+    return KernelTrainable(spec)
+
+
+def query_grid(data: ToyData, steps: int = 60) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Points covering the data (n, J) for drawing f, and the 1-D axes of the grid."""
+    both = np.concatenate([data.x_train, data.x_val])
+    lo, hi = both.min(0), both.max(0)
+    pad = 0.1 * (hi - lo + 1e-6)
+    axes = [
+        np.linspace(lo[j] - pad[j], hi[j] + pad[j], steps if data.dim == 1 else steps // 2)
+        for j in range(data.dim)
+    ]
+    mesh = np.meshgrid(*axes, indexing="ij")
+    return np.stack([m.ravel() for m in mesh], 1).astype(np.float32), axes
+
+
+def predict(task: KernelTrainable, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(f(x) (n,), weights (n, n_train)) for query points against all training samples."""
+    with torch.no_grad():
+        q = torch.from_numpy(np.asarray(x, dtype=np.float32))
+        w = task.model.weights(q, task.xs)
+        f = w @ task.model.values(task.xs, task.ys)
+    return f.numpy(), w.numpy()
+
+
+@dataclass
+class KernelViews:
+    """Everything the page draws for one state of θ."""
+
+    grid: np.ndarray  # (G, J) points where f is drawn
+    axes: list[np.ndarray]
+    f_grid: np.ndarray  # (G,)
+    query_weights: np.ndarray  # (n_train,) the chosen query's weights
+    train_weights: np.ndarray  # (n_train, n_train) with leave-one-out if on
+    order: np.ndarray  # sorting of the training points for the matrix view
+    ellipse: np.ndarray | None  # points of ‖θ(x − x_s)‖ = 1 around the query (Mahalanobis only)
+
+
+def views(task: KernelTrainable, query: np.ndarray) -> KernelViews:
+    grid, axes = query_grid(task.data)
+    f_grid, _ = predict(task, grid)
+    _, wq = predict(task, query[None, :])
+    with torch.no_grad():
+        rows = torch.arange(task.n_train)
+        train_w = task.model.weights(task.xs, task.xs, task.exclude_self(rows)).numpy()
+    x = task.data.x_train
+    order = np.argsort(
+        x[:, 0]
+        if task.data.dim == 1
+        else np.arctan2(x[:, 1] - x[:, 1].mean(), x[:, 0] - x[:, 0].mean())
+    )
+    ellipse = None
+    if task.spec.model.kernel == "mahalanobis":
+        reach = float(np.ptp(grid, axis=0).max())
+        ellipse = metric_ellipse(task.model.theta.detach().numpy(), query, reach)
+    return KernelViews(grid, axes, f_grid, wq[0], train_w, order, ellipse)
+
+
+def metric_ellipse(theta: np.ndarray, center: np.ndarray, reach: float) -> np.ndarray:
+    """Points d + center with ‖θ d‖ = 1 (an ellipse; a band if θ has rank < dim), clipped to `reach`."""
+    m = theta.T @ theta  # (J, J)
+    vals, vecs = np.linalg.eigh(m)
+    radii = 1 / np.sqrt(np.maximum(vals, 1 / reach**2))
+    if theta.shape[1] == 1:
+        return center[None, :] + np.array([[-radii[0]], [radii[0]]])
+    t = np.linspace(0, 2 * np.pi, 120)
+    circle = np.stack([np.cos(t), np.sin(t)], 1)  # (120, 2)
+    return center[None, :] + (circle * radii[None, :]) @ vecs.T

@@ -1,0 +1,205 @@
+"""Figures of the kernel-smoother page: data with the fitted f, one query's weights, the sorted
+query × sample weight matrix, and the Mahalanobis metric ‖θ(x − x_s)‖ = 1 around the query."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from attnviz.data.toy import ToyData
+from attnviz.plots import fast_figure, heatmap
+
+BLUE, ORANGE, GREY = "#3b5bdb", "#e8590c", "#adb5bd"
+
+
+def _layout(title: str, x_title: str, y_title: str, height: int = 420) -> dict:
+    return {
+        "title": {"text": title},
+        "height": height,
+        "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
+        "xaxis": {"title": {"text": x_title}},
+        "yaxis": {"title": {"text": y_title}},
+        "legend": {"orientation": "h", "y": -0.2},
+        "clickmode": "event+select",
+    }
+
+
+def _points(x: np.ndarray, y: np.ndarray, name: str, **marker) -> dict:
+    return {
+        "type": "scatter",
+        "x": x.astype(np.float32),
+        "y": y.astype(np.float32),
+        "mode": "markers",
+        "name": name,
+        "marker": marker,
+        "hovertemplate": f"{name}<br>(%{{x:.2f}}, %{{y:.2f}})<extra></extra>",
+    }
+
+
+def fit_1d(
+    data: ToyData, grid: np.ndarray, f: np.ndarray, query: float, ellipse: np.ndarray | None
+) -> go.Figure:
+    """Samples, f over the input line, the query as a vertical line (and the metric's interval)."""
+    traces = [
+        _points(data.x_train[:, 0], data.y_train, "training samples", color=BLUE, size=7),
+        _points(data.x_val[:, 0], data.y_val, "validation samples", color=GREY, size=6),
+        {
+            "type": "scatter",
+            "x": grid[:, 0],
+            "y": f.astype(np.float32),
+            "mode": "lines",
+            "name": "f_θ(x)",
+            "line": {"color": ORANGE, "width": 3},
+            "hovertemplate": "x %{x:.2f}<br>f %{y:.3f}<extra></extra>",
+        },
+    ]
+    shapes = [
+        {
+            "type": "line",
+            "xref": "x",
+            "yref": "paper",
+            "x0": query,
+            "x1": query,
+            "y0": 0,
+            "y1": 1,
+            "line": {"dash": "dot", "color": ORANGE},
+        }
+    ]
+    if ellipse is not None:  # in 1-D the "ellipse" is the interval |θ (x − x_s)| ≤ 1
+        lo, hi = float(ellipse[:, 0].min()), float(ellipse[:, 0].max())
+        shapes.append(
+            {
+                "type": "rect",
+                "xref": "x",
+                "yref": "paper",
+                "x0": lo,
+                "x1": hi,
+                "y0": 0,
+                "y1": 1,
+                "fillcolor": ORANGE,
+                "opacity": 0.08,
+                "line": {"width": 0},
+            }
+        )
+    layout = _layout("Data and the fitted f_θ(x); click a point to make it the query", "x", "y")
+    layout["shapes"] = shapes
+    return fast_figure(traces, layout)
+
+
+def fit_2d(
+    data: ToyData,
+    axes: list[np.ndarray],
+    f: np.ndarray,
+    query: np.ndarray,
+    ellipse: np.ndarray | None,
+) -> go.Figure:
+    """f over the plane as a heatmap, samples coloured by label, the query and its metric ellipse."""
+    z = f.reshape(len(axes[0]), len(axes[1])).T.astype(np.float32)
+    traces = [
+        {
+            "type": "heatmap",
+            "x": axes[0].astype(np.float32),
+            "y": axes[1].astype(np.float32),
+            "z": z,
+            "colorscale": "RdBu_r",
+            "zmid": 0 if data.classification else None,
+            "opacity": 0.75,
+            "colorbar": {"title": {"text": "f_θ"}},
+            "hovertemplate": "x₁ %{x:.2f}<br>x₂ %{y:.2f}<br>f %{z:.3f}<extra></extra>",
+        }
+    ]
+    for label, color in (
+        ((1.0, ORANGE), (-1.0, BLUE)) if data.classification else ((None, "black"),)
+    ):
+        pick = data.y_train == label if label is not None else np.ones(len(data.y_train), bool)
+        name = f"samples y = {label:+.0f}" if label is not None else "samples"
+        traces.append(
+            _points(
+                data.x_train[pick, 0],
+                data.x_train[pick, 1],
+                name,
+                color=color,
+                size=7,
+                line={"color": "white", "width": 1},
+            )
+        )
+    traces.append(
+        _points(
+            np.array([query[0]]),
+            np.array([query[1]]),
+            "query x",
+            symbol="star",
+            size=18,
+            color="black",
+        )
+    )
+    if ellipse is not None:
+        traces.append(
+            {
+                "type": "scatter",
+                "x": ellipse[:, 0].astype(np.float32),
+                "y": ellipse[:, 1].astype(np.float32),
+                "mode": "lines",
+                "name": "‖θ(x − x_s)‖ = 1",
+                "line": {"color": "black", "dash": "dash"},
+                "hovertemplate": "metric ellipse<extra></extra>",
+            }
+        )
+    layout = _layout("f_θ over the plane; click anywhere to move the query", "x₁", "x₂", 480)
+    layout["xaxis"]["range"] = [float(axes[0][0]), float(axes[0][-1])]
+    layout["yaxis"].update(range=[float(axes[1][0]), float(axes[1][-1])])
+    return fast_figure(traces, layout)
+
+
+def query_weights(data: ToyData, weights: np.ndarray) -> go.Figure:
+    """Each training sample's weight α(x, x_s)/n(x) for the chosen query."""
+    w = weights.astype(np.float32)
+    if data.dim == 1:
+        trace = {
+            "type": "bar",
+            "x": data.x_train[:, 0],
+            "y": w,
+            "name": "weight",
+            "width": 0.04,
+            "marker": {"color": BLUE},
+            "hovertemplate": "x_s %{x:.2f}<br>weight %{y:.4f}<extra></extra>",
+        }
+        return fast_figure(
+            [trace],
+            _layout(
+                "The query's weight on each sample (sums to 1 if normalised)",
+                "sample x_s",
+                "weight",
+                320,
+            ),
+        )
+    trace = _points(
+        data.x_train[:, 0],
+        data.x_train[:, 1],
+        "samples",
+        color=w,
+        colorscale="Blues",
+        size=(5 + 40 * w / max(float(w.max()), 1e-12)).astype(np.float32),
+        showscale=True,
+        line={"color": GREY, "width": 1},
+    )
+    trace["customdata"] = w
+    trace["hovertemplate"] = "x_s (%{x:.2f}, %{y:.2f})<br>weight %{customdata:.4f}<extra></extra>"
+    return fast_figure(
+        [trace], _layout("The query's weight on each sample (size and colour)", "x₁", "x₂", 380)
+    )
+
+
+def weight_matrix(weights: np.ndarray, order: np.ndarray) -> go.Figure:
+    """The training-query × sample weights, both sorted the same way (so locality shows as a band)."""
+    w = weights[np.ix_(order, order)]
+    labels = [str(i) for i in order]
+    return heatmap(
+        w,
+        x_labels=labels,
+        y_labels=labels,
+        title="Weights: training point (row) × sample (column), sorted",
+        x_title="sample s",
+        y_title="query i",
+        zmin=0.0,
+    )

@@ -1,0 +1,238 @@
+"""A model-agnostic training loop: optimizers, batch modes, history, snapshots, stopping rules.
+
+The Trainer knows nothing about models. It drives a `Trainable` (anything with `parameters()`,
+`loss(batch_indices)`, `evaluate()`, `snapshot()`, `n_train` and `metric_name`) and is extended
+by callbacks. It stops on its own when the loss diverges (NaN/inf, or far above its start),
+when validation stops improving for `patience` evaluations, or after `steps` steps.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import torch
+from torch import Tensor
+
+OPTIMIZERS = ("sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam", "adamw")
+BATCH_MODES = ("full", "minibatch", "single")
+TERMINAL = ("done", "stopped early", "diverged", "stopped", "error")
+
+
+@dataclass
+class TrainConfig:
+    optimizer: str = "adam"
+    lr: float = 0.05
+    momentum: float = 0.9  # for momentum / nesterov / rmsprop
+    batch_mode: str = "full"  # full batch, mini-batch of batch_size, or a single example
+    batch_size: int = 32
+    steps: int = 300
+    weight_decay: float = 0.0
+    grad_clip: float = 0.0  # max gradient norm; 0 = off
+    patience: int = 0  # evaluations without validation improvement before stopping; 0 = off
+    eval_every: int = 10
+    snapshot_every: int = 20
+    divergence_factor: float = 100.0  # loss above factor × first loss (and above 10) = diverged
+    seed: int = 0
+
+    def problems(self) -> list[str]:
+        out = []
+        if self.optimizer not in OPTIMIZERS:
+            out.append(f"optimizer must be one of {', '.join(OPTIMIZERS)}")
+        if self.batch_mode not in BATCH_MODES:
+            out.append(f"batch mode must be one of {', '.join(BATCH_MODES)}")
+        if not (self.lr > 0 and math.isfinite(self.lr)):
+            out.append("the learning rate must be a positive number")
+        if self.steps < 1 or self.batch_size < 1 or self.eval_every < 1 or self.snapshot_every < 1:
+            out.append("steps, batch size and intervals must be at least 1")
+        return out
+
+
+class Trainable(Protocol):
+    n_train: int
+    metric_name: str
+
+    def parameters(self) -> list[Tensor]: ...
+    def loss(self, batch: Tensor) -> Tensor: ...
+    def evaluate(self) -> dict[str, float]: ...
+    def snapshot(self) -> dict: ...
+
+
+@dataclass
+class History:
+    step: list[int] = field(default_factory=list)
+    train_loss: list[float] = field(default_factory=list)  # the batch loss of every step
+    eval_step: list[int] = field(default_factory=list)
+    val_loss: list[float] = field(default_factory=list)
+    train_metric: list[float] = field(default_factory=list)
+    val_metric: list[float] = field(default_factory=list)
+
+    def since(self, step: int, eval_step: int) -> History:
+        """The entries after the given counts (for streaming increments)."""
+        return History(
+            self.step[step:],
+            self.train_loss[step:],
+            self.eval_step[eval_step:],
+            self.val_loss[eval_step:],
+            self.train_metric[eval_step:],
+            self.val_metric[eval_step:],
+        )
+
+    def extend(self, more: History) -> None:
+        for name in self.__dataclass_fields__:
+            getattr(self, name).extend(getattr(more, name))
+
+
+def make_optimizer(name: str, params: list[Tensor], cfg: TrainConfig) -> torch.optim.Optimizer:
+    """Seed 003's optimizers by name."""
+    wd = cfg.weight_decay
+    if name == "sgd":
+        return torch.optim.SGD(params, lr=cfg.lr, weight_decay=wd)
+    if name in ("momentum", "nesterov"):
+        return torch.optim.SGD(
+            params, lr=cfg.lr, momentum=cfg.momentum, nesterov=name == "nesterov", weight_decay=wd
+        )
+    if name == "adagrad":
+        return torch.optim.Adagrad(params, lr=cfg.lr, weight_decay=wd)
+    if name == "rmsprop":
+        return torch.optim.RMSprop(params, lr=cfg.lr, alpha=0.99, weight_decay=wd)
+    if name == "adam":
+        return torch.optim.Adam(params, lr=cfg.lr, weight_decay=wd)
+    if name == "adamw":
+        return torch.optim.AdamW(params, lr=cfg.lr, weight_decay=wd)
+    raise ValueError(f"unknown optimizer {name!r}; choose one of {', '.join(OPTIMIZERS)}")
+
+
+Callback = Callable[["Trainer"], None]
+
+
+class Trainer:
+    """Steps a Trainable; `status` is "running" until a stopping rule or the step budget ends it."""
+
+    def __init__(
+        self,
+        task: Trainable,
+        config: TrainConfig,
+        callbacks: dict[str, list[Callback]] | None = None,
+    ):
+        problems = config.problems()
+        if problems:
+            raise ValueError("; ".join(problems))
+        self.task, self.config = task, config
+        self.callbacks = {"step": [], "eval": [], "snapshot": [], **(callbacks or {})}
+        params = list(task.parameters())
+        self.optimizer = make_optimizer(config.optimizer, params, config) if params else None
+        self.generator = torch.Generator().manual_seed(config.seed)
+        self.history = History()
+        self.snapshots: list[tuple[int, dict]] = []
+        self.step_count, self.status, self.reason = 0, "running", ""
+        self.best_val, self.bad_evals, self.first_loss = math.inf, 0, None
+        self.started = time.perf_counter()
+        self._evaluate()
+        self._snapshot()
+
+    def batch(self) -> Tensor:
+        n, mode = self.task.n_train, self.config.batch_mode
+        if mode == "full":
+            return torch.arange(n)
+        size = 1 if mode == "single" else min(self.config.batch_size, n)
+        return torch.randperm(n, generator=self.generator)[:size]
+
+    def step(self) -> None:
+        """One optimisation step, then evaluations, snapshots and stopping rules when due."""
+        if self.status != "running":
+            return
+        if self.optimizer is None:
+            self._finish("done", "nothing to learn: this choice has no trainable parameters")
+            return
+        loss = self.task.loss(self.batch())
+        value = float(loss.detach())
+        if self._diverged(value):
+            return
+        self.optimizer.zero_grad()
+        loss.backward()
+        if self.config.grad_clip > 0:
+            torch.nn.utils.clip_grad_norm_(self.task.parameters(), self.config.grad_clip)
+        self.optimizer.step()
+        self.step_count += 1
+        self.history.step.append(self.step_count)
+        self.history.train_loss.append(value)
+        self._run("step")
+        if self.step_count % self.config.eval_every == 0 or self.step_count == self.config.steps:
+            self._evaluate()
+        if self.step_count % self.config.snapshot_every == 0:
+            self._snapshot()
+        if self.status == "running" and self.step_count >= self.config.steps:
+            self._finish("done", f"finished {self.step_count} steps")
+
+    def run(self, max_steps: int | None = None) -> Trainer:
+        """Step until a stopping rule fires (or max_steps more steps)."""
+        for _ in range(max_steps or self.config.steps):
+            if self.status != "running":
+                break
+            self.step()
+        return self
+
+    def stop(self, reason: str = "stopped by the user") -> None:
+        if self.status == "running":
+            self._finish("stopped", reason)
+
+    def _diverged(self, value: float) -> bool:
+        if self.first_loss is None:
+            self.first_loss = value
+        limit = max(10.0, self.config.divergence_factor * abs(self.first_loss))
+        if math.isfinite(value) and value <= limit:
+            return False
+        what = (
+            "not a number"
+            if not math.isfinite(value)
+            else f"{value:.3g}, far above its start {self.first_loss:.3g}"
+        )
+        self._finish(
+            "diverged",
+            f"the loss diverged at step {self.step_count + 1} ({what}): lower the learning rate",
+        )
+        return True
+
+    def _evaluate(self) -> None:
+        with torch.no_grad():
+            result = self.task.evaluate()
+        h = self.history
+        h.eval_step.append(self.step_count)
+        h.val_loss.append(result["val_loss"])
+        h.train_metric.append(result["train_metric"])
+        h.val_metric.append(result["val_metric"])
+        self._run("eval")
+        if self.config.patience and self.step_count:
+            if result["val_loss"] < self.best_val - 1e-9:
+                self.best_val, self.bad_evals = result["val_loss"], 0
+            else:
+                self.bad_evals += 1
+                if self.bad_evals >= self.config.patience:
+                    self._snapshot()
+                    self._finish(
+                        "stopped early",
+                        f"validation loss has not improved for {self.bad_evals} evaluations",
+                    )
+        elif self.step_count == 0:
+            self.best_val = result["val_loss"]
+
+    def _snapshot(self) -> None:
+        with torch.no_grad():
+            self.snapshots.append((self.step_count, self.task.snapshot()))
+        self._run("snapshot")
+
+    def _finish(self, status: str, reason: str) -> None:
+        self.status, self.reason = status, reason
+
+    def _run(self, event: str) -> None:
+        for callback in self.callbacks.get(event, []):
+            callback(self)
+
+    @property
+    def steps_per_second(self) -> float:
+        elapsed = time.perf_counter() - self.started
+        return self.step_count / elapsed if elapsed > 0 else 0.0

@@ -1,0 +1,44 @@
+"""The kernel page in Chromium: the loss curve grows on its own; Pause, Step and Reset work."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.browser.conftest import assert_no_exception, open_app_page, wait_idle
+
+pytestmark = pytest.mark.browser
+
+CURVE_POINTS = """() => {
+  for (const el of document.querySelectorAll('.js-plotly-plot')) {
+    const title = (el.layout && el.layout.title && el.layout.title.text) || '';
+    if (title.includes('Loss and') && el._fullData) return el._fullData[0].x.length;
+  }
+  return -1;
+}"""
+
+
+def status_text(page) -> str:
+    found = page.locator("[data-testid='stMain'] p", has_text=re.compile(r"step \d+ of \d+"))
+    return found.first.inner_text() if found.count() else ""
+
+
+def test_live_training_grows_then_pause_step_reset(page, app_url):
+    open_app_page(page, app_url, "kernel-smoother", "?ks_steps=3000")
+    page.get_by_role("button", name="▶ Start").click()
+    page.wait_for_function(f"({CURVE_POINTS})() > 5", timeout=60_000)
+    first = page.evaluate(CURVE_POINTS)
+    page.wait_for_function(f"({CURVE_POINTS})() > {first + 20}", timeout=30_000)  # no user input
+    assert_no_exception(page, "kernel-running")
+    page.get_by_role("button", name="⏸ Pause").click()
+    page.wait_for_function("() => document.body.innerText.includes('paused —')", timeout=20_000)
+    wait_idle(page)
+    before = int(re.search(r"step (\d+) of", status_text(page)).group(1))
+    page.get_by_role("button", name="⏭ Step").click()
+    page.wait_for_function(
+        f"() => document.body.innerText.includes('step {before + 1} of')", timeout=20_000
+    )
+    page.get_by_role("button", name="↺ Reset").click()
+    page.wait_for_function("() => document.body.innerText.includes('Press Start')", timeout=20_000)
+    assert_no_exception(page, "kernel-reset")

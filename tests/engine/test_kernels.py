@@ -1,0 +1,97 @@
+"""Seed 000's kernels and f_θ against the formulas written out by hand in NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from attnviz.data.toy import DATASETS, DatasetSpec
+from attnviz.kernel_task import KernelJobSpec, KernelTrainable, metric_ellipse
+from attnviz.kernels import dot_product, log_fixed, mahalanobis
+from attnviz.models.kernel_smoother import KernelSmoother, KernelSmootherConfig
+from attnviz.training import TrainConfig, Trainer
+
+RNG = np.random.default_rng(0)
+X, XS = RNG.normal(size=(4, 3)), RNG.normal(size=(6, 3))
+TQ, TK = RNG.normal(size=(2, 3)) * 0.5, RNG.normal(size=(2, 3)) * 0.5
+
+
+def t(a):
+    return torch.from_numpy(a)
+
+
+def test_dot_product_kernel_is_exp_of_projected_inner_product():
+    ref = np.array([[np.exp((TQ @ x) @ (TK @ xs)) for xs in XS] for x in X])
+    np.testing.assert_allclose(dot_product(t(X), t(XS), t(TQ), t(TK)).numpy(), ref, rtol=1e-6)
+
+
+def test_mahalanobis_kernel_is_exp_of_minus_squared_theta_distance():
+    ref = np.array([[np.exp(-np.sum((TQ @ (x - xs)) ** 2)) for xs in XS] for x in X])
+    np.testing.assert_allclose(mahalanobis(t(X), t(XS), t(TQ)).numpy(), ref, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("name", "formula"),
+    [
+        ("gaussian", lambda u: np.exp(-(u**2) / 2)),
+        ("laplace", lambda u: np.exp(-u)),
+        ("epanechnikov", lambda u: np.maximum(0, 1 - u**2)),
+        ("boxcar", lambda u: (u <= 1).astype(float)),
+        ("constant", lambda u: np.ones_like(u)),
+    ],
+)
+def test_fixed_kernels_match_their_formulas(name, formula):
+    h = 1.3
+    u = np.linalg.norm(X[:, None, :] - XS[None, :, :], axis=-1) / h
+    got = np.exp(log_fixed(name, t(X), t(XS), h).numpy())
+    np.testing.assert_allclose(got, formula(u), atol=1e-6)
+
+
+@pytest.mark.parametrize("value_fn", ["label", "linear"])
+@pytest.mark.parametrize("normalised", [True, False])
+def test_f_theta_equals_the_explicit_double_sum(value_fn, normalised):
+    cfg = KernelSmootherConfig(
+        "mahalanobis", dim=3, rank=2, value_fn=value_fn, normalised=normalised
+    )
+    model = KernelSmoother(cfg).double()
+    ys = RNG.normal(size=6)
+    theta, theta_prime = model.theta.detach().numpy(), model.theta_prime.detach().numpy()
+    with torch.no_grad():
+        got = model(t(X), t(XS), t(ys)).numpy()
+    for i, x in enumerate(X):  # f(x) = (1/n(x)) Σ_s α(x, x_s) g(x_s)
+        alpha = [np.exp(-np.sum((theta @ (x - xs)) ** 2)) for xs in XS]
+        g = ys if value_fn == "label" else XS @ theta_prime
+        n = sum(alpha) if normalised else len(XS)
+        assert got[i] == pytest.approx(
+            sum(a * gs for a, gs in zip(alpha, g, strict=True)) / n, rel=1e-6
+        )
+
+
+def test_leave_one_out_excludes_the_diagonal():
+    task = KernelTrainable(KernelJobSpec(DatasetSpec("sine_1d", n=20)))
+    rows = torch.arange(task.n_train)
+    w = task.model.weights(task.xs, task.xs, task.exclude_self(rows)).detach()
+    assert torch.all(torch.diagonal(w) == 0)
+    torch.testing.assert_close(w.sum(1), torch.ones(task.n_train))
+    off = KernelTrainable(KernelJobSpec(DatasetSpec("sine_1d", n=20), leave_one_out=False))
+    assert torch.all(torch.diagonal(off.model.weights(off.xs, off.xs).detach()) > 0)
+
+
+@pytest.mark.parametrize("name", list(DATASETS))
+def test_training_lowers_validation_loss_on_every_dataset(name):
+    spec = KernelJobSpec(
+        DatasetSpec(name, n=60, seed=0), KernelSmootherConfig("mahalanobis", rank=2, init_scale=0.5)
+    )
+    trainer = Trainer(KernelTrainable(spec), TrainConfig(lr=0.01, steps=150, eval_every=150))
+    trainer.run()
+    assert trainer.status == "done"
+    assert trainer.history.val_loss[-1] < trainer.history.val_loss[0]
+
+
+def test_metric_ellipse_points_satisfy_the_equation():
+    theta = np.array([[2.0, 0.5], [0.0, 1.0]])
+    pts = metric_ellipse(theta, np.array([1.0, -1.0]), reach=100)
+    np.testing.assert_allclose(
+        np.linalg.norm((pts - [1.0, -1.0]) @ theta.T, axis=1), 1.0, atol=1e-9
+    )
