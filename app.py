@@ -37,6 +37,15 @@ PAGES = {
             "f(x) = Σ α(x, x_s) g(x_s) / n(x): learn a dot-product or Mahalanobis kernel live.",
         ),
     ],
+    "Transformers": [
+        (
+            "pages/attention_on_text.py",
+            "Attention on text",
+            "text",
+            ":material/text_fields:",
+            "Your sentence: tokens, positions, heads, masks; why positions and why ÷√d_k.",
+        ),
+    ],
 }
 
 st.set_page_config(page_title="AttnViz", page_icon=":material/visibility:", layout="wide")

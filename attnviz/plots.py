@@ -91,9 +91,9 @@ def heatmap_spec(
     return trace, layout
 
 
-def heatmap(matrix: np.ndarray, **kwargs) -> go.Figure:
+def heatmap(matrix: np.ndarray, *args, **kwargs) -> go.Figure:
     """A matrix as a heatmap (arguments as heatmap_spec)."""
-    trace, layout = heatmap_spec(matrix, **kwargs)
+    trace, layout = heatmap_spec(matrix, *args, **kwargs)
     return fast_figure([trace], layout)
 
 

@@ -17,9 +17,11 @@ from tests.app.test_every_page import keyed_widgets, other_values, set_widget
 from tests.conftest import open_page
 from tests.pages import app_pages
 
+TEXT_PAGE = "pages/attention_on_text.py"
 
-def time_page(path: str, reruns: int) -> tuple[str, float, float]:
-    at = open_page(path)
+
+def time_page(path: str, reruns: int, query: dict | None = None) -> tuple[str, float, float]:
+    at = open_page(path, query=query)
     widgets = [
         kw
         for kw in keyed_widgets(at, ("slider", "selectbox"))
@@ -54,9 +56,15 @@ def main() -> None:
         f"{'page':<28} {'widget changed':<26} {'median ms':>10} {'no-change ms':>13} {'ratio':>6}"
     )
     for path, _title, url in rows:
-        widget, ms, idle = time_page(path, args.reruns)
-        ratio = ms / idle if idle == idle and idle > 0 else float("nan")
-        print(f"{url:<28} {widget:<26} {ms:>10.1f} {idle:>13.1f} {ratio:>6.2f}")
+        variants = [(url, None)]
+        if path == TEXT_PAGE:  # the text page at two sentence lengths
+            variants = [
+                (f"{url} ({n} tokens)", {"ta_text": " ".join(["word"] * n)}) for n in (16, 256)
+            ]
+        for label, query in variants:
+            widget, ms, idle = time_page(path, args.reruns, query)
+            ratio = ms / idle if idle == idle and idle > 0 else float("nan")
+            print(f"{label:<28} {widget:<26} {ms:>10.1f} {idle:>13.1f} {ratio:>6.2f}")
 
 
 if __name__ == "__main__":

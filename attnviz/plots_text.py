@@ -1,0 +1,190 @@
+"""Figures of the text page: per-head heatmap grid, BertViz-style head view, positional encodings,
+one query row, outputs, and the saturation curve."""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import plotly.graph_objects as go
+
+from attnviz.plots import fast_figure, heatmap, line_chart, unique_labels
+
+HEAD_COLORS = [
+    "#1c7ed6",
+    "#e8590c",
+    "#2f9e44",
+    "#ae3ec9",
+    "#f08c00",
+    "#0c8599",
+    "#e03131",
+    "#5c940d",
+]
+GRID_MAX = 128  # larger maps are block-averaged in the small-multiples grid
+HEAD_VIEW_MAX = 64
+
+
+def shown(tokens: list[str]) -> list[str]:
+    """Tokens as labels: HTML-escaped (Plotly renders tags), spaces visible, repeats distinct."""
+    return unique_labels(
+        [html.escape(t.replace(" ", "␣").replace("\n", "⏎")) or "∅" for t in tokens]
+    )
+
+
+def _pool(m: np.ndarray, size: int) -> np.ndarray:
+    """Block-average a (T, T) map down to at most size × size."""
+    t = m.shape[0]
+    if t <= size:
+        return m
+    edges = np.linspace(0, t, size + 1).astype(int)
+    rows = np.add.reduceat(m, edges[:-1], axis=0) / np.diff(edges)[:, None]
+    return np.add.reduceat(rows, edges[:-1], axis=1) / np.diff(edges)[None, :]
+
+
+def heads_grid(weights: np.ndarray, tokens: list[str], columns: int = 4) -> go.Figure:
+    """Every head's (T, T) map as small multiples sharing one colour scale (0 to 1)."""
+    h, t = weights.shape[0], weights.shape[1]
+    rows = (h + columns - 1) // columns
+    pooled = t > GRID_MAX
+    labels = shown(tokens) if not pooled else None
+    data, layout = [], {"height": 260 * rows + 60, "margin": {"l": 10, "r": 10, "t": 60, "b": 10}}
+    gap = 0.04
+    for i in range(h):
+        r, c = divmod(i, columns)
+        n = "" if i == 0 else str(i + 1)
+        x0 = c / columns + gap / 2
+        y1 = 1 - r / rows - gap
+        z = _pool(weights[i], GRID_MAX).astype(np.float32)
+        trace = {
+            "type": "heatmap",
+            "z": z,
+            "zmin": 0,
+            "zmax": 1,
+            "colorscale": "Blues",
+            "showscale": i == 0,
+            "xaxis": f"x{n}",
+            "yaxis": f"y{n}",
+            "hovertemplate": f"head {i}<br>query %{{y}}<br>key %{{x}}<br>weight %{{z:.3f}}<extra></extra>",
+        }
+        if labels is not None:
+            trace |= {"x": labels, "y": labels}
+        data.append(trace)
+        layout[f"xaxis{n}"] = {
+            "domain": [round(x0, 4), round(x0 + 1 / columns - gap, 4)],
+            "showticklabels": t <= 24,
+            "title": {"text": f"head {i}: key"},
+        }
+        layout[f"yaxis{n}"] = {
+            "domain": [round(max(0.0, y1 - 1 / rows + gap), 4), round(y1, 4)],
+            "autorange": "reversed",
+            "showticklabels": t <= 24,
+        }
+    title = "Attention weights per head (row: query token, column: key token)"
+    layout["title"] = {
+        "text": title + (f"; {t} tokens shown block-averaged to {GRID_MAX}" if pooled else "")
+    }
+    return fast_figure(data, layout)
+
+
+def head_view(
+    weights: np.ndarray,
+    tokens: list[str],
+    heads: list[int],
+    focus: int | None,
+    threshold: float = 0.02,
+) -> go.Figure:
+    """Tokens in two columns (queries left, keys right) joined by lines whose opacity is the weight,
+    one colour per head; with `focus`, only that query token's lines. Click a left token to focus."""
+    t = min(len(tokens), HEAD_VIEW_MAX)
+    labels = shown(tokens[:t])
+    ys = -np.arange(t, dtype=np.float32)
+    data = []
+    for h in heads:
+        for lo, hi in ((threshold, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 1.01)):  # opacity bins
+            xs, yy = [], []
+            for i in range(t) if focus is None else [focus]:
+                for j in np.nonzero((weights[h, i, :t] >= lo) & (weights[h, i, :t] < hi))[0]:
+                    xs += [0.0, 1.0, None]
+                    yy += [float(ys[i]), float(ys[j]), None]
+            if xs:
+                data.append(
+                    {
+                        "type": "scatter",
+                        "x": xs,
+                        "y": yy,
+                        "mode": "lines",
+                        "hoverinfo": "skip",
+                        "line": {"color": HEAD_COLORS[h % len(HEAD_COLORS)], "width": 2},
+                        "opacity": (lo + min(hi, 1.0)) / 2,
+                        "name": f"head {h}",
+                        "legendgroup": f"h{h}",
+                        "showlegend": lo == threshold,
+                    }
+                )
+    for side, x in (("query", 0.0), ("key", 1.0)):
+        data.append(
+            {
+                "type": "scatter",
+                "x": np.full(t, x, dtype=np.float32),
+                "y": ys,
+                "mode": "markers+text",
+                "text": labels,
+                "textposition": "middle left" if x == 0 else "middle right",
+                "marker": {"size": 10, "color": "#495057", "opacity": 0.6},
+                "showlegend": False,
+                "customdata": np.arange(t),
+                "name": side,
+                "hovertemplate": f"{side} token %{{text}} (#%{{customdata}})<extra></extra>",
+            }
+        )
+    layout = {
+        "title": {
+            "text": "Head view: query tokens (left) attend to key tokens (right); click a left token to isolate it"
+        },
+        "height": 120 + 22 * t,
+        "margin": {"l": 120, "r": 120, "t": 50, "b": 10},
+        "xaxis": {"visible": False, "range": [-0.6, 1.6]},
+        "yaxis": {"visible": False},
+        "clickmode": "event+select",
+        "dragmode": False,
+        "legend": {"orientation": "h", "y": 1.02},
+    }
+    return fast_figure(data, layout)
+
+
+def positional_figure(table: np.ndarray) -> go.Figure:
+    return heatmap(
+        table,
+        title="Positional encoding: position (row) × dimension (column)",
+        x_title="dimension",
+        y_title="position",
+        colorscale="RdBu_r",
+        zmin=-1.0,
+        zmax=1.0,
+    )
+
+
+def sinusoid_curves(table: np.ndarray, dims: tuple[int, ...] = (0, 1, 4, 10)) -> go.Figure:
+    dims = tuple(d for d in dims if d < table.shape[1])
+    return line_chart(
+        np.arange(table.shape[0]),
+        {f"dimension {d}": table[:, d] for d in dims},
+        "A few dimensions along the positions (fast waves first, slow waves later)",
+        "position",
+        "value",
+    )
+
+
+def saturation_figure(curve: dict[str, np.ndarray]) -> go.Figure:
+    return line_chart(
+        curve["d_k"],
+        {
+            "with ÷√d_k": curve["scaled"],
+            "without scaling": curve["unscaled"],
+            "uniform (maximum)": curve["uniform"],
+        },
+        "Entropy of attention rows vs d_k for random q, k (16 keys)",
+        "d_k (log scale)",
+        "entropy (nats)",
+        log_x=True,
+    )

@@ -1,0 +1,103 @@
+"""Tokenizers, positional encodings and the text pipeline against hand computations and invariants."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attnviz.plots_text import head_view, heads_grid, shown
+from attnviz.positional import encoding, sinusoidal
+from attnviz.text_attention import (
+    TextConfig,
+    analyse,
+    padded_batch,
+    permutation_experiment,
+    saturation_curve,
+)
+from attnviz.tokenizers import detokenize, tokenize
+
+TEXTS = ["a large airplane flying in the blue sky", "héllo, wörld! 🚀 שלום", "x"]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+@pytest.mark.parametrize("kind", ["char", "bpe"])
+def test_char_and_bpe_round_trip(text, kind):
+    assert detokenize(tokenize(text, kind), kind) == text
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_word_tokens_rejoin_to_the_words(text):
+    toks = tokenize(text, "word")
+    assert detokenize(toks, "word").replace(" ", "") == text.replace(" ", "")
+    assert len(set(tokenize("the cat the", "word").ids)) == 2
+
+
+def test_bpe_vocabulary_size_changes_the_split():
+    small, large = (
+        tokenize("attention lets every word look", "bpe", 260),
+        tokenize("attention lets every word look", "bpe", 800),
+    )
+    assert len(large.tokens) < len(small.tokens)
+
+
+def test_sinusoidal_matches_a_hand_computation():
+    table = sinusoidal(10, 6)
+    for pos in (0, 3, 9):
+        for i in range(3):
+            angle = pos / 10000 ** (2 * i / 6)
+            assert table[pos, 2 * i] == pytest.approx(math.sin(angle), abs=1e-6)
+            assert table[pos, 2 * i + 1] == pytest.approx(math.cos(angle), abs=1e-6)
+    assert np.all(encoding("none", 4, 6) == 0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["the", "cat", "sat", "on", "mat", "a", "dog"]), min_size=2, max_size=9
+    ),
+    st.integers(0, 99),
+)
+def test_without_positions_attention_is_permutation_equivariant(words, seed):
+    exp = permutation_experiment(words, TextConfig(positional="none"), seed=seed)
+    assert exp["max_difference"] < 1e-5
+
+
+def test_with_positions_equivariance_breaks():
+    words = ["the", "cat", "sat", "on", "the", "warm", "mat", "today"]
+    assert (
+        permutation_experiment(words, TextConfig(positional="sinusoidal"))["max_difference"] > 1e-2
+    )
+
+
+def test_saturation_unscaled_entropy_falls_scaled_stays_level():
+    curve = saturation_curve([2, 8, 32, 128, 512])
+    assert np.all(np.diff(curve["unscaled"]) < 0)
+    assert curve["unscaled"][-1] < 0.3 * curve["unscaled"][0]
+    assert curve["scaled"].max() - curve["scaled"].min() < 0.25
+
+
+def test_causal_weights_above_diagonal_are_zero_and_rows_sum_to_one():
+    res = analyse("one two three four five", TextConfig(causal=True))
+    t = len(res.tokens)
+    assert np.all(res.weights[:, np.triu_indices(t, 1)[0], np.triu_indices(t, 1)[1]] == 0)
+    np.testing.assert_allclose(res.weights.sum(-1), 1, atol=1e-5)
+
+
+def test_padding_gets_zero_weight_and_long_text_is_truncated():
+    padded, w = padded_batch("the cat sat on the mat", "a dog", TextConfig())
+    assert padded[1][2:] == ["[PAD]"] * 4
+    assert np.all(w[1, :, :, 2:] == 0)
+    res = analyse("word " * 700, TextConfig())
+    assert len(res.tokens) == 512 and res.truncated_from == 700
+
+
+def test_labels_are_html_escaped_and_views_build():
+    assert shown(["<b>", "a"]) == ["&lt;b&gt;", "a"]
+    res = analyse("<script>alert(1)</script> hello", TextConfig(tokenizer="word"))
+    fig = head_view(res.weights, res.tokens, [0, 1], None)
+    assert all("<script>" not in str(tr.text) for tr in fig.data)
+    assert len(heads_grid(res.weights, res.tokens).data) == 4
