@@ -45,6 +45,13 @@ PAGES = {
             ":material/text_fields:",
             "Your sentence: tokens, positions, heads, masks; why positions and why ÷√d_k.",
         ),
+        (
+            "pages/train_transformer.py",
+            "Train a transformer live",
+            "train-transformer",
+            ":material/model_training:",
+            "A tiny transformer learns reverse, sort, copy, … in seconds; watch its attention form.",
+        ),
     ],
 }
 

@@ -14,7 +14,7 @@ import torch
 from torch import Tensor
 
 IGNORE = -100
-CONTEXT = 4  # next_char: characters of context before scoring starts
+CONTEXT = 8  # next_char: characters of context before scoring starts
 TEXT_PATH = Path(__file__).with_name("farm_song.txt")
 TASK_NAMES = ("reverse", "sort", "copy", "modular_addition", "next_char", "fill_blank")
 
@@ -167,7 +167,7 @@ def _next_char(spec: TaskSpec) -> SequenceTask:
         starts = torch.randint(0, len(source) - spec.length - 1, (n,), generator=gen)
         w = torch.stack([source[s : s + spec.length + 1] for s in starts.tolist()])
         y = w[:, 1:].clone()
-        y[:, :CONTEXT] = IGNORE
+        y[:, : min(CONTEXT, spec.length // 2)] = IGNORE
         return w[:, :-1], y
 
     return SequenceTask(

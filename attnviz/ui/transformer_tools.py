@@ -1,0 +1,113 @@
+"""Tools for a trained tiny transformer: attention per layer, your own input, text generation,
+head ablation, and save/load (safetensors + JSON only)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import streamlit as st
+import torch
+
+from attnviz import plots
+from attnviz.data.tasks import SequenceTask
+from attnviz.models.checkpoint import load_model, save_model
+from attnviz.models.transformer import TinyTransformer
+from attnviz.plots_text import heads_grid, shown
+from attnviz.transformer_task import generate, head_ablation, run_input
+from attnviz.ui.figures import show
+
+
+def attention_by_layer(maps: np.ndarray, tokens: list[str], name: str) -> None:
+    """One small-multiples figure per layer: maps (L, H, T, T)."""
+    for layer in range(maps.shape[0]):
+        fig = heads_grid(maps[layer], tokens, columns=min(4, maps.shape[1]))
+        fig.layout.title.text = f"Layer {layer}: attention of each head (row: query, column: key)"
+        show(fig, f"{name}_layer{layer}", key=f"{name}_layer{layer}")
+
+
+def try_input(model: TinyTransformer, task: SequenceTask) -> None:
+    st.markdown("**Try your own input** (tokens separated by spaces)")
+    probe = " ".join(task.decode(task.val_x[task.probe]))
+    text = st.text_input("input tokens", probe, key="tt_input")
+    tokens = text.split() if " " in text.strip() or len(text.strip()) <= 1 else list(text.strip())
+    if not tokens:
+        st.warning("Type at least one token.")
+        return
+    if len(tokens) > model.config.max_len:
+        st.warning(f"This model reads at most {model.config.max_len} tokens; the rest is cut.")
+        tokens = tokens[: model.config.max_len]
+    try:
+        ids = task.encode(tokens)
+    except ValueError as err:
+        st.error(f"{err}. Vocabulary: {' '.join(task.vocab)}")
+        return
+    pred, maps = run_input(model, ids)
+    st.dataframe(
+        {"input": tokens, "model output": task.decode(torch.as_tensor(pred))}, width="stretch"
+    )
+    attention_by_layer(maps, tokens, "tt_try")
+
+
+def generate_text(model: TinyTransformer, task: SequenceTask) -> None:
+    st.markdown("**Generate text** and scrub through it")
+    prompt = st.text_input("prompt", "old macdonald", key="tt_prompt")
+    temperature = st.select_slider(
+        "sampling temperature (0 = greedy)", [0.0, 0.5, 1.0, 1.5], key="tt_gen_temp"
+    )
+    text = generate(model, task, prompt, 60, temperature)
+    st.code(text, language=None)
+    window = model.config.max_len
+    pos = st.slider("generated character", 1, len(text) - 1, len(text) - 1, key="tt_gen_pos")
+    context = text[max(0, pos - window + 1) : pos + 1]
+    ids = task.encode([c for c in context if c in task.vocab])
+    _, maps = run_input(model, ids)
+    row = maps[-1].mean(0)[-1]  # last layer, mean over heads, the chosen character's row
+    show(
+        plots.bar_chart(
+            row,
+            shown(list(context)),
+            f"Where '{text[pos]}' looked (last layer, mean of heads)",
+            "weight",
+        ),
+        "tt_gen_row",
+    )
+
+
+def ablation(model: TinyTransformer, task: SequenceTask) -> None:
+    st.markdown("**Head ablation**: zero one head's output and re-measure validation accuracy")
+    if st.button("Measure every head", key="tt_ablate"):
+        drops = head_ablation(model, task)
+        labels = [f"L{lay} H{h}" for lay in range(drops.shape[0]) for h in range(drops.shape[1])]
+        show(
+            plots.bar_chart(
+                drops.ravel() * 100,
+                labels,
+                "Accuracy drop when the head is knocked out",
+                "accuracy points",
+            ),
+            "tt_ablation",
+        )
+
+
+def save_and_load(model: TinyTransformer, spec_json: dict) -> TinyTransformer | None:
+    """Download buttons for the model; an uploader that accepts only safetensors + JSON config."""
+    weights, config = save_model(model, spec_json)
+    a, b = st.columns(2)
+    a.download_button(
+        "Download weights (.safetensors)", weights, "attnviz_model.safetensors", key="tt_dl_w"
+    )
+    b.download_button(
+        "Download config (.json)", config, "attnviz_model.json", "application/json", key="tt_dl_c"
+    )
+    up_w = a.file_uploader("load weights (.safetensors)", type=["safetensors"], key="tt_up_w")
+    up_c = b.file_uploader("load config (.json)", type=["json"], key="tt_up_c")
+    if up_w is None or up_c is None:
+        return None
+    try:
+        loaded, extra = load_model(up_w.getvalue(), up_c.getvalue())
+    except ValueError as err:
+        st.error(f"Could not load the model: {err}")
+        return None
+    st.success(f"Loaded a model: {json.dumps(loaded.config.to_dict())}")
+    return loaded

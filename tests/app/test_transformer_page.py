@@ -1,0 +1,60 @@
+"""AppTest of the live transformer page: a short training, the timeline, a prediction, ablation, bad files."""
+
+from __future__ import annotations
+
+import time
+
+from tests.conftest import figures, no_exception, open_page
+
+PAGE = "pages/train_transformer.py"
+
+
+def status(at) -> str:
+    return next((m.value for m in at.markdown if "**" in m.value and "step" in m.value), "")
+
+
+def train_until_done(at, timeout=90):
+    deadline = time.time() + timeout
+    while "done" not in status(at) and time.time() < deadline:
+        time.sleep(0.5)
+        at.run()
+        no_exception(at)
+    assert "done" in status(at), status(at)
+
+
+def layer_maps(at) -> list[dict]:
+    return [f for f in figures(at) if f["layout"]["title"]["text"].startswith("Layer 0")]
+
+
+def test_short_training_timeline_prediction_and_ablation():
+    at = open_page(PAGE)
+    next(b for b in at.button if b.label == "Reverse: 1 layer, 1 head").click().run()
+    at.slider(key="tt_steps").set_value(400).run()
+    at.button(key="tt_start").click().run()
+    train_until_done(at)
+    assert layer_maps(at), "attention maps of the probe are shown"
+    timeline = at.select_slider(key="tt_timeline")
+    first, last = timeline.options[0], timeline.options[-1]
+    live = layer_maps(at)[0]["data"][0]["z"]
+    timeline.set_value(first).run()
+    assert layer_maps(at)[0]["data"][0]["z"] != live, (
+        "scrubbing the timeline shows an earlier model"
+    )
+    timeline.set_value(last).run()
+    at.text_input(key="tt_input").set_value("1 2 3 4 5 6 7 8").run()
+    table = at.dataframe[0].value
+    assert list(table["model output"]) == list("87654321")
+    at.button(key="tt_ablate").click().run()
+    assert any(f["layout"]["title"]["text"].startswith("Accuracy drop") for f in figures(at))
+    at.button(key="tt_reset").click().run()
+    no_exception(at)
+
+
+def test_unknown_tokens_get_a_message():
+    at = open_page(PAGE)
+    at.slider(key="tt_steps").set_value(50).run()
+    at.button(key="tt_start").click().run()
+    train_until_done(at)
+    at.text_input(key="tt_input").set_value("1 2 banana").run()
+    assert any("not in this task's vocabulary" in e.value for e in at.error)
+    at.button(key="tt_reset").click().run()

@@ -1,0 +1,69 @@
+"""Each toy task is learned by the tiny transformer in a short fixed-seed CPU run."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import torch
+
+from attnviz.data.tasks import IGNORE, TaskSpec, build_task
+from attnviz.training import Trainer
+from attnviz.transformer_task import (
+    PRESETS,
+    TransformerJobSpec,
+    build_trainable,
+    restore,
+    run_input,
+)
+
+FAST = {  # preset -> steps for the test (evaluation only at the end)
+    "Reverse: 1 layer, 1 head": 600,
+    "Sort: 1 layer, 2 heads": 700,
+    "Copy: causal decoder": 600,
+    "Next character (song)": 1200,
+}
+
+
+def train(preset: str, steps: int) -> Trainer:
+    torch.set_num_threads(2)
+    task, model, cfg = PRESETS[preset]
+    cfg = dataclasses.replace(cfg, steps=steps, eval_every=steps, snapshot_every=steps)
+    return Trainer(build_trainable(TransformerJobSpec(task, model)), cfg).run()
+
+
+@pytest.mark.parametrize("preset", list(FAST))
+def test_task_reaches_95_percent_validation_accuracy(preset):
+    trainer = train(preset, FAST[preset])
+    assert trainer.history.val_metric[-1] >= 0.95, (preset, trainer.history.val_metric)
+
+
+@pytest.mark.parametrize(
+    ("preset", "chance"),
+    [("Modular addition (mod 7)", 1 / 7), ("Fill in the blank (song)", 1 / 30)],
+)
+def test_harder_tasks_learn_far_above_chance(preset, chance):
+    trainer = train(preset, 600)
+    assert trainer.history.train_metric[-1] >= 0.6
+    assert trainer.history.val_metric[-1] >= 3 * chance
+
+
+def test_reverse_attention_is_the_anti_diagonal_and_snapshot_restores():
+    trainer = train("Reverse: 1 layer, 1 head", 600)
+    step, snap = trainer.snapshots[-1]
+    maps = snap["attention"][0, 0]  # (T, T) layer 0, head 0
+    t = maps.shape[0]
+    assert maps[range(t), range(t - 1, -1, -1)].mean() > 0.5
+    task, model = restore(trainer.task.spec, snap["state"])
+    pred, _ = run_input(model, task.val_x[:1])
+    assert pred.tolist() == task.val_y[0].tolist()
+
+
+@pytest.mark.parametrize(
+    "name", ["copy", "reverse", "sort", "modular_addition", "next_char", "fill_blank"]
+)
+def test_tasks_are_deterministic_and_score_something(name):
+    a, b = build_task(TaskSpec(name, seed=3)), build_task(TaskSpec(name, seed=3))
+    assert torch.equal(a.train_x, b.train_x) and torch.equal(a.val_y, b.val_y)
+    assert (a.train_y != IGNORE).any() and (a.val_y != IGNORE).any()
+    assert int(a.train_x.max()) < len(a.vocab)
