@@ -53,6 +53,15 @@ PAGES = {
             "A tiny transformer learns reverse, sort, copy, … in seconds; watch its attention form.",
         ),
     ],
+    "Real models": [
+        (
+            "pages/pretrained_explorer.py",
+            "Pretrained model explorer",
+            "pretrained",
+            ":material/psychology:",
+            "Every layer and head of a real model (MiniLM), queries and keys, rollout, head types.",
+        ),
+    ],
 }
 
 st.set_page_config(page_title="AttnViz", page_icon=":material/visibility:", layout="wide")

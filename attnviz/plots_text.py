@@ -41,20 +41,32 @@ def _pool(m: np.ndarray, size: int) -> np.ndarray:
     return np.add.reduceat(rows, edges[:-1], axis=1) / np.diff(edges)[None, :]
 
 
-def heads_grid(weights: np.ndarray, tokens: list[str], columns: int = 4) -> go.Figure:
-    """Every head's (T, T) map as small multiples sharing one colour scale (0 to 1)."""
+def heads_grid(
+    weights: np.ndarray,
+    tokens: list[str],
+    columns: int = 4,
+    pool: int = GRID_MAX,
+    names: list[str] | None = None,
+    cell_height: int = 260,
+) -> go.Figure:
+    """Every head's (T, T) map as small multiples sharing one colour scale (0 to 1); maps larger
+    than `pool` are block-averaged (so 72 heads × 512 tokens still draw quickly)."""
     h, t = weights.shape[0], weights.shape[1]
     rows = (h + columns - 1) // columns
-    pooled = t > GRID_MAX
+    pooled = t > pool
     labels = shown(tokens) if not pooled else None
-    data, layout = [], {"height": 260 * rows + 60, "margin": {"l": 10, "r": 10, "t": 60, "b": 10}}
-    gap = 0.04
+    names = names or [f"head {i}" for i in range(h)]
+    data, layout = (
+        [],
+        {"height": cell_height * rows + 60, "margin": {"l": 10, "r": 10, "t": 60, "b": 10}},
+    )
+    gap = 0.04 if columns <= 4 else 0.01
     for i in range(h):
         r, c = divmod(i, columns)
         n = "" if i == 0 else str(i + 1)
         x0 = c / columns + gap / 2
         y1 = 1 - r / rows - gap
-        z = _pool(weights[i], GRID_MAX).astype(np.float32)
+        z = _pool(weights[i], pool).astype(np.float32)
         trace = {
             "type": "heatmap",
             "z": z,
@@ -64,7 +76,7 @@ def heads_grid(weights: np.ndarray, tokens: list[str], columns: int = 4) -> go.F
             "showscale": i == 0,
             "xaxis": f"x{n}",
             "yaxis": f"y{n}",
-            "hovertemplate": f"head {i}<br>query %{{y}}<br>key %{{x}}<br>weight %{{z:.3f}}<extra></extra>",
+            "hovertemplate": f"{names[i]}<br>query %{{y}}<br>key %{{x}}<br>weight %{{z:.3f}}<extra></extra>",
         }
         if labels is not None:
             trace |= {"x": labels, "y": labels}
@@ -72,7 +84,7 @@ def heads_grid(weights: np.ndarray, tokens: list[str], columns: int = 4) -> go.F
         layout[f"xaxis{n}"] = {
             "domain": [round(x0, 4), round(x0 + 1 / columns - gap, 4)],
             "showticklabels": t <= 24,
-            "title": {"text": f"head {i}: key"},
+            "title": {"text": f"{names[i]}: key" if columns <= 4 else ""},
         }
         layout[f"yaxis{n}"] = {
             "domain": [round(max(0.0, y1 - 1 / rows + gap), 4), round(y1, 4)],
@@ -81,7 +93,7 @@ def heads_grid(weights: np.ndarray, tokens: list[str], columns: int = 4) -> go.F
         }
     title = "Attention weights per head (row: query token, column: key token)"
     layout["title"] = {
-        "text": title + (f"; {t} tokens shown block-averaged to {GRID_MAX}" if pooled else "")
+        "text": title + (f"; {t} tokens shown block-averaged to {pool}" if pooled else "")
     }
     return fast_figure(data, layout)
 

@@ -1,0 +1,107 @@
+"""Measurements on attention maps: rollout, entropy, distance, head-type labels, Q/K projections.
+
+Rollout (Abnar & Zuidema, 2020): with the residual connection, each layer's effective mixing is
+Â = ½(mean over heads of A) + ½I, rows renormalised; rollout = Â_L ··· Â_1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+LABELS = (
+    "previous token",
+    "next token",
+    "self",
+    "first-token sink",
+    "last-token sink",
+    "broad",
+    "mixed",
+)
+
+
+def rollout(attentions: np.ndarray) -> np.ndarray:
+    """attentions (L, H, T, T) -> (T, T): how much each output position draws on each input."""
+    t = attentions.shape[-1]
+    result = np.eye(t)
+    for layer in attentions:
+        mixed = 0.5 * layer.mean(0) + 0.5 * np.eye(t)
+        mixed = mixed / mixed.sum(-1, keepdims=True)
+        result = mixed @ result
+    return result
+
+
+def entropy(attentions: np.ndarray) -> np.ndarray:
+    """Mean row entropy in nats: (..., T, T) -> (...)."""
+    p = np.clip(attentions, 1e-12, 1.0)
+    return -(attentions * np.log(p)).sum(-1).mean(-1)
+
+
+def mean_distance(attentions: np.ndarray) -> np.ndarray:
+    """Mean |i − j| weighted by attention: (..., T, T) -> (...)."""
+    t = attentions.shape[-1]
+    dist = np.abs(np.arange(t)[:, None] - np.arange(t)[None, :])
+    return (attentions * dist).sum(-1).mean(-1)
+
+
+def head_label(weights: np.ndarray, threshold: float = 0.5) -> str:
+    """What one head (T, T) mostly does, by measured criteria (average weight above threshold)."""
+    t = weights.shape[0]
+    if t < 2:
+        return "self"
+    scores = {
+        "previous token": np.diagonal(weights, -1).mean(),
+        "next token": np.diagonal(weights, 1).mean(),
+        "self": np.diagonal(weights).mean(),
+        "first-token sink": weights[:, 0].mean(),
+        "last-token sink": weights[:, -1].mean(),
+    }
+    best = max(scores, key=scores.get)
+    if scores[best] >= threshold:
+        return best
+    if entropy(weights) >= 0.8 * np.log(t):
+        return "broad"
+    return "mixed"
+
+
+def head_table(attentions: np.ndarray) -> list[dict]:
+    """One row per (layer, head): entropy, mean distance and label."""
+    ent, dist = entropy(attentions), mean_distance(attentions)
+    return [
+        {
+            "layer": l,
+            "head": h,
+            "entropy": float(ent[l, h]),
+            "mean distance": float(dist[l, h]),
+            "label": head_label(attentions[l, h]),
+        }
+        for l in range(attentions.shape[0])
+        for h in range(attentions.shape[1])
+    ]
+
+
+def drop_tokens(attentions: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Remove positions (e.g. [CLS], [SEP]) from rows and columns and renormalise the rows."""
+    sub = attentions[..., keep, :][..., keep]
+    total = sub.sum(-1, keepdims=True)
+    return sub / np.where(total > 0, total, 1.0)
+
+
+def difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a − b over the common leading positions of two attention sets (..., T, T)."""
+    t = min(a.shape[-1], b.shape[-1])
+    return a[..., :t, :t] - b[..., :t, :t]
+
+
+def project_queries_keys(
+    queries: np.ndarray, keys: np.ndarray, method: str = "pca", seed: int = 0
+) -> np.ndarray:
+    """Joint 2-D projection of one head's queries (T, d) and keys (T, d): (2T, 2), queries first."""
+    both = np.concatenate([queries, keys]).astype(np.float64)
+    if method == "tsne":
+        from sklearn.manifold import TSNE
+
+        perplexity = float(max(2, min(30, len(both) // 4)))
+        return TSNE(2, perplexity=perplexity, random_state=seed, init="pca").fit_transform(both)
+    from sklearn.decomposition import PCA
+
+    return PCA(2, random_state=seed).fit_transform(both)

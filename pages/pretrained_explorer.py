@@ -1,0 +1,189 @@
+"""Page 7: look inside a real pretrained model (the bundled MiniLM, or any local/Hub model)."""
+
+import io
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from attnviz import plots
+from attnviz.analysis import difference, drop_tokens, head_table, project_queries_keys, rollout
+from attnviz.plots_pretrained import model_view, qk_bars, qk_products, qk_scatter
+from attnviz.plots_text import head_view, shown
+from attnviz.pretrained import MAX_TOKENS, load
+from attnviz.ui import layout
+from attnviz.ui.figures import show
+
+DEFAULT = "The animal didn't cross the street because it was too tired."
+SPECIALS = {"[CLS]", "[SEP]", "<s>", "</s>", "[PAD]"}
+
+
+@st.cache_resource(show_spinner="Loading the model (once per server)…", max_entries=3)
+def shared_model(name: str):
+    return load(name or None)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def attend(name: str, text: str):
+    return shared_model(name).attend(text, MAX_TOKENS)
+
+
+layout.intro(
+    "Pretrained model explorer",
+    "A real sentence-embedding model, **all-MiniLM-L6-v2** (6 layers × 12 heads), ships with AttnViz "
+    "and runs offline. Type a sentence and look at every head: the model view, one head's lines, the "
+    "queries and keys behind one weight, attention rollout across layers, and what each head does.",
+)
+layout.presets(
+    {
+        "Pronoun": {"pe_text": DEFAULT},
+        "Repetition": {"pe_text": "one two three one two three one two three"},
+        "Long input": {"pe_text": " ".join(["the lecture hall was full of students"] * 70)},
+    },
+    key="pe_preset",
+)
+name = st.text_input(
+    "model (empty = bundled MiniLM; or a local folder / Hub name)",
+    "",
+    key="pe_model",
+    bind="query-params",
+)
+text = st.text_area("sentence", DEFAULT, key="pe_text", bind="query-params", max_chars=20_000)
+if not text.strip():
+    st.warning("Type a sentence above (it is empty).")
+    st.stop()
+try:
+    result = attend(name.strip(), text)
+except ValueError as err:
+    st.error(f"{err}. Leave the model box empty for the bundled MiniLM.")
+    st.stop()
+if result.truncated:
+    st.warning(
+        f"The input has {result.n_input_tokens} tokens; the model reads at most {MAX_TOKENS}, so it was truncated."
+    )
+
+layers, heads, t = result.attentions.shape[0], result.attentions.shape[1], len(result.tokens)
+c1, c2, c3 = st.columns(3)
+layer = c1.slider("layer", 0, layers - 1, 0, key="pe_layer", bind="query-params")
+head = c2.slider("head", 0, heads - 1, 0, key="pe_head", bind="query-params")
+hide = c3.toggle("hide [CLS]/[SEP] and renormalise", key="pe_hide", bind="query-params")
+tokens, att = result.tokens, result.attentions
+if hide:
+    keep = np.array([tok not in SPECIALS for tok in tokens])
+    if keep.any():
+        tokens, att = [tok for tok in tokens if tok not in SPECIALS], drop_tokens(att, keep)
+
+show(model_view(att, tokens), "model_view")
+view_col, big_col = st.columns(2)
+with view_col:
+    show(
+        head_view(
+            att[layer],
+            tokens,
+            list(range(heads)) if st.toggle("all heads", key="pe_allheads") else [head],
+            None,
+        ),
+        "pe_head_view",
+    )
+with big_col:
+    show(
+        plots.heatmap(
+            att[layer, head],
+            shown(tokens),
+            shown(tokens),
+            title=f"Layer {layer}, head {head}",
+            zmin=0,
+            zmax=1,
+        ),
+        "pe_head_map",
+    )
+
+st.subheader("Query and key behind one weight")
+if st.session_state.get("pe_query", 0) > t - 1:
+    st.session_state["pe_query"] = 0
+query = st.slider("query token", 0, t - 1, key="pe_query") if t > 1 else 0
+q, k = result.queries[layer, head, query], result.keys[layer, head]
+st.caption(f"Query token: '{result.tokens[query]}' (computed on all {t} tokens, specials included)")
+show(qk_products(q, k, result.tokens, result.tokens[query]), "qk_products")
+score_fig, soft_fig = qk_bars(q, k, result.tokens)
+a, b = st.columns(2)
+with a:
+    show(score_fig, "qk_scores")
+with b:
+    show(soft_fig, "qk_softmax")
+
+st.subheader("Across layers and heads")
+a, b = st.columns(2)
+with a:
+    show(
+        plots.heatmap(
+            rollout(att),
+            shown(tokens),
+            shown(tokens),
+            title="Attention rollout through all layers",
+            zmin=0,
+        ),
+        "rollout",
+    )
+with b:
+    st.dataframe(pd.DataFrame(head_table(att)), hide_index=True, height=420)
+
+st.subheader("Queries and keys together (in the spirit of AttentionViz)")
+method = st.radio(
+    "projection",
+    ["pca", "tsne"],
+    horizontal=True,
+    key="pe_proj",
+    bind="query-params",
+    help="t-SNE is slower; it runs only when chosen.",
+)
+points = project_queries_keys(result.queries[layer, head], result.keys[layer, head], method)
+show(qk_scatter(points, result.tokens, method), "qk_scatter")
+
+with st.expander("Compare with a second sentence"):
+    other = st.text_input(
+        "second sentence",
+        "The animal didn't cross the street because it was too wide.",
+        key="pe_other",
+        bind="query-params",
+    )
+    if other.strip():
+        second = attend(name.strip(), other)
+        diff = difference(result.attentions[layer, head], second.attentions[layer, head])
+        n = diff.shape[0]
+        show(
+            plots.heatmap(
+                diff,
+                shown(result.tokens[:n]),
+                shown(result.tokens[:n]),
+                title="First − second (common leading tokens)",
+                colorscale="RdBu_r",
+                zmin=-1,
+                zmax=1,
+            ),
+            "difference",
+        )
+
+buffer = io.BytesIO()
+np.save(buffer, result.attentions)
+d1, d2 = st.columns(2)
+d1.download_button(
+    "Download all attentions (.npy, layers × heads × T × T)",
+    buffer.getvalue(),
+    "attentions.npy",
+    key="pe_npy",
+)
+d2.download_button(
+    "Download this head (.csv)",
+    pd.DataFrame(att[layer, head], index=tokens, columns=tokens).to_csv(),
+    "head.csv",
+    key="pe_csv",
+)
+layout.try_this(
+    [
+        "Find a head in layers 0–1 whose lines all go one token back: the table labels it *previous token*.",
+        "Turn on *hide [CLS]/[SEP]*: many heads that looked empty were parking their attention on [SEP].",
+        "Compare 'too tired' with 'too wide': which heads change what 'it' attends to?",
+        "Press **Long input**: 512 tokens still draw; the model view block-averages them.",
+    ]
+)

@@ -1,0 +1,63 @@
+"""AppTest of the pretrained explorer: bad input and paths get messages; widgets change the views."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import figures, no_exception, open_page
+
+PAGE = "pages/pretrained_explorer.py"
+
+
+def titles(at) -> list[str]:
+    return [f["layout"]["title"]["text"] for f in figures(at)]
+
+
+@pytest.fixture(scope="module")
+def at():
+    return open_page(PAGE)
+
+
+def test_views_are_all_there(at):
+    found = titles(at)
+    for start in (
+        "Model view",
+        "Head view",
+        "Layer 0, head 0",
+        "q ∘ k",
+        "softmax",
+        "Attention rollout",
+        "Queries and keys",
+    ):
+        assert any(t.startswith(start) for t in found), start
+    assert len(at.dataframe[0].value) == 72
+
+
+def test_layer_and_head_change_the_enlarged_map(at):
+    at.slider(key="pe_layer").set_value(4).run()
+    at.slider(key="pe_head").set_value(7).run()
+    assert "Layer 4, head 7" in titles(at)
+
+
+@pytest.mark.parametrize(("text", "message"), [("", "empty"), ("word " * 600, "truncated")])
+def test_empty_and_long_input(at, text, message):
+    at.text_area(key="pe_text").set_value(text).run()
+    no_exception(at)
+    assert any(message in w.value for w in at.warning)
+
+
+def test_emoji_input_and_missing_model_path(at):
+    at.text_area(key="pe_text").set_value("🚀🚀 שלום مرحبا").run()
+    no_exception(at)
+    assert any(t.startswith("Model view") for t in titles(at))
+    at.text_input(key="pe_model").set_value("/no/such/model").run()
+    assert any("no model folder" in e.value for e in at.error)
+    at.text_input(key="pe_model").set_value("").run()
+    no_exception(at)
+
+
+def test_hide_specials_removes_cls_and_sep(at):
+    at.text_area(key="pe_text").set_value("hello world").run()
+    at.toggle(key="pe_hide").set_value(True).run()
+    big = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("Layer"))
+    assert "[CLS]" not in big["data"][0]["x"] and "hello" in big["data"][0]["x"]
