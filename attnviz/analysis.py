@@ -68,13 +68,13 @@ def head_table(attentions: np.ndarray) -> list[dict]:
     ent, dist = entropy(attentions), mean_distance(attentions)
     return [
         {
-            "layer": l,
+            "layer": layer,
             "head": h,
-            "entropy": float(ent[l, h]),
-            "mean distance": float(dist[l, h]),
-            "label": head_label(attentions[l, h]),
+            "entropy": float(ent[layer, h]),
+            "mean distance": float(dist[layer, h]),
+            "label": head_label(attentions[layer, h]),
         }
-        for l in range(attentions.shape[0])
+        for layer in range(attentions.shape[0])
         for h in range(attentions.shape[1])
     ]
 

@@ -14,7 +14,7 @@ MODEL_VIEW_POOL = 48
 def model_view(attentions: np.ndarray, tokens: list[str]) -> go.Figure:
     """All layers × heads as small maps (rows: layers); large inputs are block-averaged."""
     layers, heads = attentions.shape[:2]
-    names = [f"layer {l}, head {h}" for l in range(layers) for h in range(heads)]
+    names = [f"layer {lay}, head {h}" for lay in range(layers) for h in range(heads)]
     fig = heads_grid(
         attentions.reshape(layers * heads, *attentions.shape[2:]),
         tokens,
