@@ -205,31 +205,17 @@ with st.expander("(a) Why positional encodings? Shuffle the words"):
         st.markdown(
             f"**positional = {pe}**: max |attention(shuffled) − P·attention·Pᵀ| = `{exp['max_difference']:.2e}`"
         )
-        a, b = st.columns(2)
-        with a:
-            show(
-                plots.heatmap(
-                    exp["original_permuted"][head],
-                    shown([result.tokens[i] for i in exp["perm"]]),
-                    shown([result.tokens[i] for i in exp["perm"]]),
-                    title="original, rows/columns permuted",
-                    zmin=0,
-                    zmax=1,
-                ),
-                f"perm_orig_{pe}",
-            )
-        with b:
-            show(
-                plots.heatmap(
-                    exp["shuffled"][head],
-                    shown([result.tokens[i] for i in exp["perm"]]),
-                    shown([result.tokens[i] for i in exp["perm"]]),
-                    title="computed on the shuffled sentence",
-                    zmin=0,
-                    zmax=1,
-                ),
-                f"perm_shuf_{pe}",
-            )
+        labels = shown([result.tokens[i] for i in exp["perm"]])
+        panels = (
+            ("original_permuted", "original, rows/columns permuted"),
+            ("shuffled", "computed on the shuffled sentence"),
+        )
+        for col, (name, title) in zip(st.columns(2), panels, strict=True):
+            with col:
+                show(
+                    plots.heatmap(exp[name][head], labels, labels, title=title, zmin=0, zmax=1),
+                    f"perm_{name}_{pe}",
+                )
     st.info(
         "Without positions the two maps are identical: self-attention is permutation-equivariant. With positions they differ."
     )

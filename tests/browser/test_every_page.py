@@ -14,7 +14,7 @@ PAGES = app_pages()
 def nudge_first_widget(page) -> str:
     """Move the first main-area slider three steps, or pick another option in the first selectbox."""
     main = page.locator("[data-testid='stMain']")
-    slider = main.locator("[data-testid='stSlider'] input[type='range']")
+    slider = main.locator("[data-testid='stSlider'] input[type='range']:not([disabled])")
     if slider.count():
         before = slider.first.get_attribute("aria-valuetext")
         slider.first.focus()
