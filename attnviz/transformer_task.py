@@ -198,17 +198,17 @@ PRESETS: dict[str, tuple[TaskSpec, TransformerConfig, TrainConfig]] = {
             snapshot_every=25,
         ),
     ),
-    "Modular addition (mod 7)": (
-        TaskSpec("modular_addition", n_symbols=7),
-        TransformerConfig(n_layer=1, n_head=2, d_model=64, d_ff=128),
+    "Modular addition (mod 11)": (
+        TaskSpec("modular_addition", n_symbols=11),
+        TransformerConfig(n_layer=1, n_head=4, d_model=128, d_ff=256),
         TrainConfig(
             optimizer="adamw",
-            lr=3e-3,
+            lr=1e-3,
             weight_decay=1.0,
             batch_mode="full",
-            steps=2000,
-            eval_every=25,
-            snapshot_every=50,
+            steps=5000,
+            eval_every=50,
+            snapshot_every=100,
         ),
     ),
     "Next character (song)": (
@@ -225,7 +225,7 @@ PRESETS: dict[str, tuple[TaskSpec, TransformerConfig, TrainConfig]] = {
         ),
     ),
     "Fill in the blank (song)": (
-        TaskSpec("fill_blank", length=12),
+        TaskSpec("fill_blank", length=12, n_train=10000),
         TransformerConfig(n_layer=2, n_head=2, d_model=64, d_ff=128),
         TrainConfig(
             optimizer="adamw",

@@ -6,7 +6,7 @@ import streamlit as st
 
 from attnviz.data.tasks import TASK_NAMES, TaskSpec, build_task
 from attnviz.models.transformer import POSITIONAL, TransformerConfig
-from attnviz.training import OPTIMIZERS, TrainConfig
+from attnviz.training import BATCH_MODES, OPTIMIZERS, TrainConfig
 from attnviz.transformer_task import PRESETS, TransformerJobSpec, restore
 from attnviz.ui import layout
 from attnviz.ui.sidebar import settings
@@ -43,6 +43,8 @@ def preset_values(task: TaskSpec, model: TransformerConfig, train: TrainConfig) 
         "tt_bs": train.batch_size,
         "tt_steps": train.steps,
         "tt_wd": train.weight_decay,
+        "tt_mode": train.batch_mode,
+        "tt_ntrain": task.n_train,
     }
 
 
@@ -60,6 +62,13 @@ with task_col:
     st.caption(TASK_NOTES[task_name])
     length = st.slider("sequence length", 4, 24, 8, key="tt_len", bind="query-params")
     symbols = st.slider("symbols (digits, or p)", 3, 16, 10, key="tt_sym", bind="query-params")
+    n_train = st.select_slider(
+        "training examples",
+        [500, 1000, 2000, 5000, 10000],
+        value=2000,
+        key="tt_ntrain",
+        bind="query-params",
+    )
 with model_col:
     layers = st.slider("layers", 1, 4, 1, key="tt_layers", bind="query-params")
     heads = st.select_slider("heads", [1, 2, 4], value=1, key="tt_heads", bind="query-params")
@@ -75,6 +84,9 @@ with train_col:
         "optimizer", OPTIMIZERS, index=OPTIMIZERS.index("adamw"), key="tt_opt", bind="query-params"
     )
     lr = st.select_slider("learning rate", RATES, value=3e-3, key="tt_lr", bind="query-params")
+    batch_mode = st.radio(
+        "batches", BATCH_MODES, index=1, key="tt_mode", bind="query-params", horizontal=True
+    )
     batch = st.select_slider(
         "batch size", [1, 8, 16, 32, 64, 128], value=64, key="tt_bs", bind="query-params"
     )
@@ -84,7 +96,7 @@ with train_col:
     )
 
 seed = settings().seed
-task_spec = TaskSpec(task_name, length=length, n_symbols=symbols, seed=seed)
+task_spec = TaskSpec(task_name, length=length, n_symbols=symbols, n_train=n_train, seed=seed)
 model = TransformerConfig(
     n_layer=layers,
     n_head=heads,
@@ -97,7 +109,7 @@ spec = TransformerJobSpec(task_spec, model, settings().device)
 config = TrainConfig(
     optimizer=optimizer,
     lr=lr,
-    batch_mode="minibatch",
+    batch_mode=batch_mode,
     batch_size=batch,
     steps=steps,
     weight_decay=weight_decay,

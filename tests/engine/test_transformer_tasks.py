@@ -40,11 +40,11 @@ def test_task_reaches_95_percent_validation_accuracy(preset):
 
 @pytest.mark.parametrize(
     ("preset", "chance"),
-    [("Modular addition (mod 7)", 1 / 7), ("Fill in the blank (song)", 1 / 30)],
+    [("Modular addition (mod 11)", 1 / 11), ("Fill in the blank (song)", 1 / 30)],
 )
 def test_harder_tasks_learn_far_above_chance(preset, chance):
     trainer = train(preset, 600)
-    assert trainer.history.train_metric[-1] >= 0.6
+    assert trainer.history.train_metric[-1] >= 0.5
     assert trainer.history.val_metric[-1] >= 3 * chance
 
 
