@@ -23,16 +23,16 @@ from attnviz.training import TrainConfig
 from attnviz.ui.figures import show
 
 DrawLive = Callable[[JobState | None, dict | None], None]
-STATUS_ICONS = {
-    "queued": "⏳",
-    "starting": "⏳",
-    "running": "▶️",
-    "paused": "⏸️",
-    "done": "✅",
-    "stopped early": "🛑",
-    "diverged": "💥",
-    "stopped": "⏹️",
-    "error": "❌",
+STATUS_ICONS = {  # Material icons: they render on every machine, unlike emoji fonts
+    "queued": ":material/hourglass_empty:",
+    "starting": ":material/hourglass_top:",
+    "running": ":material/play_circle:",
+    "paused": ":material/pause_circle:",
+    "done": ":material/check_circle:",
+    "stopped early": ":material/front_hand:",
+    "diverged": ":material/warning:",
+    "stopped": ":material/stop_circle:",
+    "error": ":material/error:",
 }
 
 
@@ -98,7 +98,8 @@ def controls(key: str, factory: str, spec, config: TrainConfig, problems: list[s
     live = state is not None and not state.finished
     cols = st.columns(5)
     cols[0].button(
-        "▶ Start",
+        "Start",
+        icon=":material/play_arrow:",
         key=f"{key}_start",
         on_click=_start,
         args=(key, factory, spec, config),
@@ -106,9 +107,10 @@ def controls(key: str, factory: str, spec, config: TrainConfig, problems: list[s
         type="primary",
         width="stretch",
     )
-    pause_label = "⏵ Resume" if state is not None and state.status == "paused" else "⏸ Pause"
+    paused = state is not None and state.status == "paused"
     cols[1].button(
-        pause_label,
+        "Resume" if paused else "Pause",
+        icon=":material/play_arrow:" if paused else ":material/pause:",
         key=f"{key}_pause",
         on_click=_toggle_pause,
         args=(key,),
@@ -116,7 +118,8 @@ def controls(key: str, factory: str, spec, config: TrainConfig, problems: list[s
         width="stretch",
     )
     cols[2].button(
-        "⏭ Step",
+        "Step",
+        icon=":material/skip_next:",
         key=f"{key}_step",
         on_click=_step,
         args=(key, factory, spec, config),
@@ -125,10 +128,17 @@ def controls(key: str, factory: str, spec, config: TrainConfig, problems: list[s
         help="Pause and take exactly one step",
     )
     cols[3].button(
-        "⏹ Stop", key=f"{key}_stop", on_click=_stop, args=(key,), disabled=not live, width="stretch"
+        "Stop",
+        icon=":material/stop:",
+        key=f"{key}_stop",
+        on_click=_stop,
+        args=(key,),
+        disabled=not live,
+        width="stretch",
     )
     cols[4].button(
-        "↺ Reset",
+        "Reset",
+        icon=":material/restart_alt:",
         key=f"{key}_reset",
         on_click=_reset,
         args=(key,),

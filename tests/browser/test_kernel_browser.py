@@ -26,19 +26,19 @@ def status_text(page) -> str:
 
 def test_live_training_grows_then_pause_step_reset(page, app_url):
     open_app_page(page, app_url, "kernel-smoother", "?ks_steps=3000")
-    page.get_by_role("button", name="▶ Start").click()
+    page.get_by_role("button", name="Start", exact=True).click()
     page.wait_for_function(f"({CURVE_POINTS})() > 5", timeout=60_000)
     first = page.evaluate(CURVE_POINTS)
     page.wait_for_function(f"({CURVE_POINTS})() > {first + 20}", timeout=30_000)  # no user input
     assert_no_exception(page, "kernel-running")
-    page.get_by_role("button", name="⏸ Pause").click()
+    page.get_by_role("button", name="Pause", exact=True).click()
     page.wait_for_function("() => document.body.innerText.includes('paused —')", timeout=20_000)
     wait_idle(page)
     before = int(re.search(r"step (\d+) of", status_text(page)).group(1))
-    page.get_by_role("button", name="⏭ Step").click()
+    page.get_by_role("button", name="Step", exact=True).click()
     page.wait_for_function(
         f"() => document.body.innerText.includes('step {before + 1} of')", timeout=20_000
     )
-    page.get_by_role("button", name="↺ Reset").click()
+    page.get_by_role("button", name="Reset", exact=True).click()
     page.wait_for_function("() => document.body.innerText.includes('Press Start')", timeout=20_000)
     assert_no_exception(page, "kernel-reset")

@@ -13,7 +13,7 @@ def test_preset_train_scrub_predict(page, app_url):
     open_app_page(page, app_url, "train-transformer", "?tt_steps=300")
     page.get_by_role("button", name="Reverse: 1 layer, 1 head").click()
     wait_idle(page)
-    page.get_by_role("button", name="▶ Start").click()
+    page.get_by_role("button", name="Start", exact=True).click()
     page.wait_for_function("() => document.body.innerText.includes('done —')", timeout=120_000)
     wait_idle(page)
     assert page.get_by_text("Layer 0: attention of each head").count() >= 1
