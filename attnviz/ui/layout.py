@@ -29,12 +29,15 @@ def apply_preset(values: dict) -> None:
 def presets(options: dict[str, dict], key: str, on_apply: Callable[[], None] | None = None) -> None:
     """One button per preset; clicking sets the widgets listed in its dict."""
     st.markdown("**Presets**")
-    cols = st.columns(len(options))
-    for col, (label, values) in zip(cols, options.items(), strict=True):
+    items = list(options.items())
+    per_row = 4 if len(items) <= 4 else 3
+    for start in range(0, len(items), per_row):
+        row = items[start : start + per_row]
+        for col, (label, values) in zip(st.columns(per_row), row, strict=False):
 
-        def _apply(values=values):
-            apply_preset(values)
-            if on_apply:
-                on_apply()
+            def _apply(values=values):
+                apply_preset(values)
+                if on_apply:
+                    on_apply()
 
-        col.button(label, key=f"{key}_{label}", on_click=_apply, width="stretch")
+            col.button(label, key=f"{key}_{label}", on_click=_apply, width="stretch")
