@@ -1,5 +1,7 @@
 """Median server-side time of a page rerun after its main widget changes (Streamlit AppTest).
 
+Each page is measured in its own interpreter (so pages measured earlier do not slow later ones).
+
 For every page in app.py's navigation: open it, then flip its first slider/selectbox between two
 values 20 times and time each rerun. Also times a rerun with nothing changed as the reference
 (what Streamlit's own machinery costs), and prints the ratio.
@@ -11,11 +13,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
+import sys
 import time
 
 from tests.app.test_every_page import keyed_widgets, other_values, set_widget
 from tests.conftest import open_page
-from tests.pages import app_pages
+from tests.pages import ROOT, app_pages
 
 TEXT_PAGE = "pages/attention_on_text.py"
 
@@ -51,10 +55,24 @@ def main() -> None:
     parser.add_argument("--reruns", type=int, default=20)
     parser.add_argument("--page", help="only this url path")
     args = parser.parse_args()
-    rows = [p for p in app_pages() if args.page in (None, p[2])]
     print(
         f"{'page':<28} {'widget changed':<26} {'median ms':>10} {'no-change ms':>13} {'ratio':>6}"
     )
+    if args.page is None:  # each page in a fresh interpreter, so pages do not slow each other down
+        for _path, _title, url in app_pages():
+            cmd = [
+                sys.executable,
+                "-m",
+                "benchmarks.interaction",
+                "--page",
+                url,
+                "--reruns",
+                str(args.reruns),
+            ]
+            out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT).stdout
+            print("\n".join(out.strip().splitlines()[1:]))
+        return
+    rows = [p for p in app_pages() if p[2] == args.page]
     for path, _title, url in rows:
         variants = [(url, None)]
         if path == TEXT_PAGE:  # the text page at two sentence lengths
