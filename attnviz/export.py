@@ -30,3 +30,10 @@ def matrices_to_csv(named: dict[str, np.ndarray]) -> str:
         np.savetxt(buf, arr, delimiter=",", fmt="%.6g")
         buf.write("\n")
     return buf.getvalue()
+
+
+def array_to_npy(array: np.ndarray) -> bytes:
+    """The array in NumPy's .npy format (no pickle: allow_pickle is irrelevant for numeric data)."""
+    buf = io.BytesIO()
+    np.save(buf, np.asarray(array), allow_pickle=False)
+    return buf.getvalue()

@@ -225,13 +225,13 @@ PRESETS: dict[str, tuple[TaskSpec, TransformerConfig, TrainConfig]] = {
         ),
     ),
     "Fill in the blank (song)": (
-        TaskSpec("fill_blank", length=12, n_train=10000),
+        TaskSpec("fill_blank", length=8, n_train=10000),
         TransformerConfig(n_layer=2, n_head=2, d_model=64, d_ff=128),
         TrainConfig(
             optimizer="adamw",
             lr=3e-3,
             batch_mode="minibatch",
-            batch_size=64,
+            batch_size=128,
             steps=1500,
             eval_every=25,
             snapshot_every=50,

@@ -1,13 +1,12 @@
 """Page 7: look inside a real pretrained model (the bundled MiniLM, or any local/Hub model)."""
 
-import io
-
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from attnviz import plots
 from attnviz.analysis import difference, drop_tokens, head_table, project_queries_keys, rollout
+from attnviz.export import array_to_npy
 from attnviz.plots_pretrained import model_view, qk_bars, qk_products, qk_scatter
 from attnviz.plots_text import head_view, shown
 from attnviz.pretrained import MAX_TOKENS, load
@@ -164,18 +163,16 @@ with st.expander("Compare with a second sentence"):
             "difference",
         )
 
-buffer = io.BytesIO()
-np.save(buffer, result.attentions)
-d1, d2 = st.columns(2)
+d1, d2 = st.columns(2)  # files are built only when a button is clicked
 d1.download_button(
     "Download all attentions (.npy, layers × heads × T × T)",
-    buffer.getvalue(),
+    lambda: array_to_npy(result.attentions),
     "attentions.npy",
     key="pe_npy",
 )
 d2.download_button(
     "Download this head (.csv)",
-    pd.DataFrame(att[layer, head], index=tokens, columns=tokens).to_csv(),
+    lambda: pd.DataFrame(att[layer, head], index=tokens, columns=tokens).to_csv(),
     "head.csv",
     key="pe_csv",
 )

@@ -9,14 +9,21 @@ from attnviz.export import matrices_to_csv, matrices_to_json
 
 
 def matrices(named: dict[str, np.ndarray], file_stem: str, key: str) -> None:
-    """CSV (one block per matrix) and JSON ({name: nested lists}) downloads side by side."""
+    """CSV (one block per matrix) and JSON ({name: nested lists}) downloads side by side.
+
+    The files are produced only when a button is clicked (Streamlit calls the callable then),
+    so large matrices cost nothing on ordinary reruns."""
     left, right = st.columns(2)
     left.download_button(
-        "Download CSV", matrices_to_csv(named), f"{file_stem}.csv", "text/csv", key=f"{key}_csv"
+        "Download CSV",
+        lambda: matrices_to_csv(named),
+        f"{file_stem}.csv",
+        "text/csv",
+        key=f"{key}_csv",
     )
     right.download_button(
         "Download JSON",
-        matrices_to_json(named),
+        lambda: matrices_to_json(named),
         f"{file_stem}.json",
         "application/json",
         key=f"{key}_json",

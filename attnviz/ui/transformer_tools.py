@@ -92,13 +92,19 @@ def ablation(model: TinyTransformer, task: SequenceTask) -> None:
 
 def save_and_load(model: TinyTransformer, spec_json: dict) -> TinyTransformer | None:
     """Download buttons for the model; an uploader that accepts only safetensors + JSON config."""
-    weights, config = save_model(model, spec_json)
-    a, b = st.columns(2)
+    a, b = st.columns(2)  # the files are built when a button is clicked
     a.download_button(
-        "Download weights (.safetensors)", weights, "attnviz_model.safetensors", key="tt_dl_w"
+        "Download weights (.safetensors)",
+        lambda: save_model(model, spec_json)[0],
+        "attnviz_model.safetensors",
+        key="tt_dl_w",
     )
     b.download_button(
-        "Download config (.json)", config, "attnviz_model.json", "application/json", key="tt_dl_c"
+        "Download config (.json)",
+        lambda: save_model(model, spec_json)[1],
+        "attnviz_model.json",
+        "application/json",
+        key="tt_dl_c",
     )
     up_w = a.file_uploader("load weights (.safetensors)", type=["safetensors"], key="tt_up_w")
     up_c = b.file_uploader("load config (.json)", type=["json"], key="tt_up_c")

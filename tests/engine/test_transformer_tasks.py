@@ -22,6 +22,7 @@ FAST = {  # preset -> steps for the test (evaluation only at the end)
     "Sort: 1 layer, 2 heads": 700,
     "Copy: causal decoder": 600,
     "Next character (song)": 1200,
+    "Fill in the blank (song)": 1500,
 }
 
 
@@ -40,7 +41,7 @@ def test_task_reaches_95_percent_validation_accuracy(preset):
 
 @pytest.mark.parametrize(
     ("preset", "chance"),
-    [("Modular addition (mod 11)", 1 / 11), ("Fill in the blank (song)", 1 / 30)],
+    [("Modular addition (mod 11)", 1 / 11)],
 )
 def test_harder_tasks_learn_far_above_chance(preset, chance):
     trainer = train(preset, 600)
