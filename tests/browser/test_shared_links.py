@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.browser.conftest import assert_no_exception, open_app_page, wait_idle
@@ -63,3 +65,12 @@ def test_lecture_mode_enlarges_text(page, app_url):
     wait_idle(page)
     assert size() > before * 1.2
     assert "lecture=true" in page.url
+
+
+def test_downloads_deliver_the_shown_matrices(page, app_url):
+    open_app_page(page, app_url, "soft-select")
+    with page.expect_download(timeout=30_000) as info:
+        page.get_by_role("button", name="Download JSON").click()
+    body = Path(info.value.path()).read_text(encoding="utf-8")
+    assert '"weights"' in body and '"shape": [' in body
+    assert_no_exception(page, "soft-select-download")
