@@ -24,7 +24,7 @@ TASK_NOTES = {
     "reverse": "encoder: output position i = input position T−1−i",
     "sort": "encoder: write the digits in increasing order",
     "copy": "causal decoder: digits, '|', then the same digits again",
-    "modular_addition": "encoder: a + b = (a + b) mod p, scored on the answer",
+    "modular_addition": "encoder: a + b = (a + b) mod p on sums never seen in training; it generalises late (grokking): give it thousands of steps",
     "next_char": "causal decoder: predict the next character of a song",
     "fill_blank": "encoder, self-supervised: fill in the hidden character '_'",
 }
