@@ -22,6 +22,7 @@ from tests.pages import ROOT
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = ROOT / "artifacts" / "screenshots"
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+SERVER: dict[str, int] = {}  # the pid of the streamlit server started by `app_url`
 
 
 def _free_port() -> int:
@@ -68,6 +69,7 @@ def app_url(browser):
         cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy()
     )
     url = f"http://127.0.0.1:{port}"
+    SERVER["pid"] = proc.pid
     try:
         _wait_healthy(url, proc)
         _warm_up(browser, url)
@@ -138,3 +140,19 @@ def assert_no_exception(page, name: str) -> None:
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=False)
     errors = page.locator("[data-testid='stException']")
     assert errors.count() == 0, errors.first.inner_text()[:2000]
+
+
+def descendants(pid: int) -> dict[int, int]:
+    """{process: its parent} for every process below `pid`, read from ps."""
+    out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True).stdout
+    children: dict[int, list[int]] = {}
+    for line in out.splitlines():
+        child, parent = (int(x) for x in line.split())
+        children.setdefault(parent, []).append(child)
+    found, todo = {}, [pid]
+    while todo:
+        parent = todo.pop()
+        for kid in children.get(parent, []):
+            found[kid] = parent
+            todo.append(kid)
+    return found

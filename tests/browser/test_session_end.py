@@ -1,0 +1,35 @@
+"""Closing the browser tab stops that session's training job (its worker process goes away)."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from tests.browser.conftest import SERVER, descendants, open_app_page
+
+pytestmark = pytest.mark.browser
+
+
+def test_closing_the_tab_ends_the_job(browser, app_url):
+    context = browser.new_context()
+    page = context.new_page()
+    open_app_page(page, app_url, "kernel-smoother", "?ks_steps=3000&ks_n=200&ks_data=rings_2d")
+    before = set(descendants(SERVER["pid"]))
+    page.get_by_role("button", name="Start", exact=True).click()
+    page.wait_for_function(
+        "() => /running — step [1-9]/.test(document.body.innerText)", timeout=90_000
+    )
+    tree = descendants(SERVER["pid"])
+    new = set(tree) - before
+    # the job's worker: a new process whose parent is the fork server (itself below the server)
+    workers = {pid for pid in new if tree[pid] != SERVER["pid"] and tree[pid] in tree}
+    assert workers, f"a worker process runs the job (new processes: {new})"
+    status = page.get_by_text(re.compile(r"step \d+ of 3000")).first.inner_text()
+    assert "running" in status
+    context.close()
+    deadline = time.time() + 30
+    while time.time() < deadline and workers & set(descendants(SERVER["pid"])):
+        time.sleep(0.5)
+    assert not workers & set(descendants(SERVER["pid"])), "the worker outlived its browser session"
