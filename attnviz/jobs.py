@@ -3,21 +3,27 @@
 Never in a thread of the Streamlit server: a training loop there shares the GIL with every
 user's reruns (DESIGN, "Live training"). A job is described by plain, picklable data:
 
-    pool = JobPool(max_workers=2)
+    pool = JobPool(max_workers=2)                       # default: one worker per CPU core
     job = pool.submit("attnviz.kernel_task:build_trainable", spec, TrainConfig(...))
-    state = job.poll()            # JobState: status, step, history, latest snapshot, queue position
+    state = job.poll()    # JobState: status, reason, step, total_steps, steps_per_s,
+                          # queue_position, metric_name, history (training.History), snapshots
     job.pause(); job.step(); job.resume(); job.stop()
 
-The worker imports the factory ("module:function"), builds the Trainable from `spec`, and runs
-a Trainer. Workers come from a "forkserver" context that preloads torch (never a fork of the
-server); each sets torch.set_num_threads. Jobs beyond `max_workers` wait in a queue and report
-their position; the queue advances whenever the pool is polled. A job stops at its time cap,
-when stopped, or when its worker raises (the traceback's last line comes back as the reason).
+Any page can train its own model here: `factory` is "module:function", a function that takes
+`spec` (a picklable dataclass, never a live model) and returns a `training.Trainable`. The
+worker imports it, builds the Trainable, and runs a Trainer; the Trainable owns its device
+(put the device name in the spec). `job.step()` pauses and returns once exactly one more step
+is done. `state.snapshots` holds (step, dict) pairs from `Trainable.snapshot()`, so keep them
+small (parameters, a few attention maps).
+
+Workers come from a "forkserver" context that preloads PRELOAD (never a fork of the server);
+each sets torch.set_num_threads. Jobs beyond `max_workers` wait in a queue and report their
+position; the queue advances whenever the pool is polled. A job stops at its time cap, when
+stopped, or when its worker raises (the exception comes back as status "error" with its text).
 """
 
 from __future__ import annotations
 
-import importlib
 import multiprocessing as mp
 import os
 import queue
@@ -28,17 +34,20 @@ import types
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from attnviz.training import TERMINAL, History, TrainConfig, Trainer
+from attnviz.job_worker import worker_main
+from attnviz.training import TERMINAL, History, TrainConfig
 
 DEFAULT_TIME_CAP = 600.0
-SEND_EVERY = 0.1  # seconds between progress messages while running
+# imported once by the fork server, so that each worker starts in a fraction of a second
+# (torch ≈ 2 s; torch._dynamo ≈ 1.6 s, which the first optimizer imports; scikit-learn's data
+# sets ≈ 2 s); a module that is missing is skipped
+PRELOAD = ("torch", "torch._dynamo", "attnviz.job_worker", "sklearn.datasets")
 
 
 @dataclass
 class JobState:
-    status: str = (
-        "queued"  # queued, starting, running, paused, done, stopped early, diverged, stopped, error
-    )
+    # queued, starting, running, paused, done, stopped early, diverged, stopped, error
+    status: str = "queued"
     reason: str = ""
     step: int = 0
     total_steps: int = 0
@@ -59,95 +68,6 @@ class JobState:
     @property
     def latest(self) -> dict | None:
         return self.snapshots[-1][1] if self.snapshots else None
-
-
-def _load_factory(path: str):
-    module, _, name = path.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
-def worker_main(
-    factory: str,
-    spec,
-    config: TrainConfig,
-    commands,
-    events,
-    threads: int,
-    cap: float,
-    paused: bool,
-) -> None:
-    """The worker process: build, then step while not paused, obeying commands."""
-    import torch
-
-    torch.set_num_threads(threads)
-    try:
-        trainer = Trainer(_load_factory(factory)(spec), config)
-        _WorkerLoop(trainer, commands, events, cap, paused).run()
-    except Exception as err:  # any failure comes back as a message, never a hang
-        events.put({"kind": "error", "reason": f"{type(err).__name__}: {err}"[:500]})
-
-
-class _WorkerLoop:
-    def __init__(self, trainer: Trainer, commands, events, cap: float, paused: bool):
-        self.trainer, self.commands, self.events = trainer, commands, events
-        self.cap, self.paused, self.start = cap, paused, time.perf_counter()
-        self.sent_steps = self.sent_evals = self.sent_snaps = 0
-        self.last_send = 0.0
-
-    def run(self) -> None:
-        self.send(force=True)
-        while self.trainer.status == "running":
-            if not self.obey(block=self.paused):
-                continue
-            if not self.paused:
-                self.trainer.step()
-            if time.perf_counter() - self.start > self.cap:
-                self.trainer.stop(f"stopped at the time cap of {self.cap:.0f} s")
-            self.send()
-        self.send(force=True)
-
-    def obey(self, block: bool) -> bool:
-        """Handle pending commands; False when a paused single step was just taken."""
-        try:
-            cmd = self.commands.get(timeout=0.2) if block else self.commands.get_nowait()
-        except queue.Empty:
-            return not block
-        if cmd in ("pause", "resume"):
-            self.paused = cmd == "pause"
-            self.send(force=True)
-        elif cmd == "stop":
-            self.trainer.stop()
-        elif cmd == "step":
-            self.trainer.step()
-            self.send(force=True, ack=True)
-            return False
-        return True
-
-    def send(self, force: bool = False, ack: bool = False) -> None:
-        now = time.perf_counter()
-        if not force and now - self.last_send < SEND_EVERY:
-            return
-        t, h = self.trainer, self.trainer.history
-        status = t.status if t.status != "running" else ("paused" if self.paused else "running")
-        self.events.put(
-            {
-                "kind": "progress",
-                "status": status,
-                "reason": t.reason,
-                "step": t.step_count,
-                "steps_per_s": t.steps_per_second,
-                "ack": ack,
-                "metric_name": t.task.metric_name,
-                "history": h.since(self.sent_steps, self.sent_evals),
-                "snapshots": t.snapshots[self.sent_snaps :],
-            }
-        )
-        self.sent_steps, self.sent_evals, self.sent_snaps = (
-            len(h.step),
-            len(h.eval_step),
-            len(t.snapshots),
-        )
-        self.last_send = now
 
 
 class Job:
@@ -189,23 +109,32 @@ class Job:
         deadline = time.perf_counter() + until_ack
         while True:
             try:
-                msg = (
-                    self.events.get(timeout=max(0.0, deadline - time.perf_counter()))
-                    if until_ack
-                    else self.events.get_nowait()
-                )
+                msg = self.events.get(timeout=0.1) if until_ack else self.events.get_nowait()
             except queue.Empty:
+                alive = self.process is not None and self.process.is_alive()
+                if until_ack and alive and time.perf_counter() < deadline:
+                    continue  # still waiting for the step's acknowledgement
                 break
             acked = self._apply(msg)
             if until_ack and acked:
                 return True
         if self.process is not None and not self.process.is_alive() and not self.state.finished:
+            self._drain_dead()
+        return False
+
+    def _drain_dead(self) -> None:
+        """The worker has exited: read what it flushed before exiting, else report the crash."""
+        try:
+            while not self.state.finished:
+                self._apply(self.events.get(timeout=0.5))
+        except queue.Empty:
+            pass
+        if not self.state.finished:
             self.state.status = "error"
             self.state.reason = (
                 self.state.reason
                 or f"the worker exited unexpectedly (code {self.process.exitcode})"
             )
-        return False
 
     def _apply(self, msg: dict) -> bool:
         s = self.state
@@ -223,13 +152,24 @@ class Job:
             self.commands.put(command)
 
     def pause(self) -> None:
+        """Pause (a queued job will start paused)."""
+        if self.process is None:
+            self.start_paused = True
         self._send("pause")
 
     def resume(self) -> None:
+        if self.process is None:
+            self.start_paused = False
         self._send("resume")
 
     def step(self, timeout: float = 30.0) -> JobState:
-        """Take exactly one step (pausing first) and return once it is done."""
+        """Take exactly one step (pausing first) and return once it is done.
+
+        A job still waiting in the queue only notes that it should start paused, and returns at
+        once: it cannot step before a worker is free."""
+        if self.process is None:
+            self.pause()
+            return self.poll()
         self._send("pause")
         self._send("step")
         with self.lock:
@@ -244,10 +184,13 @@ class Job:
             return
         self._send("stop")
         self.process.join(timeout=3)
-        if self.process.is_alive():
+        killed = self.process.is_alive()
+        if killed:  # it did not answer in time: end it
             self.process.terminate()
-        self.poll()
-        if not self.state.finished:
+            self.process.join(timeout=3)
+        else:
+            self.poll()
+        if killed or not self.state.finished:
             self.state.status, self.state.reason = "stopped", "stopped by the user"
 
 
@@ -287,7 +230,7 @@ class JobPool:
         self.max_workers = max_workers or os.cpu_count() or 1
         self.time_cap, self.threads_per_worker = time_cap, threads_per_worker
         self.context = mp.get_context("forkserver")
-        self.context.set_forkserver_preload(["torch", "attnviz.training"])
+        self.context.set_forkserver_preload(list(PRELOAD))
         _start_forkserver_without_main()
         self.running: list[Job] = []
         self.waiting: list[Job] = []

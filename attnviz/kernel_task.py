@@ -16,6 +16,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from attnviz.data.toy import DatasetSpec, ToyData, make_dataset
+from attnviz.devices import resolve_device
 from attnviz.models.kernel_smoother import KernelSmoother, KernelSmootherConfig
 
 
@@ -24,6 +25,7 @@ class KernelJobSpec:
     data: DatasetSpec = field(default_factory=DatasetSpec)
     model: KernelSmootherConfig = field(default_factory=KernelSmootherConfig)
     leave_one_out: bool = True
+    device: str = "cpu"  # cpu, cuda or mps; falls back to cpu where absent
 
 
 class KernelTrainable:
@@ -33,11 +35,12 @@ class KernelTrainable:
         self.spec = spec
         self.data: ToyData = make_dataset(spec.data)
         spec.model.dim = self.data.dim
-        self.model = KernelSmoother(spec.model)
-        self.xs = torch.from_numpy(self.data.x_train)
-        self.ys = torch.from_numpy(self.data.y_train)
-        self.xv = torch.from_numpy(self.data.x_val)
-        self.yv = torch.from_numpy(self.data.y_val)
+        self.device = torch.device(resolve_device(spec.device))
+        self.model = KernelSmoother(spec.model).to(self.device)
+        self.xs, self.ys, self.xv, self.yv = (
+            torch.from_numpy(a).to(self.device)
+            for a in (self.data.x_train, self.data.y_train, self.data.x_val, self.data.y_val)
+        )
         self.n_train = len(self.xs)
         self.metric_name = "accuracy" if self.data.classification else "R²"
 
@@ -48,9 +51,10 @@ class KernelTrainable:
         """(len(rows), n_train) True at each query's own column when leave-one-out is on."""
         if not self.spec.leave_one_out:
             return None
-        return rows[:, None] == torch.arange(self.n_train)[None, :]
+        return rows[:, None] == torch.arange(self.n_train, device=rows.device)[None, :]
 
     def predict_train(self, rows: Tensor) -> Tensor:
+        rows = rows.to(self.device)
         return self.model(self.xs[rows], self.xs, self.ys, self.exclude_self(rows))
 
     def objective(self, pred: Tensor, target: Tensor) -> Tensor:
@@ -65,10 +69,11 @@ class KernelTrainable:
         return 1.0 - float(((target - pred) ** 2).sum()) / total
 
     def loss(self, batch: Tensor) -> Tensor:
+        batch = batch.to(self.device)
         return self.objective(self.predict_train(batch), self.ys[batch])
 
     def evaluate(self) -> dict[str, float]:
-        train_pred = self.predict_train(torch.arange(self.n_train))
+        train_pred = self.predict_train(torch.arange(self.n_train, device=self.device))
         val_pred = self.model(self.xv, self.xs, self.ys)
         return {
             "train_loss": float(self.objective(train_pred, self.ys)),
@@ -108,10 +113,10 @@ def query_grid(data: ToyData, steps: int = 60) -> tuple[np.ndarray, list[np.ndar
 def predict(task: KernelTrainable, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(f(x) (n,), weights (n, n_train)) for query points against all training samples."""
     with torch.no_grad():
-        q = torch.from_numpy(np.asarray(x, dtype=np.float32))
+        q = torch.from_numpy(np.asarray(x, dtype=np.float32)).to(task.device)
         w = task.model.weights(q, task.xs)
         f = w @ task.model.values(task.xs, task.ys)
-    return f.numpy(), w.numpy()
+    return f.cpu().numpy(), w.cpu().numpy()
 
 
 @dataclass
@@ -132,8 +137,8 @@ def views(task: KernelTrainable, query: np.ndarray) -> KernelViews:
     f_grid, _ = predict(task, grid)
     _, wq = predict(task, query[None, :])
     with torch.no_grad():
-        rows = torch.arange(task.n_train)
-        train_w = task.model.weights(task.xs, task.xs, task.exclude_self(rows)).numpy()
+        rows = torch.arange(task.n_train, device=task.device)
+        train_w = task.model.weights(task.xs, task.xs, task.exclude_self(rows)).cpu().numpy()
     x = task.data.x_train
     order = np.argsort(
         x[:, 0]
@@ -143,7 +148,7 @@ def views(task: KernelTrainable, query: np.ndarray) -> KernelViews:
     ellipse = None
     if task.spec.model.kernel == "mahalanobis":
         reach = float(np.ptp(grid, axis=0).max())
-        ellipse = metric_ellipse(task.model.theta.detach().numpy(), query, reach)
+        ellipse = metric_ellipse(task.model.theta.detach().cpu().numpy(), query, reach)
     return KernelViews(grid, axes, f_grid, wq[0], train_w, order, ellipse)
 
 

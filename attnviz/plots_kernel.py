@@ -63,6 +63,7 @@ def fit_1d(
             "y0": 0,
             "y1": 1,
             "line": {"dash": "dot", "color": ORANGE},
+            "layer": "below",  # shapes above the traces would swallow clicks on the points
         }
     ]
     if ellipse is not None:  # in 1-D the "ellipse" is the interval |θ (x − x_s)| ≤ 1
@@ -79,6 +80,7 @@ def fit_1d(
                 "fillcolor": ORANGE,
                 "opacity": 0.08,
                 "line": {"width": 0},
+                "layer": "below",
             }
         )
     layout = _layout("Data and the fitted f_θ(x); click a point to make it the query", "x", "y")
@@ -105,24 +107,11 @@ def fit_2d(
             "zmid": 0 if data.classification else None,
             "opacity": 0.75,
             "colorbar": {"title": {"text": "f_θ"}},
-            "hovertemplate": "x₁ %{x:.2f}<br>x₂ %{y:.2f}<br>f %{z:.3f}<extra></extra>",
-        }
+            "hoverinfo": "skip",  # the overlay below answers hover and clicks
+        },
+        _click_overlay(axes, f),
     ]
-    for label, color in (
-        ((1.0, ORANGE), (-1.0, BLUE)) if data.classification else ((None, "black"),)
-    ):
-        pick = data.y_train == label if label is not None else np.ones(len(data.y_train), bool)
-        name = f"samples y = {label:+.0f}" if label is not None else "samples"
-        traces.append(
-            _points(
-                data.x_train[pick, 0],
-                data.x_train[pick, 1],
-                name,
-                color=color,
-                size=7,
-                line={"color": "white", "width": 1},
-            )
-        )
+    traces += _samples_2d(data)
     traces.append(
         _points(
             np.array([query[0]]),
@@ -149,6 +138,38 @@ def fit_2d(
     layout["xaxis"]["range"] = [float(axes[0][0]), float(axes[0][-1])]
     layout["yaxis"].update(range=[float(axes[1][0]), float(axes[1][-1])])
     return fast_figure(traces, layout)
+
+
+def _samples_2d(data: ToyData) -> list[dict]:
+    """The training samples in the plane, one trace per class (or one for regression)."""
+    groups = ((1.0, ORANGE), (-1.0, BLUE)) if data.classification else ((None, "black"),)
+    traces = []
+    for label, color in groups:
+        pick = data.y_train == label if label is not None else np.ones(len(data.y_train), bool)
+        name = f"samples y = {label:+.0f}" if label is not None else "samples"
+        x = data.x_train[pick]
+        traces.append(
+            _points(
+                x[:, 0], x[:, 1], name, color=color, size=7, line={"color": "white", "width": 1}
+            )
+        )
+    return traces
+
+
+def _click_overlay(axes: list[np.ndarray], f: np.ndarray) -> dict:
+    """Invisible markers on the grid cells: a click on a heatmap alone selects nothing."""
+    g1, g2 = np.meshgrid(axes[0], axes[1], indexing="ij")  # f is laid out the same way
+    return {
+        "type": "scatter",
+        "x": g1.ravel().astype(np.float32),
+        "y": g2.ravel().astype(np.float32),
+        "customdata": f.astype(np.float32),
+        "mode": "markers",
+        "marker": {"opacity": 0, "size": 12},
+        "showlegend": False,
+        "name": "grid",
+        "hovertemplate": "x₁ %{x:.2f}<br>x₂ %{y:.2f}<br>f %{customdata:.3f}<extra></extra>",
+    }
 
 
 def query_weights(data: ToyData, weights: np.ndarray) -> go.Figure:
@@ -179,7 +200,7 @@ def query_weights(data: ToyData, weights: np.ndarray) -> go.Figure:
         "samples",
         color=w,
         colorscale="Blues",
-        size=(5 + 40 * w / max(float(w.max()), 1e-12)).astype(np.float32),
+        size=(5 + 25 * w / max(float(w.max()), 1e-12)).astype(np.float32),
         showscale=True,
         line={"color": GREY, "width": 1},
     )

@@ -2,8 +2,11 @@
 
 The Trainer knows nothing about models. It drives a `Trainable` (anything with `parameters()`,
 `loss(batch_indices)`, `evaluate()`, `snapshot()`, `n_train` and `metric_name`) and is extended
-by callbacks. It stops on its own when the loss diverges (NaN/inf, or far above its start),
-when validation stops improving for `patience` evaluations, or after `steps` steps.
+by callbacks ("step", "eval", "snapshot": functions of the Trainer). It stops on its own, with
+`status` and a human `reason`, when the loss diverges ("diverged": NaN/inf, or above
+max(10, divergence_factor × the first loss), i.e. 100× its start by default), when validation
+stops improving for `patience` evaluations ("stopped early"), or after `steps` steps ("done").
+The device is the Trainable's business (it moves its own tensors; put the name in its spec).
 """
 
 from __future__ import annotations
@@ -85,6 +88,21 @@ class History:
         for name in self.__dataclass_fields__:
             getattr(self, name).extend(getattr(more, name))
 
+    def to_csv(self) -> str:
+        """One row per step (and step 0): training batch loss, and the evaluations where made."""
+        evals = {
+            s: (v, tm, vm)
+            for s, v, tm, vm in zip(
+                self.eval_step, self.val_loss, self.train_metric, self.val_metric, strict=True
+            )
+        }
+        train = dict(zip(self.step, self.train_loss, strict=True))
+        lines = ["step,train_loss,val_loss,train_metric,val_metric"]
+        for s in sorted(set(train) | set(evals)):
+            cells = [train.get(s), *evals.get(s, (None, None, None))]
+            lines.append(",".join([str(s)] + ["" if c is None else f"{c:.6g}" for c in cells]))
+        return "\n".join(lines) + "\n"
+
 
 def make_optimizer(name: str, params: list[Tensor], cfg: TrainConfig) -> torch.optim.Optimizer:
     """Seed 003's optimizers by name."""
@@ -151,6 +169,9 @@ class Trainer:
         loss = self.task.loss(self.batch())
         value = float(loss.detach())
         if self._diverged(value):
+            return
+        if not loss.requires_grad:
+            self._finish("done", "nothing to learn: the loss does not depend on the parameters")
             return
         self.optimizer.zero_grad()
         loss.backward()

@@ -1,5 +1,7 @@
 """Page 2: attention as a learned kernel smoother (seed 000), trained live."""
 
+from dataclasses import replace
+
 import numpy as np
 import streamlit as st
 
@@ -25,6 +27,7 @@ def move_query() -> None:
         st.session_state["ks_qx"] = round(float(np.clip(points[0]["x"], -4, 6)), 1)
         if "y" in points[0] and st.session_state.get("_ks_dim") == 2:
             st.session_state["ks_qy"] = round(float(np.clip(points[0]["y"], -4, 6)), 1)
+        st.session_state["_ks_moved"] = True  # the query sliders live outside the fragment
 
 
 layout.intro(
@@ -35,35 +38,18 @@ layout.intro(
     "can be learned: **dot product** exp(⟨θ_q x, θ_k x_s⟩) or **Mahalanobis** exp(−‖θ(x − x_s)‖²) "
     "with θ ∈ R^{K×J}. Press Start and watch θ learn.",
 )
-layout.presets(
-    {
-        "Nadaraya–Watson, 1-D": {
-            "ks_data": "sine_1d",
-            "ks_kernel": "gaussian",
-            "ks_g": "label",
-            "ks_width": 0.3,
-        },
-        "Mahalanobis on rings": {
-            "ks_data": "rings_2d",
-            "ks_kernel": "mahalanobis",
-            "ks_rank": 2,
-            "ks_lr": 0.02,
-        },
-        "Dot product on rings": {
-            "ks_data": "rings_2d",
-            "ks_kernel": "dot_product",
-            "ks_rank": 2,
-            "ks_lr": 0.02,
-        },
-        "Overfit without leave-one-out": {
-            "ks_data": "sine_1d",
-            "ks_kernel": "mahalanobis",
-            "ks_loo": False,
-            "ks_lr": 0.05,
-        },
-    },
-    key="ks_preset",
-)
+RINGS = dict(ks_data="rings_2d", ks_rank=2, ks_lr=0.02, ks_loo=True, ks_steps=400)
+PRESETS = {
+    "Nadaraya–Watson, 1-D": dict(
+        ks_data="sine_1d", ks_kernel="gaussian", ks_g="label", ks_width=0.3, ks_loo=True
+    ),
+    "Mahalanobis on rings": dict(RINGS, ks_kernel="mahalanobis", ks_width=2.0),
+    "Dot product on rings": dict(RINGS, ks_kernel="dot_product"),
+    "Overfit without leave-one-out": dict(
+        ks_data="sine_1d", ks_kernel="mahalanobis", ks_loo=False, ks_lr=0.3, ks_steps=1000
+    ),
+}
+layout.presets(PRESETS, key="ks_preset")
 
 data_col, model_col, train_col = st.columns(3)
 with data_col:
@@ -87,12 +73,13 @@ with model_col:
         help="label: g = y_s (Nadaraya–Watson); linear: g = ⟨θ', x_s⟩ as in seed 000",
     )
     width = st.select_slider(
-        "width h (fixed kernels, starting value)",
+        "width h (starting value)",
         WIDTHS,
         value=0.5,
         key="ks_width",
         bind="query-params",
-        disabled=kernel in LEARNED,
+        disabled=kernel == "dot_product",
+        help="Fixed kernels learn h; Mahalanobis starts from θ = I/(√2 h), the Gaussian of width h.",
     )
     normalised = st.toggle("normalise by n(x)", True, key="ks_norm", bind="query-params")
     loo = st.toggle(
@@ -108,7 +95,7 @@ with train_col:
         "optimizer", OPTIMIZERS, index=OPTIMIZERS.index("adam"), key="ks_opt", bind="query-params"
     )
     lr = st.select_slider("learning rate", RATES, value=0.02, key="ks_lr", bind="query-params")
-    steps = st.slider("steps", 50, 3000, 400, 50, key="ks_steps", bind="query-params")
+    steps = st.slider("steps", 50, 20_000, 400, 50, key="ks_steps", bind="query-params")
     batch_mode = st.radio(
         "batch", BATCH_MODES, key="ks_batch", bind="query-params", horizontal=True
     )
@@ -116,13 +103,14 @@ with train_col:
         "early stopping patience (0 = off)", 0, 20, 0, key="ks_patience", bind="query-params"
     )
 
-seed = settings().seed
+seed, device = settings().seed, settings().device
 spec = KernelJobSpec(
     DatasetSpec(data_name, n, noise, seed),
     KernelSmootherConfig(
         kernel, rank=rank, value_fn=g, width=width, normalised=normalised, init_scale=0.5, seed=seed
     ),
     leave_one_out=loo,
+    device=device,
 )
 config = TrainConfig(
     optimizer=optimizer,
@@ -134,18 +122,12 @@ config = TrainConfig(
     snapshot_every=10,
     seed=seed,
 )
-task = KernelTrainable(spec)
+task = KernelTrainable(replace(spec, device="cpu"))  # the views: small, on the CPU
 st.session_state["_ks_dim"] = task.data.dim
+data_col.caption(f"{task.n_train} training and {len(task.data.x_val)} validation samples")
 q_cols = st.columns(2)
-qx = q_cols[0].slider(
-    "query x₁" if task.data.dim == 2 else "query x",
-    -4.0,
-    6.0,
-    2.5,
-    0.1,
-    key="ks_qx",
-    bind="query-params",
-)
+first = "query x₁" if task.data.dim == 2 else "query x"
+qx = q_cols[0].slider(first, -4.0, 6.0, 2.5, 0.1, key="ks_qx", bind="query-params")
 qy = q_cols[1].slider(
     "query x₂", -4.0, 6.0, 0.0, 0.1, key="ks_qy", bind="query-params", disabled=task.data.dim == 1
 )
@@ -153,6 +135,8 @@ query = np.array([qx, qy][: task.data.dim], dtype=np.float32)
 
 
 def draw_views(state, snapshot) -> None:
+    if st.session_state.pop("_ks_moved", False):
+        st.rerun()  # a click moved the query: redraw the whole page, sliders included
     if snapshot:
         task.load_snapshot(snapshot)
     v = views(task, query)

@@ -17,6 +17,7 @@ DATASETS = {
     "rings_2d": "2-D classification: a ring around a disc (scikit-learn make_circles)",
     "moons_2d": "2-D classification: two moons (scikit-learn make_moons)",
     "iris_2d": "2-D classification: iris sepal length/width, setosa vs the rest (bundled)",
+    "diabetes_1d": "1-D regression: diabetes progression vs body-mass index (bundled, standardised)",
 }
 
 
@@ -51,14 +52,12 @@ def make_dataset(spec: DatasetSpec) -> ToyData:
     x, y, classification = _draw(spec, total, rng)
     order = rng.permutation(len(x))
     x, y = x[order].astype(np.float32), y[order].astype(np.float32)
-    n = min(spec.n, len(x) - 2)
+    n = min(spec.n, len(x) * spec.n // total)  # a small bundled table keeps the 2:1 split
     names = ["x"] if x.shape[1] == 1 else ["x₁", "x₂"]
     return ToyData(x[:n], y[:n], x[n:], y[n:], classification, names)
 
 
 def _draw(spec: DatasetSpec, total: int, rng: np.random.Generator):
-    from sklearn import datasets  # lazy: only this page needs scikit-learn
-
     seed = int(rng.integers(1 << 31))
     if spec.name == "sine_1d":
         x = np.sort(rng.uniform(0, 5, total))[:, None]
@@ -66,6 +65,10 @@ def _draw(spec: DatasetSpec, total: int, rng: np.random.Generator):
     if spec.name == "surface_2d":
         x = rng.uniform(-3, 3, (total, 2))
         return x, np.sin(x[:, 0]) * np.cos(x[:, 1]) + rng.normal(0, spec.noise, total), False
+    from sklearn import datasets  # lazy (≈2 s): only the sets below need scikit-learn
+
+    if spec.name == "diabetes_1d":
+        return (*_bundled(datasets.load_diabetes(), [2], total, spec.noise, rng), False)
     if spec.name == "blobs_2d":
         x, y = datasets.make_blobs(
             total, centers=[[-1, -1], [1, 1]], cluster_std=1 + spec.noise, random_state=seed
@@ -75,11 +78,19 @@ def _draw(spec: DatasetSpec, total: int, rng: np.random.Generator):
         x = x * 2
     elif spec.name == "moons_2d":
         x, y = datasets.make_moons(total, noise=spec.noise / 2, random_state=seed)
-    else:  # iris: the bundled table, sepal length/width, standardised
-        iris = datasets.load_iris()
-        pick = rng.choice(len(iris.data), size=min(total, len(iris.data)), replace=False)
-        x = iris.data[pick, :2]
-        x = (x - iris.data[:, :2].mean(0)) / iris.data[:, :2].std(0)
-        y = (iris.target[pick] == 0).astype(float)
-        x = x + rng.normal(0, spec.noise * 0.1, x.shape)
+    else:  # iris: sepal length/width, setosa (1) vs the rest (0)
+        x, target = _bundled(datasets.load_iris(), [0, 1], total, spec.noise, rng)
+        y = (target == 0).astype(float)
     return x, 2.0 * y - 1.0, True
+
+
+def _bundled(table, columns: list[int], total: int, noise: float, rng: np.random.Generator):
+    """A random subset of a scikit-learn bundled table: standardised columns (jittered by
+    `noise` / 10 so that repeated values separate) and the target (standardised if continuous)."""
+    x_all, target = table.data[:, columns], table.target.astype(float)
+    pick = rng.choice(len(x_all), size=min(total, len(x_all)), replace=False)
+    x = (x_all[pick] - x_all.mean(0)) / x_all.std(0)
+    y = target[pick]
+    if len(np.unique(target)) > 10:
+        y = (y - target.mean()) / target.std()
+    return x + rng.normal(0, noise * 0.1, x.shape), y

@@ -27,7 +27,7 @@ class KernelSmootherConfig:
     dim: int = 1  # J, the input dimension
     rank: int = 1  # K, rows of θ
     value_fn: str = "label"  # "label": g = y_s; "linear": g = ⟨θ', x_s⟩
-    width: float = 0.5  # initial width of the fixed kernels
+    width: float = 0.5  # starting width h (fixed kernels; Mahalanobis starts at θ = I/(√2 h))
     normalised: bool = True
     init_scale: float = 1.0
     seed: int = 0
@@ -60,16 +60,22 @@ class KernelSmoother(nn.Module):
         def init(*size):
             return nn.Parameter(torch.randn(*size, generator=gen) * config.init_scale)
 
-        self.theta_q, self.theta_k, self.theta = init(*shape), init(*shape), init(*shape)
+        self.theta_q, self.theta_k = init(*shape), init(*shape)
+        # Mahalanobis starts as the Gaussian of the starting width (θ = I/(√2 h)), jittered:
+        # a random θ often collapses to a band (rank 1) before it finds the local kernel.
+        iso = torch.eye(*shape) / (math.sqrt(2) * config.width)
+        self.theta = nn.Parameter(iso + 0.1 * torch.randn(*shape, generator=gen))
         self.theta_prime = nn.Parameter(torch.ones(config.dim))
         self.log_width = nn.Parameter(torch.tensor(math.log(config.width)))
         self.hook_weights = HookPoint()
 
     def trainable(self) -> list[nn.Parameter]:
-        """Only the parameters the chosen kernel and g actually use."""
+        """Only the parameters the chosen kernel and g use and get a gradient for (the boxcar is a
+        step in h, flat almost everywhere: its width is not learned; the constant has none)."""
         cfg = self.config
         params = {"dot_product": [self.theta_q, self.theta_k], "mahalanobis": [self.theta]}
-        chosen = params.get(cfg.kernel, [self.log_width] if cfg.kernel != "constant" else [])
+        fixed_width = cfg.kernel in ("boxcar", "constant")
+        chosen = params.get(cfg.kernel, [] if fixed_width else [self.log_width])
         return chosen + ([self.theta_prime] if cfg.value_fn == "linear" else [])
 
     def kernel_params(self) -> dict[str, Tensor]:

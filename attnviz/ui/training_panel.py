@@ -1,18 +1,28 @@
 """The live-training panel every training page reuses.
 
-    training_panel(key, factory, spec, config, draw_live)
+    training_panel(key, factory, spec, config, draw_live, problems=None)
 
-draws Start / Pause-Resume / Step / Stop / Reset (outside any fragment, with on_click callbacks),
-then a fragment that polls the job every 0.5 s while it runs (and not at all otherwise): a
-status line with its reason, a progress bar with steps/s, live train/validation curves for the
-loss and the metric (log-scale toggle), a timeline slider over the snapshots once the run is
-paused or over, and finally `draw_live(state, snapshot)` for the page's own live views.
-Jobs run in the shared worker-process pool (attnviz.jobs); each browser session holds its own
-jobs in a session-scoped resource whose release stops them, so closing the tab ends the run.
+- `key`: a short page prefix ("ks"); widget keys and the session's job slot derive from it.
+- `factory`, `spec`, `config`: what `JobPool.submit` takes (see attnviz.jobs): "module:function"
+  building a Trainable from the picklable `spec`, and a `training.TrainConfig`.
+- `draw_live(state, snapshot)`: the page's own views; called inside the fragment with the
+  `JobState` and the chosen snapshot dict, or with (None, None) before the first Start (so
+  the page can show the untrained model).
+- `problems`: messages about bad settings; they disable Start and Step and are shown.
+
+It draws Start / Pause-Resume / Step / Stop / Reset (outside any fragment, with on_click
+callbacks), then a fragment that polls the job every 0.5 s while it runs (and not at all
+otherwise): a status line with its reason (and queue position), a progress bar with steps/s,
+live train/validation curves for the loss and the metric (log-scale toggle), once the run is
+paused or over a timeline slider over the snapshots and a CSV download of the history, and
+finally `draw_live`. Jobs run in the server's worker-process pool (`job_pool()`); each browser
+session holds its jobs in a session-scoped resource whose release stops them, so closing the
+tab ends the run.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 
 import streamlit as st
@@ -53,16 +63,23 @@ def session_jobs() -> dict[str, Job]:
     return {}
 
 
+def _slot(key: str) -> str:
+    """The job's slot: the panel key within this session. (AppTest gives every test app the
+    same session id, so a token kept in session_state tells its apps apart.)"""
+    token = st.session_state.setdefault("_training_panel_token", uuid.uuid4().hex)
+    return f"{token}:{key}"
+
+
 def current_job(key: str) -> Job | None:
-    return session_jobs().get(key)
+    return session_jobs().get(_slot(key))
 
 
 def _start(key: str, factory: str, spec, config: TrainConfig, paused: bool = False) -> Job:
-    old = session_jobs().pop(key, None)
+    old = session_jobs().pop(_slot(key), None)
     if old is not None:
         old.stop()
     job = job_pool().submit(factory, spec, config, paused=paused)
-    session_jobs()[key] = job
+    session_jobs()[_slot(key)] = job
     return job
 
 
@@ -86,7 +103,7 @@ def _stop(key: str) -> None:
 
 
 def _reset(key: str) -> None:
-    job = session_jobs().pop(key, None)
+    job = session_jobs().pop(_slot(key), None)
     if job is not None:
         job.stop()
 
@@ -96,55 +113,43 @@ def controls(key: str, factory: str, spec, config: TrainConfig, problems: list[s
     job = current_job(key)
     state = job.poll() if job else None
     live = state is not None and not state.finished
-    cols = st.columns(5)
-    cols[0].button(
-        "Start",
-        icon=":material/play_arrow:",
-        key=f"{key}_start",
-        on_click=_start,
-        args=(key, factory, spec, config),
-        disabled=bool(problems),
-        type="primary",
-        width="stretch",
-    )
     paused = state is not None and state.status == "paused"
-    cols[1].button(
-        "Resume" if paused else "Pause",
-        icon=":material/play_arrow:" if paused else ":material/pause:",
-        key=f"{key}_pause",
-        on_click=_toggle_pause,
-        args=(key,),
-        disabled=not live,
-        width="stretch",
-    )
-    cols[2].button(
-        "Step",
-        icon=":material/skip_next:",
-        key=f"{key}_step",
-        on_click=_step,
-        args=(key, factory, spec, config),
-        disabled=bool(problems),
-        width="stretch",
-        help="Pause and take exactly one step",
-    )
-    cols[3].button(
-        "Stop",
-        icon=":material/stop:",
-        key=f"{key}_stop",
-        on_click=_stop,
-        args=(key,),
-        disabled=not live,
-        width="stretch",
-    )
-    cols[4].button(
-        "Reset",
-        icon=":material/restart_alt:",
-        key=f"{key}_reset",
-        on_click=_reset,
-        args=(key,),
-        disabled=job is None,
-        width="stretch",
-    )
+    run = (key, factory, spec, config)
+    buttons = {  # widget key suffix: label, icon, callback, args, disabled, help
+        "start": ("Start", "play_arrow", _start, run, bool(problems), None),
+        "pause": (
+            "Resume" if paused else "Pause",
+            "play_arrow" if paused else "pause",
+            _toggle_pause,
+            (key,),
+            not live,
+            None,
+        ),
+        "step": (
+            "Step",
+            "skip_next",
+            _step,
+            run,
+            bool(problems),
+            "Pause and take exactly one step",
+        ),
+        "stop": ("Stop", "stop", _stop, (key,), not live, None),
+        "reset": ("Reset", "restart_alt", _reset, (key,), job is None, None),
+    }
+    for col, (name, (label, icon, callback, args, disabled, tip)) in zip(
+        st.columns(len(buttons)), buttons.items(), strict=True
+    ):
+        col.button(
+            label,
+            icon=f":material/{icon}:",
+            key=f"{key}_{name}",
+            on_click=callback,
+            args=args,
+            disabled=disabled,
+            help=tip,
+            type="primary" if name == "start" else "secondary",
+            width="stretch",
+        )
     for problem in problems:
         st.error(problem)
 
@@ -184,6 +189,7 @@ def training_panel(
     problems: list[str] | None = None,
 ) -> None:
     """Buttons, then the live fragment (see the module docstring)."""
+    job_pool()  # start the fork server (and its imports) now, so that the first Start is quick
     controls(key, factory, spec, config, problems or [])
     job = current_job(key)
     running = job is not None and job.poll().active
@@ -201,6 +207,15 @@ def training_panel(
             f"{key}_curves",
             key=f"{key}_curves_chart",
         )
+        if not state.active:  # not while polling: a download button redrawn twice a second
+            st.download_button(
+                "Download the history (CSV)",
+                state.history.to_csv,
+                f"{key}_history.csv",
+                "text/csv",
+                key=f"{key}_history_csv",
+                icon=":material/download:",
+            )
         draw_live(state, pick_snapshot(key, state))
         if running and not state.active:
             st.rerun()  # the run ended: redraw the page once so polling stops

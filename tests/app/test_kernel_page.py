@@ -67,6 +67,8 @@ def test_start_grows_the_history_then_pause_step_reset():
         time.sleep(0.2)
         at.run()
     assert "paused" in status(at)
+    labels = [el.proto.label for el in at.get("download_button")]
+    assert "Download the history (CSV)" in labels, labels
     step_before = int(status(at).split("step ")[1].split(" ")[0])
     at.button(key="ks_step").click().run()
     assert f"step {step_before + 1} of" in status(at)
@@ -87,3 +89,5 @@ def test_divergence_is_reported_on_the_page():
         at.run()
     assert any("diverged" in e.value and "learning rate" in e.value for e in at.error)
     no_exception(at)
+    at.button(key="ks_reset").click().run()  # teardown: drop the job
+    assert not at.error

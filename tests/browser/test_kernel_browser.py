@@ -25,7 +25,7 @@ def status_text(page) -> str:
 
 
 def test_live_training_grows_then_pause_step_reset(page, app_url):
-    open_app_page(page, app_url, "kernel-smoother", "?ks_steps=3000")
+    open_app_page(page, app_url, "kernel-smoother", "?ks_steps=20000&ks_n=200")
     page.get_by_role("button", name="Start", exact=True).click()
     page.wait_for_function(f"({CURVE_POINTS})() > 5", timeout=60_000)
     first = page.evaluate(CURVE_POINTS)
@@ -42,3 +42,24 @@ def test_live_training_grows_then_pause_step_reset(page, app_url):
     page.get_by_role("button", name="Reset", exact=True).click()
     page.wait_for_function("() => document.body.innerText.includes('Press Start')", timeout=20_000)
     assert_no_exception(page, "kernel-reset")
+
+
+def test_clicking_a_sample_makes_it_the_query(page, app_url):
+    open_app_page(page, app_url, "kernel-smoother")
+    slider = page.locator("[data-testid='stSlider'] input[type='range'][aria-label='query x']")
+    chart = page.locator(".js-plotly-plot").first  # data and the fitted f
+    xs = chart.evaluate("el => Array.from(el._fullData[0].x)")  # the training samples
+    pick = max(range(len(xs)), key=lambda i: abs(xs[i] - 2.5))  # far from the default query
+    point = chart.locator(".scatterlayer .trace").first.locator("path.point").nth(pick)
+    point.scroll_into_view_if_needed()
+    box = point.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    expected = f"{round(xs[pick], 1):.2f}"
+    page.wait_for_function(
+        "([el, want]) => el.getAttribute('aria-valuetext') === want",
+        arg=[slider.element_handle(), expected],
+        timeout=20_000,
+    )
+    wait_idle(page)
+    assert "ks_qx=" in page.url
+    assert_no_exception(page, "kernel-click-query")

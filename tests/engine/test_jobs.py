@@ -61,6 +61,9 @@ def test_second_job_waits_for_a_free_worker_then_runs(pool):
     assert second.state.queue_position == 1
     wait_for(first, lambda s: s.status == "running")
     assert second.poll().status == "queued"
+    second.step()  # a queued job cannot step: it returns at once, and will start paused
+    assert second.poll().status == "queued"
+    second.resume()  # ... unless resumed before it starts
     first.stop()
     done = wait_for(second, lambda s: s.finished)
     assert done.status == "done" and done.step == 20
@@ -72,3 +75,15 @@ def test_time_cap_stops_a_job():
     job = capped.submit(SLOW, 0.01, TrainConfig(steps=100_000))
     state = wait_for(job, lambda s: s.finished)
     assert state.status == "stopped" and "time cap" in state.reason
+
+
+def test_a_job_queued_while_paused_starts_paused_and_steps(pool):
+    first = pool.submit(SLOW, 0.005, TrainConfig(steps=100_000))
+    second = pool.submit(SLOW, 0.0, TrainConfig(steps=50))
+    second.pause()
+    first.stop()
+    state = wait_for(second, lambda s: s.status == "paused")
+    assert state.step == 0
+    assert second.step().step == 1
+    second.stop()
+    assert second.poll().status == "stopped"

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 import torch
 
 from attnviz.data.toy import DATASETS, DatasetSpec
-from attnviz.kernel_task import KernelJobSpec, KernelTrainable, metric_ellipse
+from attnviz.kernel_task import KernelJobSpec, KernelTrainable, metric_ellipse, views
 from attnviz.kernels import dot_product, log_fixed, mahalanobis
 from attnviz.models.kernel_smoother import KernelSmoother, KernelSmootherConfig
+from attnviz.plots_kernel import fit_1d, fit_2d, query_weights, weight_matrix
+from attnviz.plots_training import curves_figure
 from attnviz.training import TrainConfig, Trainer
 
 RNG = np.random.default_rng(0)
@@ -80,10 +83,10 @@ def test_leave_one_out_excludes_the_diagonal():
 
 @pytest.mark.parametrize("name", list(DATASETS))
 def test_training_lowers_validation_loss_on_every_dataset(name):
-    spec = KernelJobSpec(
-        DatasetSpec(name, n=60, seed=0), KernelSmootherConfig("mahalanobis", rank=2, init_scale=0.5)
+    spec = KernelJobSpec(  # starts broad (h = 2): training has to find the right locality
+        DatasetSpec(name, n=100, seed=0), KernelSmootherConfig("mahalanobis", rank=2, width=2.0)
     )
-    trainer = Trainer(KernelTrainable(spec), TrainConfig(lr=0.01, steps=150, eval_every=150))
+    trainer = Trainer(KernelTrainable(spec), TrainConfig(lr=0.02, steps=150, eval_every=150))
     trainer.run()
     assert trainer.status == "done"
     assert trainer.history.val_loss[-1] < trainer.history.val_loss[0]
@@ -95,3 +98,43 @@ def test_metric_ellipse_points_satisfy_the_equation():
     np.testing.assert_allclose(
         np.linalg.norm((pts - [1.0, -1.0]) @ theta.T, axis=1), 1.0, atol=1e-9
     )
+
+
+def test_mahalanobis_starts_as_the_gaussian_of_the_starting_width():
+    h = 0.7
+    model = KernelSmoother(KernelSmootherConfig("mahalanobis", dim=2, rank=2, width=h))
+    theta = model.theta.detach().numpy()
+    np.testing.assert_allclose(theta, np.eye(2) / (np.sqrt(2) * h), atol=0.5)
+    x = torch.zeros(1, 2)
+    xs = torch.tensor([[h, 0.0], [0.0, h]])  # ‖u‖ = 1: the Gaussian gives exp(−1/2)
+    got = mahalanobis(x, xs, torch.eye(2) / (np.sqrt(2) * h))
+    np.testing.assert_allclose(got.numpy(), np.exp(-0.5), rtol=1e-6)
+
+
+def test_absent_device_falls_back_to_cpu():
+    task = KernelTrainable(KernelJobSpec(DatasetSpec("sine_1d", n=20), device="no-such-device"))
+    assert task.device.type == "cpu" and task.xs.device.type == "cpu"
+
+
+@pytest.mark.parametrize("name", ["sine_1d", "rings_2d"])
+def test_kernel_figures_are_valid_plotly_with_hover(name):
+    task = KernelTrainable(KernelJobSpec(DatasetSpec(name, n=20)))
+    trainer = Trainer(task, TrainConfig(steps=3, eval_every=1)).run()
+    query = np.zeros(task.data.dim, dtype=np.float32)
+    v = views(task, query)
+    fit = (
+        fit_1d(task.data, v.grid, v.f_grid, 0.0, v.ellipse)
+        if task.data.dim == 1
+        else fit_2d(task.data, v.axes, v.f_grid, query, v.ellipse)
+    )
+    figs = [
+        fit,
+        query_weights(task.data, v.query_weights),
+        weight_matrix(v.train_weights, v.order),
+        curves_figure(trainer.history, "R²", log_y=True),
+    ]
+    for fig in figs:
+        go.Figure(fig.to_dict())  # raises on any invalid property
+        assert fig.layout.title.text and fig.layout.xaxis.title.text
+        hover = [tr.hovertemplate for tr in fig.data if tr.hoverinfo != "skip"]
+        assert hover and all(hover), fig.layout.title.text

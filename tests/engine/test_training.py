@@ -88,3 +88,31 @@ def test_bad_config_is_refused_with_reasons():
         Trainer(Quadratic(), TrainConfig(optimizer="magic"))
     with pytest.raises(ValueError, match="learning rate"):
         Trainer(Quadratic(), TrainConfig(lr=float("nan")))
+
+
+def test_history_csv_has_every_step_and_the_evaluations():
+    trainer = Trainer(Quadratic(), TrainConfig(steps=6, eval_every=3)).run()
+    rows = trainer.history.to_csv().strip().splitlines()
+    assert rows[0] == "step,train_loss,val_loss,train_metric,val_metric"
+    assert [r.split(",")[0] for r in rows[1:]] == [str(i) for i in range(7)]
+    step3 = rows[4].split(",")
+    assert float(step3[1]) == pytest.approx(trainer.history.train_loss[2], rel=1e-5)
+    assert float(step3[2]) == pytest.approx(trainer.history.val_loss[1], rel=1e-5)
+    assert rows[2].split(",")[2:] == ["", "", ""]  # step 1: no evaluation
+
+
+@pytest.mark.parametrize("kernel", ["boxcar", "constant"])
+def test_a_kernel_with_nothing_to_learn_ends_with_a_reason(kernel):
+    spec = KernelJobSpec(model=KernelSmootherConfig(kernel))
+    trainer = Trainer(KernelTrainable(spec), TrainConfig(steps=10)).run()
+    assert trainer.status == "done" and "nothing to learn" in trainer.reason
+    assert trainer.step_count == 0
+
+
+def test_a_loss_without_gradient_ends_with_a_reason():
+    class Detached(Quadratic):
+        def loss(self, batch):
+            return super().loss(batch).detach()
+
+    trainer = Trainer(Detached(), TrainConfig(steps=10)).run()
+    assert trainer.status == "done" and "does not depend" in trainer.reason
