@@ -164,10 +164,14 @@ def head_view(
     return fast_figure(data, layout)
 
 
-def positional_figure(table: np.ndarray) -> go.Figure:
+def positional_figure(table: np.ndarray, rope: bool = False) -> go.Figure:
+    if rope:
+        title = "RoPE: cos and sin of the rotation angle pos·θ_i, position (row) × head dimension"
+    else:
+        title = "Positional encoding added to each embedding: position (row) × dimension"
     return heatmap(
         table,
-        title="Positional encoding: position (row) × dimension (column)",
+        title=title,
         x_title="dimension",
         y_title="position",
         colorscale="RdBu_r",
@@ -187,8 +191,8 @@ def sinusoid_curves(table: np.ndarray, dims: tuple[int, ...] = (0, 1, 4, 10)) ->
     )
 
 
-def saturation_figure(curve: dict[str, np.ndarray]) -> go.Figure:
-    return line_chart(
+def saturation_figure(curve: dict[str, np.ndarray], d_k: int | None = None) -> go.Figure:
+    fig = line_chart(
         curve["d_k"],
         {
             "with ÷√d_k": curve["scaled"],
@@ -200,3 +204,55 @@ def saturation_figure(curve: dict[str, np.ndarray]) -> go.Figure:
         "entropy (nats)",
         log_x=True,
     )
+    if d_k is not None:  # the page's current d_k = d_model / heads
+        fig.layout.shapes = [
+            {
+                "type": "line",
+                "x0": d_k,
+                "x1": d_k,
+                "yref": "paper",
+                "y0": 0,
+                "y1": 1,
+                "line": {"dash": "dot", "color": "#868e96"},
+            }
+        ]
+        fig.layout.annotations = [
+            {
+                "x": np.log10(d_k),
+                "yref": "paper",
+                "y": 1,
+                "text": f"this page: d_k = {d_k}",
+                "showarrow": False,
+                "yanchor": "bottom",
+            }
+        ]
+    return fig
+
+
+def temperature_figure(
+    rows: np.ndarray, temperatures: list[float], tokens: list[str], query: str
+) -> go.Figure:
+    """One query row (columns: keys) at several temperatures (rows)."""
+    fig = heatmap(
+        rows,
+        x_labels=shown(tokens),
+        y_labels=[f"τ = {t:g}" for t in temperatures],
+        title=f"Where '{query}' looks as the temperature τ grows: softmax(score / τ)",
+        x_title="key token",
+        y_title="temperature",
+        zmin=0.0,
+        zmax=1.0,
+    )
+    fig.layout.xaxis.showticklabels = len(tokens) <= 48
+    return fig
+
+
+def weights_map(weights: np.ndarray, tokens: list[str], title: str) -> go.Figure:
+    """One (T, T) attention map with token labels, on the fixed 0-to-1 colour scale."""
+    labels = shown(tokens)
+    return heatmap(weights, labels, labels, title=title, zmin=0.0, zmax=1.0)
+
+
+def vectors_map(matrix: np.ndarray, tokens: list[str], title: str) -> go.Figure:
+    """One vector per token (rows) over its dimensions (columns), on a diverging scale."""
+    return heatmap(matrix, None, shown(tokens), title, "dimension", "token", colorscale="RdBu_r")

@@ -1,15 +1,21 @@
-"""Positional encodings: sinusoidal (Vaswani et al.), learned (here: seeded random), or none.
+"""Positional encodings: sinusoidal (Vaswani et al.), learned (here: seeded random), rotary
+(RoPE), or none.
 
 PE[pos, 2i] = sin(pos / 10000^(2i/d)),  PE[pos, 2i+1] = cos(pos / 10000^(2i/d)).
-Without any of them self-attention is permutation-equivariant: shuffle the tokens and the
-outputs shuffle the same way.
+The first two are added to the token embeddings; RoPE instead rotates each (2i, 2i+1) pair of
+a head's query and key by the angle pos · 10000^(-2i/d_head), so q·k depends only on the offset
+between the two positions. Without any of them self-attention is permutation-equivariant:
+shuffle the tokens and the outputs shuffle the same way.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import torch
+from torch import Tensor
 
-ENCODINGS = ("sinusoidal", "learned", "none")
+ENCODINGS = ("sinusoidal", "learned", "rope", "none")
+ADDITIVE = ("sinusoidal", "learned")
 
 
 def sinusoidal(max_len: int, d_model: int, base: float = 10_000.0) -> np.ndarray:
@@ -26,11 +32,42 @@ def learned(max_len: int, d_model: int, seed: int = 0) -> np.ndarray:
 
 
 def encoding(name: str, max_len: int, d_model: int, seed: int = 0) -> np.ndarray:
-    """The named table; "none" is all zeros."""
+    """The (max_len, d_model) table added to the embeddings; zeros for "rope" and "none"."""
     if name == "sinusoidal":
         return sinusoidal(max_len, d_model)
     if name == "learned":
         return learned(max_len, d_model, seed)
-    if name == "none":
+    if name in ("rope", "none"):
         return np.zeros((max_len, d_model), dtype=np.float32)
     raise ValueError(f"unknown positional encoding {name!r}; choose one of {', '.join(ENCODINGS)}")
+
+
+def rope_angles(max_len: int, d_head: int, base: float = 10_000.0) -> np.ndarray:
+    """(max_len, d_head // 2) rotation angles pos · base^(-2i/d_head) of RoPE."""
+    freqs = np.power(base, -2 * np.arange(d_head // 2) / d_head)
+    return (np.arange(max_len)[:, None] * freqs[None, :]).astype(np.float32)
+
+
+def rope_table(max_len: int, d_head: int) -> np.ndarray:
+    """(max_len, d_head) view of RoPE for a heatmap: cos and sin of each pair's angle."""
+    table = np.zeros((max_len, d_head), dtype=np.float32)
+    angles = rope_angles(max_len, d_head)
+    table[:, 0 : 2 * angles.shape[1] : 2] = np.cos(angles)
+    table[:, 1 : 2 * angles.shape[1] : 2] = np.sin(angles)
+    return table
+
+
+def rope(x: Tensor, positions: Tensor | None = None) -> Tensor:
+    """Rotate the (2i, 2i+1) pairs of x (..., T, d) by pos · 10000^(-2i/d); an odd last
+    dimension is left as it is. `positions` (T,) defaults to 0..T-1."""
+    t, d = x.shape[-2], x.shape[-1]
+    half = d // 2
+    pos = torch.arange(t, dtype=x.dtype) if positions is None else positions.to(x.dtype)
+    freqs = torch.pow(torch.tensor(10_000.0, dtype=x.dtype), -2 * torch.arange(half) / d)
+    angles = pos[:, None] * freqs[None, :]  # (T, d/2)
+    cos, sin = angles.cos(), angles.sin()
+    even, odd = x[..., 0 : 2 * half : 2], x[..., 1 : 2 * half : 2]
+    out = x.clone()
+    out[..., 0 : 2 * half : 2] = even * cos - odd * sin
+    out[..., 1 : 2 * half : 2] = even * sin + odd * cos
+    return out

@@ -2,19 +2,27 @@
 
 Embeddings are seeded random vectors keyed by the token string (the same token always gets
 the same vector). W_q, W_k, W_v and their biases are seeded. Scores come from
-attnviz.attention.score; "scaled" divides by √d_k; masks: causal, and padding in the
-two-sentence batch. Also the two experiments that need their own computation: permutation
-equivariance without positions, and softmax saturation as d_k grows.
+attnviz.attention.score; "scaled" divides by √d_k; temperature divides once more; masks:
+causal, and padding in the two-sentence batch. The layer exposes its tensors through
+HookPoints (read with run_with_cache). Also the experiments that need their own computation:
+permutation equivariance without positions, softmax saturation as d_k grows, and one query
+row across temperatures.
 """
 
 from __future__ import annotations
 
+import csv
+import dataclasses
+import io
+import json
 import math
 import zlib
 from dataclasses import dataclass
 
 import numpy as np
 import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
 
 from attnviz.attention import (
     causal_mask,
@@ -24,14 +32,17 @@ from attnviz.attention import (
     score,
     split_heads,
 )
-from attnviz.positional import encoding
+from attnviz.hooks import HookPoint, model_is_capturing, run_with_cache
+from attnviz.positional import encoding, rope, rope_table
 from attnviz.tokenizers import tokenize
 
 MAX_TOKENS = 512
+PAIR_MAX = 64  # tokens per sentence in the padded batch and the permutation experiment
 SCORES = ("dot", "cosine", "neg_sq_dist")
+PAD = "[PAD]"
 
 
-@dataclass
+@dataclass(frozen=True)
 class TextConfig:
     tokenizer: str = "word"
     bpe_vocab: int = 400
@@ -51,10 +62,16 @@ class TextAttention:
     ids: list[int]
     truncated_from: int  # token count before truncation (== len(tokens) if none)
     embeddings: np.ndarray  # (T, D)
-    positions: np.ndarray  # (T, D)
+    positions: np.ndarray  # (T, D) added to the embeddings; for RoPE (T, d_head) cos/sin
+    scores: np.ndarray  # (H, T, T) after ÷√d_k, before temperature and masks
     weights: np.ndarray  # (H, T, T)
     outputs: np.ndarray  # (T, D)
     entropy: np.ndarray  # (H, T) nats per query row
+
+
+def valid_heads(d_model: int, most: int = 8) -> list[int]:
+    """Head counts 1..most that divide d_model (d_head = d_model / heads must be whole)."""
+    return [h for h in range(1, most + 1) if d_model % h == 0]
 
 
 def embed(tokens: list[str], d_model: int, seed: int) -> np.ndarray:
@@ -66,71 +83,104 @@ def embed(tokens: list[str], d_model: int, seed: int) -> np.ndarray:
     return np.asarray(rows, dtype=np.float32).reshape(len(tokens), d_model)
 
 
-def projections(d_model: int, seed: int) -> dict[str, torch.Tensor]:
-    """Seeded W_q, W_k, W_v (D, D) and biases (D,), scaled so scores start in a readable range."""
-    gen = torch.Generator().manual_seed(seed + 101)
-    scale = 1 / math.sqrt(d_model)
-    mats = {n: torch.randn(d_model, d_model, generator=gen) * scale for n in ("w_q", "w_k", "w_v")}
-    return mats | {n: torch.randn(d_model, generator=gen) * 0.1 for n in ("b_q", "b_k", "b_v")}
+class TextSelfAttention(nn.Module):
+    """Multi-head self-attention with seeded W_q, W_k, W_v (D, D) and biases, no output map.
+
+    Hook points: hook_q, hook_k (B, H, T, Dh) after RoPE; hook_scores (B, H, T, T) after ÷√d_k;
+    hook_weights (B, H, T, T). With nothing captured and the dot score, the fused
+    F.scaled_dot_product_attention computes the same output.
+    """
+
+    def __init__(self, cfg: TextConfig):
+        super().__init__()
+        if cfg.d_model % cfg.n_heads:
+            raise ValueError(f"d_model={cfg.d_model} is not divisible by {cfg.n_heads} heads")
+        self.cfg = cfg
+        gen = torch.Generator().manual_seed(cfg.seed + 101)
+        d, scale = cfg.d_model, 1 / math.sqrt(cfg.d_model)  # scores start in a readable range
+        for n in "qkv":
+            self.register_buffer(f"w_{n}", torch.randn(d, d, generator=gen) * scale)
+        for n in "qkv":
+            self.register_buffer(f"b_{n}", torch.randn(d, generator=gen) * 0.1)
+        self.hook_q, self.hook_k = HookPoint(), HookPoint()
+        self.hook_scores, self.hook_weights = HookPoint(), HookPoint()
+
+    def forward(self, x: Tensor, key_mask: Tensor | None = None) -> Tensor:
+        """x (B, T, D); key_mask (B, T) True for real tokens. Returns (B, T, D)."""
+        cfg, t = self.cfg, x.shape[1]
+        q, k, v = (
+            split_heads(x @ getattr(self, f"w_{n}") + getattr(self, f"b_{n}"), cfg.n_heads)
+            for n in "qkv"
+        )  # (B, H, T, Dh)
+        if cfg.positional == "rope":
+            q, k = rope(q), rope(k)
+        q, k = self.hook_q(q), self.hook_k(k)
+        mask = causal_mask(t) if cfg.causal else torch.ones(t, t, dtype=torch.bool)
+        if key_mask is not None:
+            mask = mask & key_mask[:, None, None, :]  # (B, 1, T, T)
+        scale = 1 / math.sqrt(q.shape[-1]) if cfg.scaled and cfg.score == "dot" else 1.0
+        if cfg.score == "dot" and not model_is_capturing(self):
+            out = F.scaled_dot_product_attention(
+                q, k, v, attn_mask=mask, scale=scale / cfg.temperature
+            )
+            return merge_heads(out)
+        scores = self.hook_scores(score(cfg.score, q, k) * scale)  # (B, H, T, T)
+        weights = self.hook_weights(masked_softmax(scores, mask, temperature=cfg.temperature))
+        return merge_heads(weights @ v)  # (B, T, D)
 
 
 def attend(
     x: np.ndarray, cfg: TextConfig, key_mask: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Multi-head self-attention of x (B, T, D): (weights (B, H, T, T), outputs (B, T, D))."""
-    p = projections(cfg.d_model, cfg.seed)
-    z = torch.from_numpy(x)
-    q, k, v = (
-        split_heads(z @ p[f"w_{n}"] + p[f"b_{n}"], cfg.n_heads) for n in "qkv"
-    )  # (B, H, T, dh)
-    scores = score(cfg.score, q, k)
-    if cfg.scaled and cfg.score == "dot":
-        scores = scores / math.sqrt(q.shape[-1])
-    t = x.shape[1]
-    mask = causal_mask(t) if cfg.causal else torch.ones(t, t, dtype=torch.bool)
-    if key_mask is not None:
-        mask = mask & torch.from_numpy(key_mask)[:, None, None, :]  # (B, 1, T, T)
-    w = masked_softmax(scores, mask, temperature=cfg.temperature)
-    return w.numpy(), merge_heads(w @ v).numpy()
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Self-attention of x (B, T, D): (outputs (B, T, D), weights and scores (B, H, T, T))."""
+    mask = None if key_mask is None else torch.from_numpy(key_mask)
+    out, cache = run_with_cache(TextSelfAttention(cfg), torch.from_numpy(x), mask)
+    return out.numpy(), cache["hook_weights"].numpy(), cache["hook_scores"].numpy()
+
+
+def model_input(tokens: list[str], cfg: TextConfig) -> np.ndarray:
+    """(1, T, D) token embeddings plus the additive positional encoding (none for RoPE)."""
+    emb = embed(tokens, cfg.d_model, cfg.seed)
+    return (emb + encoding(cfg.positional, len(tokens), cfg.d_model, cfg.seed))[None]
 
 
 def analyse(text: str, cfg: TextConfig) -> TextAttention:
-    """The whole pipeline for one sentence (truncated to MAX_TOKENS)."""
+    """The whole pipeline for one text (truncated to MAX_TOKENS)."""
     toks = tokenize(text, cfg.tokenizer, cfg.bpe_vocab)
-    total = len(toks.tokens)
     tokens, ids = toks.tokens[:MAX_TOKENS], toks.ids[:MAX_TOKENS]
+    t = len(tokens)
     emb = embed(tokens, cfg.d_model, cfg.seed)
-    pos = encoding(cfg.positional, len(tokens), cfg.d_model, cfg.seed)
-    weights, outputs = attend((emb + pos)[None], cfg)
+    if cfg.positional == "rope":
+        positions = rope_table(t, cfg.d_model // cfg.n_heads)
+    else:
+        positions = encoding(cfg.positional, t, cfg.d_model, cfg.seed)
+    out, weights, scores = attend(model_input(tokens, cfg), cfg)
     ent = row_entropy(torch.from_numpy(weights[0])).numpy()
-    return TextAttention(tokens, ids, total, emb, pos, weights[0], outputs[0], ent)
+    return TextAttention(
+        tokens, ids, len(toks.tokens), emb, positions, scores[0], weights[0], out[0], ent
+    )
 
 
-def padded_batch(first: str, second: str, cfg: TextConfig) -> tuple[list[list[str]], np.ndarray]:
-    """Two sentences padded to one length with [PAD]: (tokens per sentence, weights (2, H, T, T))."""
-    seqs = [tokenize(s, cfg.tokenizer, cfg.bpe_vocab).tokens[:64] for s in (first, second)]
+def padded_batch(
+    first: str, second: str, cfg: TextConfig, pad_mask: bool = True
+) -> tuple[list[list[str]], np.ndarray]:
+    """Two texts padded to one length with [PAD]: (tokens per text, weights (2, H, T, T)).
+    With `pad_mask`, no query may attend to a [PAD] key."""
+    seqs = [tokenize(s, cfg.tokenizer, cfg.bpe_vocab).tokens[:PAIR_MAX] for s in (first, second)]
     t = max(1, *(len(s) for s in seqs))
-    padded = [s + ["[PAD]"] * (t - len(s)) for s in seqs]
-    x = np.stack([embed(s, cfg.d_model, cfg.seed) for s in padded]) + encoding(
-        cfg.positional, t, cfg.d_model, cfg.seed
-    )
-    key_mask = np.array(
-        [
-            [tok != "[PAD]" or i < len(s) for i, tok in enumerate(p)]
-            for s, p in zip(seqs, padded, strict=True)
-        ]
-    )
-    weights, _ = attend(x.astype(np.float32), cfg, key_mask)
+    padded = [s + [PAD] * (t - len(s)) for s in seqs]
+    x = np.concatenate([model_input(p, cfg) for p in padded])  # (2, T, D)
+    keep = np.array([[i < len(s) or not pad_mask for i in range(t)] for s in seqs])  # (2, T)
+    keep[:, 0] |= ~keep.any(1)  # an empty text keeps one key, so no row is fully masked
+    _, weights, _ = attend(x.astype(np.float32), cfg, keep)
     return padded, weights
 
 
 def permutation_experiment(tokens: list[str], cfg: TextConfig, seed: int = 1) -> dict:
     """Shuffle the tokens; compare the shuffled attention with the original one permuted."""
     perm = np.random.default_rng(seed).permutation(len(tokens))
-    emb = embed(tokens, cfg.d_model, cfg.seed)
-    pos = encoding(cfg.positional, len(tokens), cfg.d_model, cfg.seed)
-    w, _ = attend((emb + pos)[None], cfg)
-    w_shuf, _ = attend((emb[perm] + pos)[None], cfg)
+    _, w, _ = attend(model_input(tokens, cfg), cfg)
+    _, w_shuf, _ = attend(model_input([tokens[i] for i in perm], cfg), cfg)
     permuted = w[0][:, perm][:, :, perm]  # P W Pᵀ for every head
     return {
         "perm": perm,
@@ -139,6 +189,17 @@ def permutation_experiment(tokens: list[str], cfg: TextConfig, seed: int = 1) ->
         "original_permuted": permuted,
         "max_difference": float(np.abs(w_shuf[0] - permuted).max()) if len(tokens) else 0.0,
     }
+
+
+def temperature_rows(
+    scores_row: np.ndarray, temperatures: list[float], causal_query: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """One query row's scores (T,) through softmax(s / τ) for each τ: weights (n, T) and the
+    entropy of each row (n,). With `causal_query`, keys after it are masked."""
+    s = torch.from_numpy(np.asarray(scores_row, dtype=np.float32))
+    mask = None if causal_query is None else torch.arange(len(s)) <= causal_query
+    rows = torch.stack([masked_softmax(s, mask, temperature=tau) for tau in temperatures])
+    return rows.numpy(), row_entropy(rows).numpy()
 
 
 def saturation_curve(
@@ -159,3 +220,33 @@ def saturation_curve(
         "unscaled": np.asarray(unscaled),
         "uniform": np.full(len(d_ks), math.log(n_keys)),
     }
+
+
+def _cell(token: str) -> str:
+    """A token as a CSV cell; a leading = + - @ is quoted so spreadsheets do not run it."""
+    return "'" + token if token[:1] in ("=", "+", "-", "@") else token
+
+
+def attention_csv(tokens: list[str], weights: np.ndarray) -> str:
+    """Per head a `# head h` line, a header of key tokens, then one row per query token."""
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    cells = [_cell(t) for t in tokens]
+    for h, matrix in enumerate(weights):  # (T, T) per head
+        writer.writerow([f"# head {h}: rows are query tokens and columns key tokens"])
+        writer.writerow(["query \\ key", *cells])
+        writer.writerows([cells[i], *(f"{w:.6g}" for w in row)] for i, row in enumerate(matrix))
+    return buf.getvalue()
+
+
+def attention_json(result: TextAttention, cfg: TextConfig) -> str:
+    """Tokens, ids, settings and weights[head][query][key] as JSON."""
+    return json.dumps(
+        {
+            "settings": dataclasses.asdict(cfg),
+            "tokens": result.tokens,
+            "ids": result.ids,
+            "weights": np.round(result.weights.astype(np.float64), 6).tolist(),
+        },
+        ensure_ascii=False,
+    )

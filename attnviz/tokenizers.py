@@ -41,6 +41,11 @@ def bpe_tokenizer(vocab_size: int):
     return tok
 
 
+def bpe_learned_size(vocab_size: int) -> int:
+    """How many entries the BPE really has (the small corpus may run out of pairs to merge)."""
+    return bpe_tokenizer(vocab_size).get_vocab_size()
+
+
 def tokenize(text: str, kind: str = "word", bpe_vocab: int = 300) -> Tokens:
     """Split `text`; ids are vocabulary indices (BPE) or stable hashes of the token (char/word)."""
     if kind == "char":

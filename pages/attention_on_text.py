@@ -7,27 +7,35 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import plots
+from attnviz.head_view import HEAD_VIEW_CSS, HEAD_VIEW_JS, head_view_data
 from attnviz.plots_text import (
     HEAD_VIEW_MAX,
-    head_view,
     heads_grid,
     positional_figure,
     saturation_figure,
     shown,
     sinusoid_curves,
+    temperature_figure,
+    vectors_map,
+    weights_map,
 )
-from attnviz.positional import ENCODINGS
+from attnviz.positional import ENCODINGS, sinusoidal
 from attnviz.text_attention import (
     MAX_TOKENS,
+    PAIR_MAX,
     SCORES,
     TextConfig,
     analyse,
+    attention_csv,
+    attention_json,
     padded_batch,
     permutation_experiment,
     saturation_curve,
+    temperature_rows,
+    valid_heads,
 )
-from attnviz.tokenizers import KINDS
-from attnviz.ui import downloads, layout
+from attnviz.tokenizers import KINDS, bpe_learned_size
+from attnviz.ui import layout
 from attnviz.ui.figures import show
 from attnviz.ui.sidebar import settings
 
@@ -38,7 +46,9 @@ PRESETS = {
     "Repeated pattern": "one two three one two three one two three",
 }
 TEMPERATURES = [0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
+D_MODELS = [8, 16, 24, 32, 48, 64]
 MAX_CHARS = 20_000
+HEAD_VIEW = st.components.v2.component("attnviz_text_head_view", css=HEAD_VIEW_CSS, js=HEAD_VIEW_JS)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -46,44 +56,66 @@ def cached_analysis(text: str, cfg: TextConfig):
     return analyse(text, cfg)
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_padded(first: str, second: str, cfg: TextConfig, pad_mask: bool):
+    return padded_batch(first, second, cfg, pad_mask)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_permutation(tokens: tuple[str, ...], cfg: TextConfig):
+    return permutation_experiment(list(tokens), cfg)
+
+
+@st.cache_data(max_entries=2, show_spinner=False)
 def cached_saturation():
     return saturation_curve([2, 4, 8, 16, 32, 64, 128, 256, 512])
 
 
-def focus_clicked_token() -> None:
-    points = st.session_state["ta_headview"].selection.get("points", [])
-    if points and "customdata" in points[0]:
-        st.session_state["ta_query"] = int(points[0]["customdata"])
+def pick_clicked_query() -> None:
+    st.session_state["ta_query"] = int(st.session_state["ta_hv"]["query"])
+
+
+def clamp_state(key: str, top: int) -> None:
+    """A stored slider value above the new maximum (fewer heads or tokens) falls back to it."""
+    if st.session_state.get(key, 0) > top:
+        st.session_state[key] = top
+
+
+def sync_head_pills(heads: int) -> None:
+    """Every head is shown at first and again after the head count changes (a link's choice stays)."""
+    previous, st.session_state["_ta_hv_n"] = st.session_state.get("_ta_hv_n"), heads
+    fresh = "ta_hv_heads" not in st.session_state and "ta_hv_heads" not in st.query_params
+    if fresh or previous not in (None, heads):
+        st.session_state["ta_hv_heads"] = list(range(heads))
 
 
 layout.intro(
     "Attention on text",
     "Type a sentence. It is cut into **tokens**, each token becomes a vector (a seeded random "
-    "**embedding** plus a **positional encoding**), and every token's query is compared with every "
-    "token's key in each **head**: softmax(QKᵀ/√d_k) row by row. Each row says where that token looks.",
+    "**embedding** plus a **positional encoding**), and in each **head** every token's query "
+    "q = xW_q + b_q is compared with every token's key: softmax(QKᵀ/√d_k) row by row, then the "
+    "rows mix the values V. Each row says where that token looks.",
 )
 layout.presets({name: {"ta_text": text} for name, text in PRESETS.items()}, key="ta_preset")
 text = st.text_area(
     "Your text", DEFAULT, key="ta_text", bind="query-params", max_chars=MAX_CHARS, height=80
 )
-
 c1, c2, c3, c4 = st.columns(4)
 tokenizer = c1.radio("tokenizer", KINDS, key="ta_tok", bind="query-params", horizontal=True)
 vocab = c1.slider(
     "BPE vocabulary size",
     260,
-    1000,
+    800,
     400,
     20,
     key="ta_vocab",
     bind="query-params",
     disabled=tokenizer != "bpe",
 )
-d_model = c2.select_slider("d_model", [8, 16, 32, 64], value=32, key="ta_d", bind="query-params")
+d_model = c2.select_slider("d_model", D_MODELS, value=32, key="ta_d", bind="query-params")
 heads = c2.select_slider(
     "heads (d_k = d_model / heads)",
-    [h for h in (1, 2, 4, 8) if d_model % h == 0],
+    valid_heads(d_model),
     value=4,
     key="ta_heads",
     bind="query-params",
@@ -95,9 +127,13 @@ causal = c4.toggle("causal mask", key="ta_causal", bind="query-params")
 temperature = c4.select_slider(
     "temperature", TEMPERATURES, value=1.0, key="ta_temp", bind="query-params"
 )
-
+st.caption(
+    f"d_k = {d_model}/{heads} = {d_model // heads} per head. Scores: dot qᵀk (÷√d_k when on), "
+    "cosine qᵀk/(‖q‖‖k‖), neg_sq_dist −‖q−k‖². RoPE rotates q and k by their position "
+    "instead of adding a vector to the embedding."
+)
 if not text.strip():
-    st.warning("Type some text above (it is empty or only spaces).")
+    st.warning("Type some text above: it is empty or only spaces.")
     st.stop()
 cfg = TextConfig(
     tokenizer,
@@ -112,148 +148,156 @@ cfg = TextConfig(
     settings().seed,
 )
 result = cached_analysis(text, cfg)
-t = len(result.tokens)
+tokens, t = result.tokens, len(result.tokens)
+if not t:
+    st.warning("This text has no tokens for the word tokenizer: try the char or BPE tokenizer.")
+    st.stop()
 if result.truncated_from > t:
     st.warning(
-        f"The text has {result.truncated_from} tokens; only the first {MAX_TOKENS} are shown."
+        f"The text has {result.truncated_from} tokens; only the first {MAX_TOKENS} are used."
     )
 
-st.markdown(f"**{t} tokens** (id under each token)")
+vocab_note = f" (BPE vocabulary: {bpe_learned_size(vocab)} entries)" if tokenizer == "bpe" else ""
+st.markdown(f"**{t} tokens**{vocab_note}: each with its id")
 st.dataframe(
-    pd.DataFrame([result.ids], columns=shown(result.tokens), index=["id"]), width="stretch"
+    pd.DataFrame([tokens, [str(i) for i in result.ids]], index=["token", "id"]), width="stretch"
 )
-
-if st.session_state.get("ta_head", 0) > heads - 1:
-    st.session_state["ta_head"] = 0
-head = st.slider("head to inspect", 0, heads - 1, key="ta_head") if heads > 1 else 0
-head = min(head, heads - 1)
-show(heads_grid(result.weights, result.tokens), "heads_grid")
+if t == 1:
+    st.info("One token can only attend to itself: every weight is 1. Type a longer text.")
+show(heads_grid(result.weights, tokens), "heads_grid")
 
 view_col, row_col = st.columns([3, 2])
-with view_col:
-    picked = st.pills(
-        "heads in the head view",
-        list(range(heads)),
-        default=list(range(heads)),
-        selection_mode="multi",
-        key="ta_hv_heads",
-    )
-    if t > HEAD_VIEW_MAX:
-        st.info(
-            f"The head view shows the first {HEAD_VIEW_MAX} of {t} tokens; the heatmaps show all of them."
-        )
-    if st.session_state.get("ta_query", 0) > t - 1:
-        st.session_state["ta_query"] = 0
-    query = st.session_state.get("ta_query", 0)
-    isolate = st.toggle("only the selected query token's lines", key="ta_isolate")
-    show(
-        head_view(result.weights, result.tokens, picked or [], query if isolate else None),
-        "head_view",
-        key="ta_headview",
-        on_select=focus_clicked_token,
-        selection_mode="points",
-    )
 with row_col:
-    query = (
-        st.slider("query token", 0, max(t - 1, 1), key="ta_query", disabled=t == 1) if t > 1 else 0
-    )
-    query = min(query, t - 1)
+    clamp_state("ta_head", heads - 1)
+    clamp_state("ta_query", t - 1)
+    head = st.slider("head", 0, heads - 1, key="ta_head", bind="query-params") if heads > 1 else 0
+    query = st.slider("query token", 0, t - 1, key="ta_query", bind="query-params") if t > 1 else 0
     row = result.weights[head, query]
+    title = f"Where '{shown(tokens)[query]}' looks (head {head}); the row sums to {row.sum():.3f}"
     show(
-        plots.bar_chart(
-            row,
-            shown(result.tokens),
-            f"Where '{shown(result.tokens)[query]}' looks (head {head}); sums to {row.sum():.3f}",
-            "weight",
-            y_range=(0, 1.1),
-        )
+        plots.bar_chart(row, shown(tokens), title, "weight", "key token", (0, 1.1), query)
         if t <= 64
-        else plots.line_chart(np.arange(t), {"weight": row}, "Query row", "key position", "weight"),
+        else plots.line_chart(np.arange(t), {"weight": row}, title, "key position", "weight"),
         "query_row",
     )
     st.caption(
-        f"Entropy of this row: {result.entropy[head, query]:.3f} nats (uniform would be {np.log(t):.3f})"
+        f"Entropy of this row: {result.entropy[head, query]:.3f} nats "
+        f"(uniform would be {np.log(t):.3f}, one-hot 0)."
+    )
+with view_col:
+    sync_head_pills(heads)
+    picked = st.pills(
+        "heads in the head view",
+        list(range(heads)),
+        selection_mode="multi",
+        key="ta_hv_heads",
+        bind="query-params",
+    )
+    if t > HEAD_VIEW_MAX:
+        st.info(f"The head view shows the first {HEAD_VIEW_MAX} of {t} tokens; the maps show all.")
+    font = round(14 * settings().font_scale)
+    HEAD_VIEW(
+        data=head_view_data(result.weights, tokens, sorted(picked or []), query, font),
+        key="ta_hv",
+        default={"query": query},
+        on_query_change=pick_clicked_query,
     )
 
 with st.expander("Embeddings, positions and outputs"):
-    show(positional_figure(result.positions), "positional")
+    show(vectors_map(result.embeddings, tokens, "Token embeddings (seeded random)"), "embeddings")
+    if positional == "none":
+        st.info("No positional encoding: the model sees a bag of tokens (experiment a).")
+    else:
+        show(positional_figure(result.positions, rope=positional == "rope"), "positional")
     if positional == "sinusoidal":
-        show(
-            sinusoid_curves(
-                result.positions
-                if t > 8
-                else np.asarray(cached_analysis(" ".join(["x"] * 64), cfg).positions)
-            ),
-            "sinusoids",
-        )
-    show(
-        plots.heatmap(
-            result.outputs,
-            y_labels=shown(result.tokens),
-            title="Outputs: one row per token (all heads merged)",
-            x_title="dimension",
-            y_title="token",
-            colorscale="RdBu_r",
-        ),
-        "outputs",
-    )
+        show(sinusoid_curves(sinusoidal(max(t, 64), d_model)), "sinusoids")
+    show(vectors_map(result.outputs, tokens, "Outputs: one row per token, heads merged"), "outputs")
 
-st.subheader("Experiments")
-with st.expander("(a) Why positional encodings? Shuffle the words"):
-    for pe in ("none", positional if positional != "none" else "sinusoidal"):
-        exp = permutation_experiment(result.tokens[:64], dataclasses.replace(cfg, positional=pe))
-        st.markdown(
-            f"**positional = {pe}**: max |attention(shuffled) − P·attention·Pᵀ| = `{exp['max_difference']:.2e}`"
-        )
-        labels = shown([result.tokens[i] for i in exp["perm"]])
-        panels = (
-            ("original_permuted", "original, rows/columns permuted"),
-            ("shuffled", "computed on the shuffled sentence"),
-        )
-        for col, (name, title) in zip(st.columns(2), panels, strict=True):
-            with col:
-                show(
-                    plots.heatmap(exp[name][head], labels, labels, title=title, zmin=0, zmax=1),
-                    f"perm_{name}_{pe}",
-                )
-    st.info(
-        "Without positions the two maps are identical: self-attention is permutation-equivariant. With positions they differ."
-    )
-with st.expander("(b) Why divide by √d_k? Softmax saturation"):
-    show(saturation_figure(cached_saturation()), "saturation")
-    st.caption(
-        "Unscaled, q·k grows like √d_k, the softmax saturates towards one-hot and its entropy falls; scaled, it stays level."
-    )
-with st.expander("(c) Causal mask and (d) padding mask"):
+with st.expander("Padding mask: a batch of two sentences"):
     other = st.text_input(
-        "second sentence (batched with the first, padded)",
+        "second sentence (batched with yours; the shorter one is padded with [PAD])",
         "the cat sat",
         key="ta_second",
         bind="query-params",
+        max_chars=2000,
     )
-    padded, pad_w = padded_batch(text, other or " ", cfg)
-    for i, toks in enumerate(padded):
-        show(
-            plots.heatmap(
-                pad_w[i, head],
-                shown(toks),
-                shown(toks),
-                title=f"sentence {i + 1}: [PAD] columns get weight 0",
-                zmin=0,
-                zmax=1,
-            ),
-            f"pad_{i}",
+    pad_mask = st.toggle("padding mask", True, key="ta_padmask", bind="query-params")
+    padded, pad_w = cached_padded(text, other, cfg, pad_mask)
+    note = "[PAD] keys get weight 0" if pad_mask else "mask off: [PAD] keys take weight"
+    for col, (i, toks) in zip(st.columns(2), enumerate(padded), strict=True):
+        with col:
+            show(
+                weights_map(pad_w[i, head], toks, f"sentence {i + 1}, head {head}: {note}"),
+                f"pad{i}",
+            )
+    st.caption(f"Each sentence uses its first {PAIR_MAX} tokens.")
+
+st.subheader("Experiments")
+with st.expander("(a) Why positional encodings? Shuffle the tokens"):
+    for pe in ("none", positional if positional != "none" else "sinusoidal"):
+        exp = cached_permutation(tuple(tokens[:PAIR_MAX]), dataclasses.replace(cfg, positional=pe))
+        st.markdown(
+            f"**positional = {pe}**: max |attention(shuffled) − P·attention·Pᵀ| = "
+            f"`{exp['max_difference']:.2e}`"
         )
-    st.caption("Turn the causal mask on above: every weight above the diagonal becomes exactly 0.")
+        perm_tokens = [tokens[i] for i in exp["perm"]]
+        panels = (("original_permuted", "original, rows and columns permuted"),
+                  ("shuffled", "computed on the shuffled tokens"))  # fmt: skip
+        for col, (name, title) in zip(st.columns(2), panels, strict=True):
+            with col:
+                show(weights_map(exp[name][head], perm_tokens, f"{title} (head {head})"), name + pe)
+    st.info(
+        "Without positions the two maps are identical: self-attention is permutation-equivariant "
+        "(shuffle the tokens and the attention shuffles the same way). With positions they differ."
+    )
+with st.expander("(b) Why divide by √d_k? Softmax saturation"):
+    show(saturation_figure(cached_saturation(), d_model // heads), "saturation")
+    st.caption(
+        "For random q, k with unit-variance entries, q·k has variance d_k: unscaled, the softmax "
+        "saturates towards one-hot and the entropy falls; divided by √d_k it stays level."
+    )
+with st.expander("(c) The causal mask"):
+    n = min(t, PAIR_MAX)
+    for col, flag in zip(st.columns(2), (False, True), strict=True):
+        w = cached_analysis(text, dataclasses.replace(cfg, causal=flag)).weights[head, :n, :n]
+        with col:
+            title = f"causal mask {'on' if flag else 'off'} (head {head})"
+            show(weights_map(w, tokens[:n], title), f"causal_{flag}")
+    st.caption(
+        "With the mask every weight above the diagonal is exactly 0 (score −∞ before the "
+        "softmax): token i sees only tokens 0…i, as a decoder (GPT) must when predicting the next."
+    )
+with st.expander("(d) Temperature"):
+    rows, ent = temperature_rows(
+        result.scores[head, query], TEMPERATURES, query if causal else None
+    )
+    show(temperature_figure(rows, TEMPERATURES, tokens, shown(tokens)[query]), "temperature")
+    entropies = ", ".join(f"τ={tau:g}: {e:.2f}" for tau, e in zip(TEMPERATURES, ent, strict=True))
+    st.caption(
+        f"Entropy of the row per temperature: {entropies} nats. Small τ → one-hot "
+        "(a hard select), large τ → uniform (the mean)."
+    )
 
 layout.try_this(
     [
-        "Set positional encoding to *none* and open experiment (a): shuffled words give the same attention, permuted.",
+        "Set positional encoding to *none* and open (a): shuffled words give the same attention, permuted.",
         "Turn off *divide by √d_k* with 1 head and d_model 64: rows become nearly one-hot.",
         "Press **Repeated pattern** and look for a head that attends to the same word one period back.",
         "Temperature 0.05 vs 10: sharp vs uniform rows (watch the entropy under the bar chart).",
     ]
 )
-downloads.matrices(
-    {f"head {h}": result.weights[h] for h in range(heads)}, "text_attention", key="ta_dl"
+left, right = st.columns(2)
+left.download_button(
+    "Download attention (CSV)",
+    lambda: attention_csv(tokens, result.weights),
+    "text_attention.csv",
+    "text/csv",
+    key="ta_dl_csv",
+)
+right.download_button(
+    "Download attention (JSON)",
+    lambda: attention_json(result, cfg),
+    "text_attention.json",
+    "application/json",
+    key="ta_dl_json",
 )

@@ -1,4 +1,5 @@
-"""The text page in Chromium: type a sentence, switch tokenizer and heads, hover the head view."""
+"""The text page in Chromium: type a sentence, switch tokenizer and heads, hover the head view,
+click a query token in it."""
 
 from __future__ import annotations
 
@@ -7,6 +8,11 @@ import pytest
 from tests.browser.conftest import assert_no_exception, open_app_page, wait_idle
 
 pytestmark = pytest.mark.browser
+
+VISIBLE_LINES = (  # evaluated on the view's root (it may sit in a shadow DOM)
+    "(root) => [...root.querySelectorAll('svg line')].filter((l) => l.style.display !== 'none')"
+    ".length"
+)
 
 
 def test_type_switch_and_hover(page, app_url):
@@ -26,9 +32,18 @@ def test_type_switch_and_hover(page, app_url):
     page.keyboard.press("ArrowLeft")
     wait_idle(page)
     assert "ta_heads=2" in page.url
-    view = page.locator(".js-plotly-plot", has_text="Head view").first
+    view = page.locator(".hv")
     view.scroll_into_view_if_needed()
-    box_ = view.bounding_box()
-    page.mouse.move(box_["x"] + box_["width"] * 0.3, box_["y"] + 80)
-    page.wait_for_timeout(300)
+    every = view.evaluate(VISIBLE_LINES)
+    token = view.locator("svg g.q").nth(4)  # a query token in the left column
+    token.hover()
+    page.wait_for_function(
+        f"([root, every]) => ({VISIBLE_LINES})(root) < every",
+        arg=[view.element_handle(), every],
+        timeout=10_000,
+    )
+    assert "query #4" in view.locator(".hv-status").inner_text()
+    token.click()
+    page.wait_for_function("() => location.search.includes('ta_query=4')", timeout=20_000)
+    wait_idle(page)
     assert_no_exception(page, "text-after")
