@@ -77,7 +77,8 @@ export default function (component) {
   for (const hd of heads) add("span", { style: `color:${hd.color}` }, bar, `▬ head ${hd.head}`);
   const svgBtn = add("button", { type: "button" }, bar, "⤓ SVG");
   const pngBtn = add("button", { type: "button" }, bar, "⤓ PNG");
-  const hint = "Hover a token to isolate its lines; click a query token (left) to pick it below.";
+  const hint = "Hover a token to isolate its lines" +
+    (data.clickable ? "; click a query token (left) to pick it below." : ".");
   const status = add("div", { class: "hv-status" }, root, hint);
   const svg = add("svg", { width, height, viewBox: `0 0 ${width} ${height}`,
     "font-size": font, "font-family": "sans-serif" }, root);
@@ -107,7 +108,7 @@ export default function (component) {
     status.textContent = `${side ? "key" : "query"} #${i} '${tokens[i]}': ${parts.join(" · ")}`;
   };
   [0, 1].forEach((side) => tokens.forEach((tok, i) => {
-    const g = add("g", { class: "tok" + (side ? "" : " q") + (!side && i === data.query ? " sel" : ""),
+    const g = add("g", { class: "tok" + (side || !data.clickable ? "" : " q") + (!side && i === data.query ? " sel" : ""),
       "data-side": side, "data-i": i }, svg);
     add("rect", { x: side ? labelW + gap : 0, y: y(i) - row / 2, width: labelW, height: row,
       fill: "transparent" }, g);
@@ -116,7 +117,7 @@ export default function (component) {
     add("title", {}, g, `${side ? "key" : "query"} #${i}: ${tok}`);
     g.addEventListener("mouseenter", () => focus(side, i));
     g.addEventListener("mouseleave", () => focus(null));
-    if (!side) g.addEventListener("click", () => setStateValue("query", i));
+    if (!side && data.clickable) g.addEventListener("click", () => setStateValue("query", i));
     labels[side].push(g);
   }));
   const svgText = () => {

@@ -1,4 +1,4 @@
-"""Figures of the text page: per-head heatmap grid, BertViz-style head view, positional encodings,
+"""Figures of the text page: per-head heatmap grid, positional encodings, the temperature rows,
 one query row, outputs, and the saturation curve."""
 
 from __future__ import annotations
@@ -94,72 +94,6 @@ def heads_grid(
     title = "Attention weights per head (row: query token, column: key token)"
     layout["title"] = {
         "text": title + (f"; {t} tokens shown block-averaged to {pool}" if pooled else "")
-    }
-    return fast_figure(data, layout)
-
-
-def head_view(
-    weights: np.ndarray,
-    tokens: list[str],
-    heads: list[int],
-    focus: int | None,
-    threshold: float = 0.02,
-) -> go.Figure:
-    """Tokens in two columns (queries left, keys right) joined by lines whose opacity is the weight,
-    one colour per head; with `focus`, only that query token's lines. Click a left token to focus."""
-    t = min(len(tokens), HEAD_VIEW_MAX)
-    labels = shown(tokens[:t])
-    ys = -np.arange(t, dtype=np.float32)
-    data = []
-    for h in heads:
-        for lo, hi in ((threshold, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 1.01)):  # opacity bins
-            xs, yy = [], []
-            for i in range(t) if focus is None else [focus]:
-                for j in np.nonzero((weights[h, i, :t] >= lo) & (weights[h, i, :t] < hi))[0]:
-                    xs += [0.0, 1.0, None]
-                    yy += [float(ys[i]), float(ys[j]), None]
-            if xs:
-                data.append(
-                    {
-                        "type": "scatter",
-                        "x": xs,
-                        "y": yy,
-                        "mode": "lines",
-                        "hoverinfo": "skip",
-                        "line": {"color": HEAD_COLORS[h % len(HEAD_COLORS)], "width": 2},
-                        "opacity": (lo + min(hi, 1.0)) / 2,
-                        "name": f"head {h}",
-                        "legendgroup": f"h{h}",
-                        "showlegend": lo == threshold,
-                    }
-                )
-    for side, x in (("query", 0.0), ("key", 1.0)):
-        data.append(
-            {
-                "type": "scatter",
-                "x": np.full(t, x, dtype=np.float32),
-                "y": ys,
-                "mode": "markers+text",
-                "text": labels,
-                "textposition": "middle left" if x == 0 else "middle right",
-                "marker": {"size": 10, "color": "#495057", "opacity": 0.6},
-                "showlegend": False,
-                "customdata": np.arange(t),
-                "name": side,
-                "hovertemplate": f"{side} token %{{text}} (#%{{customdata}})<extra></extra>",
-            }
-        )
-    layout = {
-        "title": {
-            "text": "Head view: query tokens (left) attend to key tokens (right); click a left token to isolate it"
-        },
-        "height": 120 + 22 * t,
-        "margin": {"l": 120, "r": 120, "t": 50, "b": 10},
-        "xaxis": {"visible": False, "range": [-0.6, 1.6]},
-        "yaxis": {"visible": False},
-        "clickmode": "event+select",
-        "dragmode": False,
-        "legend": {"orientation": "h", "y": 1.02},
     }
     return fast_figure(data, layout)
 

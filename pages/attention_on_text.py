@@ -7,9 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import plots
-from attnviz.head_view import HEAD_VIEW_CSS, HEAD_VIEW_JS, head_view_data
 from attnviz.plots_text import (
-    HEAD_VIEW_MAX,
     heads_grid,
     positional_figure,
     saturation_figure,
@@ -37,6 +35,7 @@ from attnviz.text_attention import (
 from attnviz.tokenizers import KINDS, bpe_learned_size
 from attnviz.ui import layout
 from attnviz.ui.figures import show
+from attnviz.ui.head_view import head_view
 from attnviz.ui.sidebar import settings
 
 DEFAULT = "a large airplane flying in the blue sky"
@@ -48,7 +47,6 @@ PRESETS = {
 TEMPERATURES = [0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
 D_MODELS = [8, 16, 24, 32, 48, 64]
 MAX_CHARS = 20_000
-HEAD_VIEW = st.components.v2.component("attnviz_text_head_view", css=HEAD_VIEW_CSS, js=HEAD_VIEW_JS)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -69,16 +67,6 @@ def cached_permutation(tokens: tuple[str, ...], cfg: TextConfig):
 @st.cache_data(max_entries=2, show_spinner=False)
 def cached_saturation():
     return saturation_curve([2, 4, 8, 16, 32, 64, 128, 256, 512])
-
-
-def pick_clicked_query() -> None:
-    st.session_state["ta_query"] = int(st.session_state["ta_hv"]["query"])
-
-
-def clamp_state(key: str, top: int) -> None:
-    """A stored slider value above the new maximum (fewer heads or tokens) falls back to it."""
-    if st.session_state.get(key, 0) > top:
-        st.session_state[key] = top
 
 
 def sync_head_pills(heads: int) -> None:
@@ -168,8 +156,8 @@ show(heads_grid(result.weights, tokens), "heads_grid")
 
 view_col, row_col = st.columns([3, 2])
 with row_col:
-    clamp_state("ta_head", heads - 1)
-    clamp_state("ta_query", t - 1)
+    layout.clamp_state("ta_head", heads - 1)
+    layout.clamp_state("ta_query", t - 1)
     head = st.slider("head", 0, heads - 1, key="ta_head", bind="query-params") if heads > 1 else 0
     query = st.slider("query token", 0, t - 1, key="ta_query", bind="query-params") if t > 1 else 0
     row = result.weights[head, query]
@@ -193,15 +181,7 @@ with view_col:
         key="ta_hv_heads",
         bind="query-params",
     )
-    if t > HEAD_VIEW_MAX:
-        st.info(f"The head view shows the first {HEAD_VIEW_MAX} of {t} tokens; the maps show all.")
-    font = round(14 * settings().font_scale)
-    HEAD_VIEW(
-        data=head_view_data(result.weights, tokens, sorted(picked or []), query, font),
-        key="ta_hv",
-        default={"query": query},
-        on_query_change=pick_clicked_query,
-    )
+    head_view(result.weights, tokens, picked or [], query, "ta_hv", "ta_query")
 
 with st.expander("Embeddings, positions and outputs"):
     show(vectors_map(result.embeddings, tokens, "Token embeddings (seeded random)"), "embeddings")

@@ -8,10 +8,11 @@ from attnviz import plots
 from attnviz.analysis import difference, drop_tokens, head_table, project_queries_keys, rollout
 from attnviz.export import array_to_npy
 from attnviz.plots_pretrained import model_view, qk_bars, qk_products, qk_scatter
-from attnviz.plots_text import head_view, shown
+from attnviz.plots_text import shown
 from attnviz.pretrained import MAX_TOKENS, load
 from attnviz.ui import layout
 from attnviz.ui.figures import show
+from attnviz.ui.head_view import head_view
 
 DEFAULT = "The animal didn't cross the street because it was too tired."
 SPECIALS = {"[CLS]", "[SEP]", "<s>", "</s>", "[PAD]"}
@@ -75,14 +76,16 @@ if hide:
 show(model_view(att, tokens), "model_view")
 view_col, big_col = st.columns(2)
 with view_col:
-    show(
-        head_view(
-            att[layer],
-            tokens,
-            list(range(heads)) if st.toggle("all heads", key="pe_allheads") else [head],
-            None,
-        ),
-        "pe_head_view",
+    st.markdown(f"**Head view, layer {layer}**: queries (left) attend to keys (right)")
+    every_head = st.toggle("all heads", key="pe_allheads", bind="query-params")
+    layout.clamp_state("pe_query", t - 1)
+    head_view(
+        att[layer],
+        tokens,
+        list(range(heads)) if every_head else [head],
+        None if hide else st.session_state.get("pe_query", 0),
+        "pe_hv",
+        None if hide else "pe_query",  # hidden specials shift the indices: no click-to-pick
     )
 with big_col:
     show(
@@ -98,9 +101,9 @@ with big_col:
     )
 
 st.subheader("Query and key behind one weight")
-if st.session_state.get("pe_query", 0) > t - 1:
-    st.session_state["pe_query"] = 0
-query = st.slider("query token", 0, t - 1, key="pe_query") if t > 1 else 0
+query = (
+    st.slider("query token", 0, t - 1, key="pe_query", bind="query-params") if t > 1 else 0
+)
 q, k = result.queries[layer, head, query], result.keys[layer, head]
 st.caption(f"Query token: '{result.tokens[query]}' (computed on all {t} tokens, specials included)")
 show(qk_products(q, k, result.tokens, result.tokens[query]), "qk_products")

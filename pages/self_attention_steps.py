@@ -82,8 +82,7 @@ prev_col.button("◀ Previous", on_click=shift_reveal, args=(-1,), width="stretc
 next_col.button("Next ▶", on_click=shift_reveal, args=(1,), width="stretch")
 row_col, pick_col = st.columns([1, 3])
 one_row = row_col.toggle("one query row only", key="sa_row", bind="query-params")
-if st.session_state.get("sa_i", 0) > m - 1:
-    st.session_state["sa_i"] = 0
+layout.clamp_state("sa_i", m - 1)
 query = pick_col.slider(
     "query patch i", 0, max(m - 1, 1), 0, key="sa_i", disabled=(m == 1 or not one_row)
 )

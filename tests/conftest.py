@@ -32,9 +32,14 @@ def figures(at: AppTest) -> list[dict]:
     return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
 
 
+def head_views(at: AppTest) -> list[dict]:
+    """The data of every head view (a custom component: tokens, lines per head, query)."""
+    return [json.loads(el.proto.json) for el in at.get("bidi_component")]
+
+
 def shown(at: AppTest) -> str:
-    """A fingerprint of what the page shows: figures, text, metrics, tables, messages."""
-    parts = [json.dumps(figures(at), sort_keys=True)]
+    """A fingerprint of what the page shows: figures, head views, text, tables, messages."""
+    parts = [json.dumps(figures(at), sort_keys=True), json.dumps(head_views(at), sort_keys=True)]
     for kind in ("markdown", "caption", "metric", "success", "info", "warning", "error", "code"):
         parts += [
             str(getattr(el, "value", "")) + str(getattr(el, "label", "")) for el in at.get(kind)

@@ -41,3 +41,10 @@ def presets(options: dict[str, dict], key: str, on_apply: Callable[[], None] | N
                     on_apply()
 
             col.button(label, key=f"{key}_{label}", on_click=_apply, width="stretch")
+
+
+def clamp_state(key: str, top: int) -> None:
+    """A stored slider value above its new maximum (fewer tokens, heads or rows) falls back
+    to the maximum, so the slider never receives an out-of-range value."""
+    if st.session_state.get(key, 0) > top:
+        st.session_state[key] = top

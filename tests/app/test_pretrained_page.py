@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import figures, no_exception, open_page
+from tests.conftest import figures, head_views, no_exception, open_page
 
 PAGE = "pages/pretrained_explorer.py"
 
@@ -22,7 +22,6 @@ def test_views_are_all_there(at):
     found = titles(at)
     for start in (
         "Model view",
-        "Head view",
         "Layer 0, head 0",
         "q ∘ k",
         "softmax",
@@ -31,6 +30,19 @@ def test_views_are_all_there(at):
     ):
         assert any(t.startswith(start) for t in found), start
     assert len(at.dataframe[0].value) == 72
+    (view,) = head_views(at)
+    assert view["tokens"][0] == "[CLS]" and [h["head"] for h in view["heads"]] == [0]
+
+
+def test_head_view_follows_all_heads_and_the_query_slider():
+    at = open_page(PAGE)
+    at.toggle(key="pe_allheads").set_value(True).run()
+    at.slider(key="pe_query").set_value(2).run()
+    (view,) = head_views(at)
+    assert [h["head"] for h in view["heads"]] == list(range(12)) and view["query"] == 2
+    at.toggle(key="pe_hide").set_value(True).run()
+    (view,) = head_views(at)
+    assert "[CLS]" not in view["tokens"] and view["query"] is None  # indices shift: no pick
 
 
 def test_layer_and_head_change_the_enlarged_map(at):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import figures, no_exception, open_page
+from tests.conftest import figures, head_views, no_exception, open_page
 
 PAGE = "pages/attention_on_text.py"
 
@@ -50,6 +50,11 @@ def test_heads_and_tokenizer_change_the_view():
     words = len(grid(at)["data"][0]["x"])
     at.radio(key="ta_tok").set_value("char").run()
     assert len(grid(at)["data"][0]["x"]) > words
+    (view,) = head_views(at)
+    assert [h["head"] for h in view["heads"]] == [0, 1] and len(view["tokens"]) > words
+    at.pills(key="ta_hv_heads").set_value([1]).run()
+    (view,) = head_views(at)
+    assert [h["head"] for h in view["heads"]] == [1]
 
 
 def test_causal_toggle_zeroes_the_upper_triangle_in_the_query_row():

@@ -1,4 +1,5 @@
-"""The pretrained explorer in Chromium: the model view draws, a slider changes the head."""
+"""The pretrained explorer in Chromium: the model view draws, a slider changes the head, a click
+on a query token in the head view picks the query of the query/key view."""
 
 from __future__ import annotations
 
@@ -19,4 +20,11 @@ def test_model_view_and_head_slider(page, app_url):
     wait_idle(page)
     assert page.get_by_text("Layer 0, head 1").count() >= 1
     assert "pe_head=1" in page.url
+    token = page.locator(".hv svg g.q").nth(3)  # the left column: query tokens
+    token.scroll_into_view_if_needed()
+    token.click()
+    page.wait_for_function("() => location.search.includes('pe_query=3')", timeout=20_000)
+    wait_idle(page)
+    picked = token.locator("text").text_content()
+    assert page.get_by_text(f"Query token: '{picked}'").count() == 1
     assert_no_exception(page, "pretrained-after")

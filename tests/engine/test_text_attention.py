@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnviz.plots_text import head_view, heads_grid, shown
+from attnviz.plots_text import heads_grid, shown
 from attnviz.positional import encoding, sinusoidal
 from attnviz.text_attention import (
     TextConfig,
@@ -98,6 +98,6 @@ def test_padding_gets_zero_weight_and_long_text_is_truncated():
 def test_labels_are_html_escaped_and_views_build():
     assert shown(["<b>", "a"]) == ["&lt;b&gt;", "a"]
     res = analyse("<script>alert(1)</script> hello", TextConfig(tokenizer="word"))
-    fig = head_view(res.weights, res.tokens, [0, 1], None)
-    assert all("<script>" not in str(tr.text) for tr in fig.data)
-    assert len(heads_grid(res.weights, res.tokens).data) == 4
+    fig = heads_grid(res.weights, res.tokens)
+    assert all("<script>" not in str(tr.x) + str(tr.y) for tr in fig.data)
+    assert len(fig.data) == 4
