@@ -101,9 +101,7 @@ with big_col:
     )
 
 st.subheader("Query and key behind one weight")
-query = (
-    st.slider("query token", 0, t - 1, key="pe_query", bind="query-params") if t > 1 else 0
-)
+query = st.slider("query token", 0, t - 1, key="pe_query", bind="query-params") if t > 1 else 0
 q, k = result.queries[layer, head, query], result.keys[layer, head]
 st.caption(f"Query token: '{result.tokens[query]}' (computed on all {t} tokens, specials included)")
 show(qk_products(q, k, result.tokens, result.tokens[query]), "qk_products")
