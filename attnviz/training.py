@@ -22,6 +22,7 @@ from torch import Tensor
 
 OPTIMIZERS = ("sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam", "adamw")
 BATCH_MODES = ("full", "minibatch", "single")
+SCHEDULES = ("constant", "cosine")
 TERMINAL = ("done", "stopped early", "diverged", "stopped", "error")
 
 
@@ -34,6 +35,7 @@ class TrainConfig:
     batch_size: int = 32
     steps: int = 300
     weight_decay: float = 0.0
+    schedule: str = "constant"  # learning rate: constant, or cosine decay to 0 over `steps`
     grad_clip: float = 0.0  # max gradient norm; 0 = off
     patience: int = 0  # evaluations without validation improvement before stopping; 0 = off
     eval_every: int = 10
@@ -47,6 +49,8 @@ class TrainConfig:
             out.append(f"optimizer must be one of {', '.join(OPTIMIZERS)}")
         if self.batch_mode not in BATCH_MODES:
             out.append(f"batch mode must be one of {', '.join(BATCH_MODES)}")
+        if self.schedule not in SCHEDULES:
+            out.append(f"the schedule must be one of {', '.join(SCHEDULES)}")
         if not (self.lr > 0 and math.isfinite(self.lr)):
             out.append("the learning rate must be a positive number")
         if self.steps < 1 or self.batch_size < 1 or self.eval_every < 1 or self.snapshot_every < 1:
@@ -143,6 +147,11 @@ class Trainer:
         self.callbacks = {"step": [], "eval": [], "snapshot": [], **(callbacks or {})}
         params = list(task.parameters())
         self.optimizer = make_optimizer(config.optimizer, params, config) if params else None
+        self.scheduler = (
+            torch.optim.lr_scheduler.CosineAnnealingLR(self.optimizer, T_max=config.steps)
+            if self.optimizer is not None and config.schedule == "cosine"
+            else None
+        )
         self.generator = torch.Generator().manual_seed(config.seed)
         self.history = History()
         self.snapshots: list[tuple[int, dict]] = []
@@ -178,6 +187,8 @@ class Trainer:
         if self.config.grad_clip > 0:
             torch.nn.utils.clip_grad_norm_(self.task.parameters(), self.config.grad_clip)
         self.optimizer.step()
+        if self.scheduler is not None:
+            self.scheduler.step()
         self.step_count += 1
         self.history.step.append(self.step_count)
         self.history.train_loss.append(value)

@@ -6,7 +6,7 @@ import streamlit as st
 
 from attnviz.data.tasks import TASK_NAMES, TaskSpec, build_task
 from attnviz.models.transformer import POSITIONAL, TransformerConfig
-from attnviz.training import BATCH_MODES, OPTIMIZERS, TrainConfig
+from attnviz.training import BATCH_MODES, OPTIMIZERS, SCHEDULES, TrainConfig
 from attnviz.transformer_task import PRESETS, TransformerJobSpec, restore
 from attnviz.ui import layout
 from attnviz.ui.sidebar import settings
@@ -24,7 +24,8 @@ TASK_NOTES = {
     "reverse": "encoder: output position i = input position T−1−i",
     "sort": "encoder: write the digits in increasing order",
     "copy": "causal decoder: digits, '|', then the same digits again",
-    "modular_addition": "encoder: a + b = (a + b) mod p on sums never seen in training; it generalises late (grokking): give it thousands of steps",
+    "modular_addition": "encoder: a + b = (a + b) mod p, scored on sums never seen in training. "
+    "With small p it memorises first and generalises late (grokking); p = 47 finds the rule sooner",
     "next_char": "causal decoder: predict the next character of a song",
     "fill_blank": "encoder, self-supervised: fill in the hidden character '_'",
 }
@@ -44,6 +45,7 @@ def preset_values(task: TaskSpec, model: TransformerConfig, train: TrainConfig) 
         "tt_steps": train.steps,
         "tt_wd": train.weight_decay,
         "tt_mode": train.batch_mode,
+        "tt_sched": train.schedule,
         "tt_ntrain": task.n_train,
     }
 
@@ -61,7 +63,7 @@ with task_col:
     task_name = st.selectbox("task", TASK_NAMES, key="tt_task", bind="query-params")
     st.caption(TASK_NOTES[task_name])
     length = st.slider("sequence length", 4, 24, 8, key="tt_len", bind="query-params")
-    symbols = st.slider("symbols (digits, or p)", 3, 16, 10, key="tt_sym", bind="query-params")
+    symbols = st.slider("symbols (digits, or p)", 3, 64, 10, key="tt_sym", bind="query-params")
     n_train = st.select_slider(
         "training examples",
         [500, 1000, 2000, 5000, 10000],
@@ -88,9 +90,17 @@ with train_col:
         "batches", BATCH_MODES, index=1, key="tt_mode", bind="query-params", horizontal=True
     )
     batch = st.select_slider(
-        "batch size", [1, 8, 16, 32, 64, 128], value=64, key="tt_bs", bind="query-params"
+        "batch size", [1, 8, 16, 32, 64, 128, 256], value=64, key="tt_bs", bind="query-params"
     )
     steps = st.slider("steps", 50, 5000, 800, 50, key="tt_steps", bind="query-params")
+    schedule = st.radio(
+        "learning-rate schedule",
+        SCHEDULES,
+        key="tt_sched",
+        bind="query-params",
+        horizontal=True,
+        help="cosine: the rate falls smoothly to 0 by the last step",
+    )
     weight_decay = st.select_slider(
         "weight decay", [0.0, 0.01, 0.1, 1.0], value=0.0, key="tt_wd", bind="query-params"
     )
@@ -112,6 +122,7 @@ config = TrainConfig(
     batch_mode=batch_mode,
     batch_size=batch,
     steps=steps,
+    schedule=schedule,
     weight_decay=weight_decay,
     eval_every=20,
     snapshot_every=25,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import torch
 
@@ -83,7 +85,22 @@ def test_history_snapshots_and_callbacks():
     assert trainer.status == "done" and trainer.steps_per_second > 0
 
 
+def test_cosine_schedule_follows_the_formula_and_constant_stays():
+    rates: list[float] = []
+    record = [lambda trainer: rates.append(trainer.optimizer.param_groups[0]["lr"])]
+    config = TrainConfig(optimizer="sgd", lr=0.2, steps=10, schedule="cosine")
+    Trainer(Quadratic(), config, {"step": record}).run()
+    # after step t the rate used next is lr/2 · (1 + cos(π t / T)); it reaches 0 at the end
+    expected = [0.1 * (1 + math.cos(math.pi * t / 10)) for t in range(1, 11)]
+    assert rates == pytest.approx(expected, abs=1e-12)
+    rates.clear()
+    Trainer(Quadratic(), TrainConfig(optimizer="sgd", lr=0.2, steps=5), {"step": record}).run()
+    assert rates == [0.2] * 5
+
+
 def test_bad_config_is_refused_with_reasons():
+    with pytest.raises(ValueError, match="schedule"):
+        Trainer(Quadratic(), TrainConfig(schedule="sawtooth"))
     with pytest.raises(ValueError, match="optimizer"):
         Trainer(Quadratic(), TrainConfig(optimizer="magic"))
     with pytest.raises(ValueError, match="learning rate"):

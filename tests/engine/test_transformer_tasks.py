@@ -23,6 +23,7 @@ FAST = {  # preset -> steps for the test (evaluation only at the end)
     "Copy: causal decoder": 600,
     "Next character (song)": 1200,
     "Fill in the blank (song)": 1500,
+    "Modular addition (mod 47)": 2000,
 }
 
 
@@ -37,16 +38,6 @@ def train(preset: str, steps: int) -> Trainer:
 def test_task_reaches_95_percent_validation_accuracy(preset):
     trainer = train(preset, FAST[preset])
     assert trainer.history.val_metric[-1] >= 0.95, (preset, trainer.history.val_metric)
-
-
-@pytest.mark.parametrize(
-    ("preset", "chance"),
-    [("Modular addition (mod 11)", 1 / 11)],
-)
-def test_harder_tasks_learn_far_above_chance(preset, chance):
-    trainer = train(preset, 600)
-    assert trainer.history.train_metric[-1] >= 0.5
-    assert trainer.history.val_metric[-1] >= 3 * chance
 
 
 def test_reverse_attention_is_the_anti_diagonal_and_snapshot_restores():
