@@ -22,7 +22,7 @@ FAST = {  # preset -> steps for the test (evaluation only at the end)
     "Sort: 1 layer, 2 heads": 700,
     "Copy: causal decoder": 600,
     "Next character (song)": 1200,
-    "Fill in the blank (song)": 1500,
+    "Fill in the blank (song)": 1200,
     "Modular addition (mod 47)": 2000,
 }
 
