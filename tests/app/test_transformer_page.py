@@ -58,3 +58,12 @@ def test_unknown_tokens_get_a_message():
     at.text_input(key="tt_input").set_value("1 2 banana").run()
     assert any("not in this task's vocabulary" in e.value for e in at.error)
     at.button(key="tt_reset").click().run()
+
+
+def test_modular_addition_preset_sets_p_and_the_cosine_schedule():
+    at = open_page(PAGE)
+    assert at.radio(key="tt_sched").value == "constant"
+    next(b for b in at.button if b.label == "Modular addition (mod 47)").click().run()
+    no_exception(at)
+    assert at.slider(key="tt_sym").value == 47 and at.radio(key="tt_sched").value == "cosine"
+    assert any("All 2209 sums mod 47" in c.value for c in at.caption)
