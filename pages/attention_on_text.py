@@ -1,42 +1,26 @@
 """Page 4: self-attention on your own sentence (seeds 002, 003)."""
 
-import dataclasses
-
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from attnviz import plots
-from attnviz.plots_text import (
-    heads_grid,
-    positional_figure,
-    saturation_figure,
-    shown,
-    sinusoid_curves,
-    temperature_figure,
-    vectors_map,
-    weights_map,
-)
-from attnviz.positional import ENCODINGS, sinusoidal
+from attnviz.plots_text import heads_grid, shown
+from attnviz.positional import ENCODINGS
 from attnviz.text_attention import (
     MAX_TOKENS,
-    PAIR_MAX,
     SCORES,
     TextConfig,
-    analyse,
     attention_csv,
     attention_json,
-    padded_batch,
-    permutation_experiment,
-    saturation_curve,
-    temperature_rows,
     valid_heads,
 )
 from attnviz.tokenizers import KINDS, bpe_learned_size
-from attnviz.ui import layout
+from attnviz.ui import layout, text_sections
 from attnviz.ui.figures import show
 from attnviz.ui.head_view import head_view
 from attnviz.ui.sidebar import settings
+from attnviz.ui.text_sections import TEMPERATURES, cached_analysis
 
 DEFAULT = "a large airplane flying in the blue sky"
 PRESETS = {
@@ -44,29 +28,8 @@ PRESETS = {
     "Pronoun puzzle": "the trophy did not fit in the suitcase because it was too big",
     "Repeated pattern": "one two three one two three one two three",
 }
-TEMPERATURES = [0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
 D_MODELS = [8, 16, 24, 32, 48, 64]
 MAX_CHARS = 20_000
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def cached_analysis(text: str, cfg: TextConfig):
-    return analyse(text, cfg)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def cached_padded(first: str, second: str, cfg: TextConfig, pad_mask: bool):
-    return padded_batch(first, second, cfg, pad_mask)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def cached_permutation(tokens: tuple[str, ...], cfg: TextConfig):
-    return permutation_experiment(list(tokens), cfg)
-
-
-@st.cache_data(max_entries=2, show_spinner=False)
-def cached_saturation():
-    return saturation_curve([2, 4, 8, 16, 32, 64, 128, 256, 512])
 
 
 def sync_head_pills(heads: int) -> None:
@@ -183,80 +146,13 @@ with view_col:
     )
     head_view(result.weights, tokens, picked or [], query, "ta_hv", "ta_query")
 
-with st.expander("Embeddings, positions and outputs"):
-    show(vectors_map(result.embeddings, tokens, "Token embeddings (seeded random)"), "embeddings")
-    if positional == "none":
-        st.info("No positional encoding: the model sees a bag of tokens (experiment a).")
-    else:
-        show(positional_figure(result.positions, rope=positional == "rope"), "positional")
-    if positional == "sinusoidal":
-        show(sinusoid_curves(sinusoidal(max(t, 64), d_model)), "sinusoids")
-    show(vectors_map(result.outputs, tokens, "Outputs: one row per token, heads merged"), "outputs")
-
-with st.expander("Padding mask: a batch of two sentences"):
-    other = st.text_input(
-        "second sentence (batched with yours; the shorter one is padded with [PAD])",
-        "the cat sat",
-        key="ta_second",
-        bind="query-params",
-        max_chars=2000,
-    )
-    pad_mask = st.toggle("padding mask", True, key="ta_padmask", bind="query-params")
-    padded, pad_w = cached_padded(text, other, cfg, pad_mask)
-    note = "[PAD] keys get weight 0" if pad_mask else "mask off: [PAD] keys take weight"
-    for col, (i, toks) in zip(st.columns(2), enumerate(padded), strict=True):
-        with col:
-            show(
-                weights_map(pad_w[i, head], toks, f"sentence {i + 1}, head {head}: {note}"),
-                f"pad{i}",
-            )
-    st.caption(f"Each sentence uses its first {PAIR_MAX} tokens.")
-
+text_sections.vectors(result, cfg)
+text_sections.padding(text, cfg, head)
 st.subheader("Experiments")
-with st.expander("(a) Why positional encodings? Shuffle the tokens"):
-    for pe in ("none", positional if positional != "none" else "sinusoidal"):
-        exp = cached_permutation(tuple(tokens[:PAIR_MAX]), dataclasses.replace(cfg, positional=pe))
-        st.markdown(
-            f"**positional = {pe}**: max |attention(shuffled) − P·attention·Pᵀ| = "
-            f"`{exp['max_difference']:.2e}`"
-        )
-        perm_tokens = [tokens[i] for i in exp["perm"]]
-        panels = (("original_permuted", "original, rows and columns permuted"),
-                  ("shuffled", "computed on the shuffled tokens"))  # fmt: skip
-        for col, (name, title) in zip(st.columns(2), panels, strict=True):
-            with col:
-                show(weights_map(exp[name][head], perm_tokens, f"{title} (head {head})"), name + pe)
-    st.info(
-        "Without positions the two maps are identical: self-attention is permutation-equivariant "
-        "(shuffle the tokens and the attention shuffles the same way). With positions they differ."
-    )
-with st.expander("(b) Why divide by √d_k? Softmax saturation"):
-    show(saturation_figure(cached_saturation(), d_model // heads), "saturation")
-    st.caption(
-        "For random q, k with unit-variance entries, q·k has variance d_k: unscaled, the softmax "
-        "saturates towards one-hot and the entropy falls; divided by √d_k it stays level."
-    )
-with st.expander("(c) The causal mask"):
-    n = min(t, PAIR_MAX)
-    for col, flag in zip(st.columns(2), (False, True), strict=True):
-        w = cached_analysis(text, dataclasses.replace(cfg, causal=flag)).weights[head, :n, :n]
-        with col:
-            title = f"causal mask {'on' if flag else 'off'} (head {head})"
-            show(weights_map(w, tokens[:n], title), f"causal_{flag}")
-    st.caption(
-        "With the mask every weight above the diagonal is exactly 0 (score −∞ before the "
-        "softmax): token i sees only tokens 0…i, as a decoder (GPT) must when predicting the next."
-    )
-with st.expander("(d) Temperature"):
-    rows, ent = temperature_rows(
-        result.scores[head, query], TEMPERATURES, query if causal else None
-    )
-    show(temperature_figure(rows, TEMPERATURES, tokens, shown(tokens)[query]), "temperature")
-    entropies = ", ".join(f"τ={tau:g}: {e:.2f}" for tau, e in zip(TEMPERATURES, ent, strict=True))
-    st.caption(
-        f"Entropy of the row per temperature: {entropies} nats. Small τ → one-hot "
-        "(a hard select), large τ → uniform (the mean)."
-    )
+text_sections.shuffle(tokens, cfg, head)
+text_sections.saturation(d_model // heads)
+text_sections.causal(text, cfg, head, tokens)
+text_sections.temperature(result, cfg, head, query)
 
 layout.try_this(
     [

@@ -48,3 +48,10 @@ def clamp_state(key: str, top: int) -> None:
     to the maximum, so the slider never receives an out-of-range value."""
     if st.session_state.get(key, 0) > top:
         st.session_state[key] = top
+
+
+def lazy_expander(label: str, key: str):
+    """An expander that reruns the page when it opens or closes, so that its body can be built
+    only while `.open` (`with lazy_expander(...) as box: if not box.open: return`). Whether it
+    is open is kept in the URL."""
+    return st.expander(label, key=key, on_change="rerun", bind="query-params")

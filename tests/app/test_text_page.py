@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from tests.conftest import figures, head_views, no_exception, open_page
@@ -64,3 +65,45 @@ def test_causal_toggle_zeroes_the_upper_triangle_in_the_query_row():
     from tests.conftest import plotly_array
 
     assert float(plotly_array(bars["data"][0]["y"])[1:].sum()) == 0.0  # query 0 sees only itself
+
+
+def open_section(at, key: str) -> list[str]:
+    """Open one lazy section; the titles of the figures shown afterwards."""
+    at.session_state[key] = True
+    at.run()
+    no_exception(at)
+    return [f["layout"]["title"]["text"] for f in figures(at)]
+
+
+def test_closed_sections_cost_nothing_and_each_opens_onto_its_figures():
+    at = open_page(PAGE)
+    assert len(figures(at)) == 2  # the heads grid and the query row; the sections are closed
+    assert any(t.startswith("Token embeddings") for t in open_section(at, "ta_open_vectors"))
+    assert sum(t.startswith("sentence") for t in open_section(at, "ta_open_pad")) == 2
+    assert any(t.startswith("Entropy of attention rows") for t in open_section(at, "ta_open_sat"))
+    assert any(t.startswith("Where 'a' looks as") for t in open_section(at, "ta_open_temp"))
+
+
+def test_shuffle_experiment_is_equivariant_only_without_positions():
+    at = open_page(PAGE)
+    open_section(at, "ta_open_shuffle")
+    lines = {m.value.split(":")[0]: m.value for m in at.markdown if "positional =" in m.value}
+    none = float(lines["**positional = none**"].split("`")[1])
+    with_pe = float(lines["**positional = sinusoidal**"].split("`")[1])
+    assert none < 1e-5 < 1e-2 < with_pe
+
+
+def test_causal_experiment_masks_the_upper_triangle_and_padding_toggle_matters():
+    from tests.conftest import plotly_array
+
+    at = open_page(PAGE)
+    open_section(at, "ta_open_causal")
+    on = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("causal mask on"))
+    z = np.asarray(plotly_array(on["data"][0]["z"]), dtype=float)  # (T, T)
+    assert z.shape[0] > 2 and float(np.triu(z, 1).sum()) == 0.0
+    np.testing.assert_allclose(z.sum(1), 1.0, atol=1e-3)
+    open_section(at, "ta_open_pad")
+    masked = [f for f in figures(at) if f["layout"]["title"]["text"].startswith("sentence 2")]
+    at.toggle(key="ta_padmask").set_value(False).run()
+    unmasked = [f for f in figures(at) if f["layout"]["title"]["text"].startswith("sentence 2")]
+    assert masked[0]["data"][0]["z"] != unmasked[0]["data"][0]["z"]

@@ -1,5 +1,5 @@
 """The text page in Chromium: type a sentence, switch tokenizer and heads, hover the head view,
-click a query token in it."""
+click a query token in it, open an experiment (its figure is built on opening)."""
 
 from __future__ import annotations
 
@@ -46,4 +46,8 @@ def test_type_switch_and_hover(page, app_url):
     token.click()
     page.wait_for_function("() => location.search.includes('ta_query=4')", timeout=20_000)
     wait_idle(page)
+    page.get_by_text("(b) Why divide by √d_k? Softmax saturation").click()
+    page.wait_for_function("() => location.search.includes('ta_open_sat=true')", timeout=20_000)
+    saturation = page.locator(".js-plotly-plot", has_text="Entropy of attention rows")
+    saturation.wait_for(timeout=20_000)
     assert_no_exception(page, "text-after")

@@ -1,0 +1,163 @@
+"""The fold-out sections of the text page: vectors, the padded batch, and experiments (a)–(d).
+
+Each section is a lazy expander (attnviz.ui.layout.lazy_expander): its contents are computed
+only while it is open, and whether it is open is part of the URL, so a lecturer can share a
+link that opens straight onto one experiment. The cached computations live here too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import streamlit as st
+
+from attnviz.plots_text import (
+    positional_figure,
+    saturation_figure,
+    shown,
+    sinusoid_curves,
+    temperature_figure,
+    vectors_map,
+    weights_map,
+)
+from attnviz.positional import sinusoidal
+from attnviz.text_attention import (
+    PAIR_MAX,
+    TextAttention,
+    TextConfig,
+    analyse,
+    padded_batch,
+    permutation_experiment,
+    saturation_curve,
+    temperature_rows,
+)
+from attnviz.ui.figures import show
+from attnviz.ui.layout import lazy_expander
+
+TEMPERATURES = [0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_analysis(text: str, cfg: TextConfig) -> TextAttention:
+    return analyse(text, cfg)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_padded(first: str, second: str, cfg: TextConfig, pad_mask: bool):
+    return padded_batch(first, second, cfg, pad_mask)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_permutation(tokens: tuple[str, ...], cfg: TextConfig):
+    return permutation_experiment(list(tokens), cfg)
+
+
+@st.cache_data(max_entries=2, show_spinner=False)
+def cached_saturation():
+    return saturation_curve([2, 4, 8, 16, 32, 64, 128, 256, 512])
+
+
+def vectors(result: TextAttention, cfg: TextConfig) -> None:
+    with lazy_expander("Embeddings, positions and outputs", "ta_open_vectors") as box:
+        if not box.open:
+            return
+        tokens = result.tokens
+        show(vectors_map(result.embeddings, tokens, "Token embeddings (seeded random)"), "emb")
+        if cfg.positional == "none":
+            st.info("No positional encoding: the model sees a bag of tokens (experiment a).")
+        else:
+            show(positional_figure(result.positions, rope=cfg.positional == "rope"), "positional")
+        if cfg.positional == "sinusoidal":
+            show(sinusoid_curves(sinusoidal(max(len(tokens), 64), cfg.d_model)), "sinusoids")
+        show(vectors_map(result.outputs, tokens, "Outputs: one row per token, heads merged"), "out")
+
+
+def padding(text: str, cfg: TextConfig, head: int) -> None:
+    with lazy_expander("Padding mask: a batch of two sentences", "ta_open_pad") as box:
+        if not box.open:
+            return
+        other = st.text_input(
+            "second sentence (batched with yours; the shorter one is padded with [PAD])",
+            "the cat sat",
+            key="ta_second",
+            bind="query-params",
+            max_chars=2000,
+        )
+        pad_mask = st.toggle("padding mask", True, key="ta_padmask", bind="query-params")
+        padded, pad_w = cached_padded(text, other, cfg, pad_mask)  # pad_w (2, H, T, T)
+        note = "[PAD] keys get weight 0" if pad_mask else "mask off: [PAD] keys take weight"
+        for col, (i, toks) in zip(st.columns(2), enumerate(padded), strict=True):
+            with col:
+                title = f"sentence {i + 1}, head {head}: {note}"
+                show(weights_map(pad_w[i, head], toks, title), f"pad{i}")
+        st.caption(f"Each sentence uses its first {PAIR_MAX} tokens.")
+
+
+def shuffle(tokens: list[str], cfg: TextConfig, head: int) -> None:
+    label = "(a) Why positional encodings? Shuffle the tokens"
+    with lazy_expander(label, "ta_open_shuffle") as box:
+        if not box.open:
+            return
+        for pe in ("none", cfg.positional if cfg.positional != "none" else "sinusoidal"):
+            exp = cached_permutation(
+                tuple(tokens[:PAIR_MAX]), dataclasses.replace(cfg, positional=pe)
+            )
+            st.markdown(
+                f"**positional = {pe}**: max |attention(shuffled) − P·attention·Pᵀ| = "
+                f"`{exp['max_difference']:.2e}`"
+            )
+            perm_tokens = [tokens[i] for i in exp["perm"]]
+            panels = (("original_permuted", "original, rows and columns permuted"),
+                      ("shuffled", "computed on the shuffled tokens"))  # fmt: skip
+            for col, (name, title) in zip(st.columns(2), panels, strict=True):
+                with col:
+                    figure = weights_map(exp[name][head], perm_tokens, f"{title} (head {head})")
+                    show(figure, name + pe)
+        st.info(
+            "Without positions the two maps are identical: self-attention is "
+            "permutation-equivariant (shuffle the tokens and the attention shuffles the same "
+            "way). With positions they differ."
+        )
+
+
+def saturation(d_k: int) -> None:
+    with lazy_expander("(b) Why divide by √d_k? Softmax saturation", "ta_open_sat") as box:
+        if not box.open:
+            return
+        show(saturation_figure(cached_saturation(), d_k), "saturation")
+        st.caption(
+            "For random q, k with unit-variance entries, q·k has variance d_k: unscaled, the "
+            "softmax saturates towards one-hot and the entropy falls; divided by √d_k it stays level."
+        )
+
+
+def causal(text: str, cfg: TextConfig, head: int, tokens: list[str]) -> None:
+    with lazy_expander("(c) The causal mask", "ta_open_causal") as box:
+        if not box.open:
+            return
+        n = min(len(tokens), PAIR_MAX)
+        for col, flag in zip(st.columns(2), (False, True), strict=True):
+            w = cached_analysis(text, dataclasses.replace(cfg, causal=flag)).weights[head, :n, :n]
+            with col:
+                title = f"causal mask {'on' if flag else 'off'} (head {head})"
+                show(weights_map(w, tokens[:n], title), f"causal_{flag}")
+        st.caption(
+            "With the mask every weight above the diagonal is exactly 0 (score −∞ before the "
+            "softmax): token i sees only tokens 0…i, as a decoder (GPT) must when predicting the "
+            "next."
+        )
+
+
+def temperature(result: TextAttention, cfg: TextConfig, head: int, query: int) -> None:
+    with lazy_expander("(d) Temperature", "ta_open_temp") as box:
+        if not box.open:
+            return
+        causal_query = query if cfg.causal else None
+        rows, ent = temperature_rows(result.scores[head, query], TEMPERATURES, causal_query)
+        label = shown(result.tokens)[query]
+        show(temperature_figure(rows, TEMPERATURES, result.tokens, label), "temperature")
+        per_tau = ", ".join(f"τ={tau:g}: {e:.2f}" for tau, e in zip(TEMPERATURES, ent, strict=True))
+        st.caption(
+            f"Entropy of the row per temperature: {per_tau} nats. Small τ → one-hot "
+            "(a hard select), large τ → uniform (the mean)."
+        )
