@@ -28,6 +28,22 @@ def attend(name: str, text: str):
     return shared_model(name).attend(text, MAX_TOKENS)
 
 
+def compare_with_second_sentence(name: str, result, layer: int, head: int) -> None:
+    other = st.text_input(
+        "second sentence",
+        "The animal didn't cross the street because it was too wide.",
+        key="pe_other",
+        bind="query-params",
+    )
+    if not other.strip():
+        return
+    second = attend(name, other)
+    diff = difference(result.attentions[layer, head], second.attentions[layer, head])
+    labels = shown(result.tokens[: diff.shape[0]])
+    title = "First − second (common leading tokens)"
+    show(plots.heatmap(diff, labels, labels, title, colorscale="RdBu_r", zmin=-1, zmax=1), "diff")
+
+
 layout.intro(
     "Pretrained model explorer",
     "A real sentence-embedding model, **all-MiniLM-L6-v2** (6 layers × 12 heads), ships with AttnViz "
@@ -140,29 +156,9 @@ method = st.radio(
 points = project_queries_keys(result.queries[layer, head], result.keys[layer, head], method)
 show(qk_scatter(points, result.tokens, method), "qk_scatter")
 
-with st.expander("Compare with a second sentence"):
-    other = st.text_input(
-        "second sentence",
-        "The animal didn't cross the street because it was too wide.",
-        key="pe_other",
-        bind="query-params",
-    )
-    if other.strip():
-        second = attend(name.strip(), other)
-        diff = difference(result.attentions[layer, head], second.attentions[layer, head])
-        n = diff.shape[0]
-        show(
-            plots.heatmap(
-                diff,
-                shown(result.tokens[:n]),
-                shown(result.tokens[:n]),
-                title="First − second (common leading tokens)",
-                colorscale="RdBu_r",
-                zmin=-1,
-                zmax=1,
-            ),
-            "difference",
-        )
+with layout.lazy_expander("Compare with a second sentence", "pe_open_compare") as compare:
+    if compare.open:  # built only while open
+        compare_with_second_sentence(name.strip(), result, layer, head)
 
 d1, d2 = st.columns(2)  # files are built only when a button is clicked
 d1.download_button(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import figures, head_views, no_exception, open_page
+from tests.conftest import figures, head_views, no_exception, open_page, plotly_array
 
 PAGE = "pages/pretrained_explorer.py"
 
@@ -73,3 +73,17 @@ def test_hide_specials_removes_cls_and_sep(at):
     at.toggle(key="pe_hide").set_value(True).run()
     big = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("Layer"))
     assert "[CLS]" not in big["data"][0]["x"] and "hello" in big["data"][0]["x"]
+
+
+def test_compare_section_shows_the_difference_only_when_open():
+    at = open_page(PAGE)
+    assert not any(t.startswith("First − second") for t in titles(at))
+    at.session_state["pe_open_compare"] = True
+    at.run()
+    no_exception(at)
+    diff = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("First − second"))
+    at.text_input(key="pe_other").set_value(at.text_area(key="pe_text").value).run()
+    same = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("First − second"))
+    assert (
+        plotly_array(same["data"][0]["z"]).max() == 0.0 != plotly_array(diff["data"][0]["z"]).max()
+    )
