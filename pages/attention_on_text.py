@@ -110,9 +110,11 @@ if result.truncated_from > t:
 
 vocab_note = f" (BPE vocabulary: {bpe_learned_size(vocab)} entries)" if tokenizer == "bpe" else ""
 st.markdown(f"**{t} tokens**{vocab_note}: each with its id")
-st.dataframe(
-    pd.DataFrame([tokens, [str(i) for i in result.ids]], index=["token", "id"]), width="stretch"
-)
+token_table = pd.DataFrame({"token": tokens, "id": [str(i) for i in result.ids]})
+if t <= 48:  # a row that reads like the sentence; longer texts get a column (cheap to draw)
+    st.dataframe(token_table.T, width="stretch")
+else:
+    st.dataframe(token_table, height=240, width="content")
 if t == 1:
     st.info("One token can only attend to itself: every weight is 1. Type a longer text.")
 show(heads_grid(result.weights, tokens), "heads_grid")

@@ -107,3 +107,12 @@ def test_causal_experiment_masks_the_upper_triangle_and_padding_toggle_matters()
     at.toggle(key="ta_padmask").set_value(False).run()
     unmasked = [f for f in figures(at) if f["layout"]["title"]["text"].startswith("sentence 2")]
     assert masked[0]["data"][0]["z"] != unmasked[0]["data"][0]["z"]
+
+
+def test_token_table_is_a_row_for_short_text_and_a_column_for_long_text():
+    at = open_page(PAGE)
+    short = at.dataframe[0].value
+    assert list(short.index) == ["token", "id"] and short.shape[1] == 8  # the default sentence
+    at.text_area(key="ta_text").set_value("word " * 300).run()
+    long = at.dataframe[0].value
+    assert list(long.columns) == ["token", "id"] and len(long) == 300
