@@ -28,6 +28,24 @@ def attend(name: str, text: str):
     return shared_model(name).attend(text, MAX_TOKENS)
 
 
+def visible_attention(result, hide: bool) -> tuple[list[str], np.ndarray]:
+    """Tokens and attentions (L, H, T, T), without [CLS]/[SEP] (rows renormalised) if `hide`."""
+    keep = np.array([tok not in SPECIALS for tok in result.tokens])
+    if not hide or not keep.any():
+        return result.tokens, result.attentions
+    return [t for t, k in zip(result.tokens, keep, strict=True) if k], drop_tokens(
+        result.attentions, keep
+    )
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def cached_model_view(name: str, text: str, hide: bool):
+    """The model view does not depend on the layer/head sliders: build its 72-subplot figure once
+    per input (~50 ms) and share it read-only (ui.figures.show copies before scaling fonts)."""
+    tokens, att = visible_attention(attend(name, text), hide)
+    return model_view(att, tokens)
+
+
 def compare_with_second_sentence(name: str, result, layer: int, head: int) -> None:
     other = st.text_input(
         "second sentence",
@@ -83,13 +101,8 @@ c1, c2, c3 = st.columns(3)
 layer = c1.slider("layer", 0, layers - 1, 0, key="pe_layer", bind="query-params")
 head = c2.slider("head", 0, heads - 1, 0, key="pe_head", bind="query-params")
 hide = c3.toggle("hide [CLS]/[SEP] and renormalise", key="pe_hide", bind="query-params")
-tokens, att = result.tokens, result.attentions
-if hide:
-    keep = np.array([tok not in SPECIALS for tok in tokens])
-    if keep.any():
-        tokens, att = [tok for tok in tokens if tok not in SPECIALS], drop_tokens(att, keep)
-
-show(model_view(att, tokens), "model_view")
+tokens, att = visible_attention(result, hide)
+show(cached_model_view(name.strip(), text, hide), "model_view")
 view_col, big_col = st.columns(2)
 with view_col:
     st.markdown(f"**Head view, layer {layer}**: queries (left) attend to keys (right)")

@@ -13,6 +13,7 @@ def show(fig: go.Figure, name: str, **kwargs):
     """st.plotly_chart with the global export format and font scale; `name` is the file name."""
     glob = settings()
     if glob.font_scale != 1.0:
+        fig = go.Figure(fig)  # a copy: a cached figure may be shared between sessions
         scale_fonts(fig, glob.font_scale)
         if fig.layout.height:
             fig.update_layout(height=int(fig.layout.height * 1.3))

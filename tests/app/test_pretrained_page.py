@@ -87,3 +87,16 @@ def test_compare_section_shows_the_difference_only_when_open():
     assert (
         plotly_array(same["data"][0]["z"]).max() == 0.0 != plotly_array(diff["data"][0]["z"]).max()
     )
+
+
+def test_lecture_mode_does_not_leak_into_the_shared_model_view():
+    def model_view_font(at) -> int | None:
+        fig = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("Model view"))
+        return fig["layout"].get("font", {}).get("size")
+
+    plain = model_view_font(open_page(PAGE))
+    lecture = open_page(PAGE)
+    lecture.toggle(key="lecture").set_value(True).run()
+    no_exception(lecture)
+    assert model_view_font(lecture) not in (None, plain)  # enlarged for the projector
+    assert model_view_font(open_page(PAGE)) == plain  # the cached figure itself is untouched
