@@ -118,8 +118,8 @@ config = TrainConfig(
     steps=steps,
     batch_mode=batch_mode,
     patience=patience,
-    eval_every=5,
-    snapshot_every=10,
+    eval_every=max(5, steps // 1000),  # ≤ ~1000 points per curve, ≤ ~300 snapshots a run
+    snapshot_every=max(10, steps // 300),
     seed=seed,
 )
 task = KernelTrainable(replace(spec, device="cpu"))  # the views: small, on the CPU
