@@ -6,30 +6,69 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.plots import bar_chart, fast_figure, heatmap
-from attnviz.plots_text import heads_grid, shown
+from attnviz.plots_text import block_average, shown
 
 MODEL_VIEW_POOL = 48
 
 
 def model_view(attentions: np.ndarray, tokens: list[str]) -> go.Figure:
-    """All layers × heads as small maps (rows: layers); large inputs are block-averaged."""
-    layers, heads = attentions.shape[:2]
-    names = [f"layer {lay}, head {h}" for lay in range(layers) for h in range(heads)]
-    fig = heads_grid(
-        attentions.reshape(layers * heads, *attentions.shape[2:]),
-        tokens,
-        columns=heads,
-        pool=MODEL_VIEW_POOL,
-        names=names,
-        cell_height=110,
-    )
-    note = (
-        f"; {attentions.shape[-1]} tokens block-averaged to {MODEL_VIEW_POOL}"
-        if attentions.shape[-1] > MODEL_VIEW_POOL
-        else ""
-    )
-    fig.layout.title.text = f"Model view: {layers} layers (rows) × {heads} heads (columns){note}"
-    return fig
+    """All layers × heads in one heatmap: block (l, h) is that head's (T, T) map, rows are
+    layers, blank lines between blocks; large inputs are block-averaged. One trace on one pair
+    of axes, so 72 maps of 512 tokens serialise and draw as fast as one image."""
+    layers, heads, t = attentions.shape[0], attentions.shape[1], attentions.shape[-1]
+    pooled = t > MODEL_VIEW_POOL
+    n = min(t, MODEL_VIEW_POOL)
+    step = n + 1  # a block and one blank (NaN) line after it
+    tiled = np.full((layers * step - 1, heads * step - 1), np.nan, dtype=np.float32)
+    for lay in range(layers):
+        for h in range(heads):
+            block = block_average(attentions[lay, h], MODEL_VIEW_POOL)  # (n, n)
+            tiled[lay * step : lay * step + n, h * step : h * step + n] = block
+    names = [f"block {i}" for i in range(n)] if pooled else shown(tokens)
+    x = [
+        f"head {h} · key {names[j]}" if j < n else f"{h}|"
+        for h in range(heads)
+        for j in range(step)
+    ]
+    y = [
+        f"layer {k} · query {names[i]}" if i < n else f"{k}—"
+        for k in range(layers)
+        for i in range(step)
+    ]
+    x, y = x[:-1], y[:-1]
+    trace = {
+        "type": "heatmap",
+        "z": tiled,
+        "x": x,
+        "y": y,
+        "zmin": 0,
+        "zmax": 1,
+        "colorscale": "Blues",
+        "hoverongaps": False,
+        "hovertemplate": "%{y}<br>%{x}<br>weight %{z:.3f}<extra></extra>",
+    }
+    centre = n // 2
+    layout = {
+        "title": {
+            "text": f"Model view: {layers} layers (rows) × {heads} heads (columns)"
+            + (f"; {t} tokens block-averaged to {n}" if pooled else "")
+        },
+        "height": 110 * layers + 90,
+        "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
+        "xaxis": {
+            "tickvals": [x[h * step + centre] for h in range(heads)],
+            "ticktext": [f"head {h}" for h in range(heads)],
+            "side": "top",
+            "showgrid": False,
+        },
+        "yaxis": {
+            "tickvals": [y[k * step + centre] for k in range(layers)],
+            "ticktext": [f"layer {k}" for k in range(layers)],
+            "autorange": "reversed",
+            "showgrid": False,
+        },
+    }
+    return fast_figure([trace], layout)
 
 
 def qk_products(q: np.ndarray, keys: np.ndarray, tokens: list[str], query_token: str) -> go.Figure:

@@ -31,7 +31,7 @@ def shown(tokens: list[str]) -> list[str]:
     )
 
 
-def _pool(m: np.ndarray, size: int) -> np.ndarray:
+def block_average(m: np.ndarray, size: int) -> np.ndarray:
     """Block-average a (T, T) map down to at most size × size."""
     t = m.shape[0]
     if t <= size:
@@ -66,7 +66,7 @@ def heads_grid(
         n = "" if i == 0 else str(i + 1)
         x0 = c / columns + gap / 2
         y1 = 1 - r / rows - gap
-        z = _pool(weights[i], pool).astype(np.float32)
+        z = block_average(weights[i], pool).astype(np.float32)
         trace = {
             "type": "heatmap",
             "z": z,
