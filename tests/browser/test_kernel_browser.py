@@ -25,10 +25,10 @@ def status_text(page) -> str:
 
 
 def press_pause_until_paused(page) -> None:
-    """Press Pause and wait for the status line to say so. Twice in five CI runs the first press
-    had no effect (the button still read "Pause" 20 s later; never reproduced locally), so a
-    press that changed nothing after 10 s is repeated once; a second miss fails with what the
-    page showed."""
+    """Press Pause and wait for the status line to say so. In 2 of 8 full test-suite runs the
+    first press had no effect (the button still read "Pause" 20 s later; never reproduced in
+    runs of this file alone), so a press that changed nothing after 10 s is repeated once; a
+    second miss fails with what the page showed."""
     paused = "() => document.body.innerText.includes('paused —')"
     for attempt in range(2):
         page.get_by_role("button", name="Pause", exact=True).click()
