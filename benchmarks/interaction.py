@@ -18,8 +18,8 @@ import sys
 import time
 
 from tests.app.test_every_page import keyed_widgets, other_values, set_widget
-from tests.conftest import open_page
-from tests.pages import ROOT, app_pages
+from tests.support.apptest import open_page
+from tests.support.pages import ROOT, app_pages
 
 TEXT_PAGE = "pages/attention_on_text.py"
 

@@ -21,7 +21,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from attnviz.pretrained import load
+from attnviz.topics.pretrained.model import load
 
 SENTENCE = "the lecture hall was full of students listening to a talk about attention"
 

@@ -17,10 +17,15 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from attnviz.hooks import hook_points, hooks_attached
+from attnviz.core.hooks import hook_points, hooks_attached
 from attnviz.models.transformer import TinyTransformer
-from attnviz.training import Trainer
-from attnviz.transformer_task import PRESETS, TransformerJobSpec, build_trainable, model_config
+from attnviz.topics.transformer.task import (
+    PRESETS,
+    TransformerJobSpec,
+    build_trainable,
+    model_config,
+)
+from attnviz.training.trainer import Trainer
 
 PRESET = "Reverse: 1 layer, 1 head"
 

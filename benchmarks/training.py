@@ -13,12 +13,12 @@ import time
 
 import numpy as np
 
-from attnviz.jobs import JobPool
-from attnviz.kernel_task import KernelJobSpec, KernelTrainable
-from attnviz.plots import matrix_figure
-from attnviz.training import TrainConfig, Trainer
+from attnviz.figures.base import matrix_figure
+from attnviz.topics.kernel.task import KernelJobSpec, KernelTrainable
+from attnviz.training.jobs import JobPool
+from attnviz.training.trainer import TrainConfig, Trainer
 
-FACTORY = "attnviz.kernel_task:build_trainable"
+FACTORY = "attnviz.topics.kernel.task:build_trainable"
 CONFIG = TrainConfig(lr=0.01, steps=10_000_000, eval_every=1000, snapshot_every=1000)
 
 

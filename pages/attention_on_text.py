@@ -4,10 +4,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz import plots
-from attnviz.plots_text import heads_grid, shown
-from attnviz.positional import ENCODINGS
-from attnviz.text_attention import (
+from attnviz.core.positional import ENCODINGS
+from attnviz.core.tokenizers import KINDS, bpe_learned_size
+from attnviz.figures import base as plots
+from attnviz.figures.text import heads_grid, shown
+from attnviz.topics.text.attention import (
     MAX_TOKENS,
     SCORES,
     TextConfig,
@@ -15,7 +16,6 @@ from attnviz.text_attention import (
     attention_json,
     valid_heads,
 )
-from attnviz.tokenizers import KINDS, bpe_learned_size
 from attnviz.ui import layout, text_sections
 from attnviz.ui.figures import show
 from attnviz.ui.head_view import head_view

@@ -2,16 +2,18 @@
 
 import streamlit as st
 
+from attnviz.ui.navigation import PAGES
+
 st.title("AttnViz: see, poke and train attention")
 st.markdown(
     "Every page shows one idea from the lecture notes with numbers you can change. "
     "Settings live in the URL: copy the address bar to share exactly what you see. "
     "Lecture mode in the sidebar enlarges everything for a projector."
 )
-for section, entries in st.session_state.get("page_table", {}).items():
+for section, entries in PAGES.items():
     if section == "Start":
         continue
     st.subheader(section)
-    for path, title, _url, icon, blurb in entries:
-        st.page_link(path, label=title, icon=icon)
-        st.caption(blurb)
+    for page in entries:
+        st.page_link(page.path, label=page.title, icon=page.icon)
+        st.caption(page.blurb)

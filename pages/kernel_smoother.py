@@ -5,12 +5,12 @@ from dataclasses import replace
 import numpy as np
 import streamlit as st
 
+from attnviz.core.kernels import KERNELS, LEARNED
 from attnviz.data.toy import DATASETS, DatasetSpec
-from attnviz.kernel_task import KernelJobSpec, KernelTrainable, views
-from attnviz.kernels import KERNELS, LEARNED
+from attnviz.figures.kernel import fit_1d, fit_2d, query_weights, weight_matrix
 from attnviz.models.kernel_smoother import KernelSmootherConfig
-from attnviz.plots_kernel import fit_1d, fit_2d, query_weights, weight_matrix
-from attnviz.training import BATCH_MODES, OPTIMIZERS, TrainConfig
+from attnviz.topics.kernel.task import KernelJobSpec, KernelTrainable, views
+from attnviz.training.trainer import BATCH_MODES, OPTIMIZERS, TrainConfig
 from attnviz.ui import downloads, layout
 from attnviz.ui.figures import show
 from attnviz.ui.sidebar import settings
@@ -158,7 +158,7 @@ def draw_views(state, snapshot) -> None:
     )
 
 
-training_panel("ks", "attnviz.kernel_task:build_trainable", spec, config, draw_views)
+training_panel("ks", "attnviz.topics.kernel.task:build_trainable", spec, config, draw_views)
 
 layout.try_this(
     [

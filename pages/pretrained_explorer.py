@@ -4,12 +4,18 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz import plots
-from attnviz.analysis import difference, drop_tokens, head_table, project_queries_keys, rollout
-from attnviz.export import array_to_npy
-from attnviz.plots_pretrained import model_view, qk_bars, qk_products, qk_scatter
-from attnviz.plots_text import shown
-from attnviz.pretrained import MAX_TOKENS, load
+from attnviz.figures import base as plots
+from attnviz.figures.pretrained import model_view, qk_bars, qk_products, qk_scatter
+from attnviz.figures.text import shown
+from attnviz.io.export import array_to_npy
+from attnviz.topics.pretrained.analysis import (
+    difference,
+    drop_tokens,
+    head_table,
+    project_queries_keys,
+    rollout,
+)
+from attnviz.topics.pretrained.model import MAX_TOKENS, load
 from attnviz.ui import layout
 from attnviz.ui.figures import show
 from attnviz.ui.head_view import head_view

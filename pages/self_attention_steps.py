@@ -2,8 +2,13 @@
 
 import streamlit as st
 
-from attnviz.plots_steps import step_figure, weight_figures
-from attnviz.self_attention_steps import LayerWeights, compute_steps, random_input, random_weights
+from attnviz.figures.steps import step_figure, weight_figures
+from attnviz.topics.self_attention.steps import (
+    LayerWeights,
+    compute_steps,
+    random_input,
+    random_weights,
+)
 from attnviz.ui import downloads, layout
 from attnviz.ui.figures import show
 from attnviz.ui.matrix_editor import edit_matrix

@@ -4,10 +4,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz import plots
-from attnviz.attention import SCORE_NAMES
-from attnviz.plots_select import key_plane, temperature_figure
-from attnviz.soft_select import (
+from attnviz.core.attention import SCORE_NAMES
+from attnviz.figures import base as plots
+from attnviz.figures.select import key_plane, temperature_figure
+from attnviz.topics.soft_select.select import (
     decode_table,
     encode_table,
     example_table,

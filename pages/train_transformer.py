@@ -6,8 +6,8 @@ import streamlit as st
 
 from attnviz.data.tasks import TASK_NAMES, TaskSpec, build_task
 from attnviz.models.transformer import POSITIONAL, TransformerConfig
-from attnviz.training import BATCH_MODES, OPTIMIZERS, SCHEDULES, TrainConfig
-from attnviz.transformer_task import PRESETS, TransformerJobSpec, restore
+from attnviz.topics.transformer.task import PRESETS, TransformerJobSpec, restore
+from attnviz.training.trainer import BATCH_MODES, OPTIMIZERS, SCHEDULES, TrainConfig
 from attnviz.ui import layout
 from attnviz.ui.sidebar import settings
 from attnviz.ui.training_panel import training_panel
@@ -157,7 +157,7 @@ def draw_live(state, snapshot) -> None:
 
 training_panel(
     "tt",
-    "attnviz.transformer_task:build_trainable",
+    "attnviz.topics.transformer.task:build_trainable",
     spec,
     config,
     draw_live,

@@ -1,7 +1,7 @@
 """Seed 000's learnable attention: f_θ(x) = (1/n(x)) Σ_s α(x, x_s) g(x_s), n(x) = Σ_s α(x, x_s).
 
 g is the label y_s (Nadaraya–Watson) or the learned linear map ⟨θ', x_s⟩. α is one of the
-kernels in attnviz.kernels; the fixed kernels learn their width. Unnormalised mode replaces
+kernels in attnviz.core.kernels; the fixed kernels learn their width. Unnormalised mode replaces
 1/n(x) by 1/|S|. Leave-one-out drops x_s = x from its own sum when predicting a training point.
 The weights pass through the hook point `hook_weights` (n_queries, n_samples).
 """
@@ -14,16 +14,16 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from attnviz.attention import masked_softmax
-from attnviz.hooks import HookPoint
-from attnviz.kernels import KERNELS, LEARNED, log_alpha, log_fixed_from_distance
+from attnviz.core.attention import masked_softmax
+from attnviz.core.hooks import HookPoint
+from attnviz.core.kernels import KERNELS, LEARNED, log_alpha, log_fixed_from_distance
 
 VALUE_FUNCTIONS = ("label", "linear")
 
 
 @dataclass
 class KernelSmootherConfig:
-    kernel: str = "mahalanobis"  # one of attnviz.kernels.KERNELS
+    kernel: str = "mahalanobis"  # one of attnviz.core.kernels.KERNELS
     dim: int = 1  # J, the input dimension
     rank: int = 1  # K, rows of θ
     value_fn: str = "label"  # "label": g = y_s; "linear": g = ⟨θ', x_s⟩

@@ -1,7 +1,7 @@
 """A tiny pre-LayerNorm transformer for toy sequence tasks, with hook points in every layer.
 
 Encoder (bidirectional) or decoder (causal) by config. Each block's attention is
-`attnviz.layers.MultiHeadSelfAttention`, so `run_with_cache(model, x)` captures
+`attnviz.models.attention_layer.MultiHeadSelfAttention`, so `run_with_cache(model, x)` captures
 `blocks.{i}.attn.hook_weights` (B, H, T, T) and `hook_scores`; with nothing captured the fused
 `scaled_dot_product_attention` runs. Heads are ablated by zeroing their slice of
 `blocks.{i}.attn.hook_head_out` (see `ablate_head`).
@@ -15,9 +15,9 @@ from dataclasses import asdict, dataclass
 import torch
 from torch import Tensor, nn
 
-from attnviz.attention import causal_mask
-from attnviz.hooks import run_with_hooks
-from attnviz.layers import MultiHeadSelfAttention, SelfAttentionConfig
+from attnviz.core.attention import causal_mask
+from attnviz.core.hooks import run_with_hooks
+from attnviz.models.attention_layer import MultiHeadSelfAttention, SelfAttentionConfig
 
 POSITIONAL = ("learned", "sinusoidal", "none")
 
@@ -51,7 +51,9 @@ class TransformerConfig:
 
 def sinusoidal_table(max_len: int, d_model: int) -> Tensor:
     """PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(...). (max_len, d_model)"""
-    from attnviz.positional import sinusoidal  # the one implementation, shared with the text page
+    from attnviz.core.positional import (
+        sinusoidal,  # the one implementation, shared with the text page
+    )
 
     return torch.as_tensor(sinusoidal(max_len, d_model), dtype=torch.float32)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from attnviz.export import matrices_to_csv, matrices_to_json
+from attnviz.io.export import matrices_to_csv, matrices_to_json
 
 
 def matrices(named: dict[str, np.ndarray], file_stem: str, key: str) -> None:

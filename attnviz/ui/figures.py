@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from attnviz.plots import export_config, scale_fonts
+from attnviz.figures.base import export_config, scale_fonts
 from attnviz.ui.sidebar import settings
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz.matrix_text import decode_matrix, encode_matrix, finite_problem
+from attnviz.io.matrix_text import decode_matrix, encode_matrix, finite_problem
 
 
 def edit_matrix(default: np.ndarray, name: str, url_key: str, col_prefix: str) -> np.ndarray | None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from attnviz.devices import available_devices
+from attnviz.training.devices import available_devices
 
 LECTURE_CSS = """
 <style>

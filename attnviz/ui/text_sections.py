@@ -11,7 +11,8 @@ import dataclasses
 
 import streamlit as st
 
-from attnviz.plots_text import (
+from attnviz.core.positional import sinusoidal
+from attnviz.figures.text import (
     positional_figure,
     saturation_figure,
     shown,
@@ -20,8 +21,7 @@ from attnviz.plots_text import (
     vectors_map,
     weights_map,
 )
-from attnviz.positional import sinusoidal
-from attnviz.text_attention import (
+from attnviz.topics.text.attention import (
     PAIR_MAX,
     TextAttention,
     TextConfig,

@@ -3,7 +3,7 @@
     training_panel(key, factory, spec, config, draw_live, problems=None)
 
 - `key`: a short page prefix ("ks"); widget keys and the session's job slot derive from it.
-- `factory`, `spec`, `config`: what `JobPool.submit` takes (see attnviz.jobs): "module:function"
+- `factory`, `spec`, `config`: what `JobPool.submit` takes (see attnviz.training.jobs): "module:function"
   building a Trainable from the picklable `spec`, and a `training.TrainConfig`.
 - `draw_live(state, snapshot)`: the page's own views; called inside the fragment with the
   `JobState` and the chosen snapshot dict, or with (None, None) before the first Start (so
@@ -27,9 +27,9 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from attnviz.jobs import Job, JobPool, JobState
-from attnviz.plots_training import curves_figure
-from attnviz.training import TrainConfig
+from attnviz.figures.training import curves_figure
+from attnviz.training.jobs import Job, JobPool, JobState
+from attnviz.training.trainer import TrainConfig
 from attnviz.ui.figures import show
 
 DrawLive = Callable[[JobState | None, dict | None], None]

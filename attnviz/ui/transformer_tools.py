@@ -9,12 +9,12 @@ import numpy as np
 import streamlit as st
 import torch
 
-from attnviz import plots
 from attnviz.data.tasks import SequenceTask
+from attnviz.figures import base as plots
+from attnviz.figures.text import heads_grid, shown
 from attnviz.models.checkpoint import load_model, save_model
 from attnviz.models.transformer import TinyTransformer
-from attnviz.plots_text import heads_grid, shown
-from attnviz.transformer_task import generate, head_ablation, run_input
+from attnviz.topics.transformer.task import generate, head_ablation, run_input
 from attnviz.ui.figures import show
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tests.conftest import figures, no_exception, open_page, plotly_array
+from tests.support.apptest import figures, no_exception, open_page, plotly_array
 
 SOFT = "pages/soft_select.py"
 STEPS = "pages/self_attention_steps.py"

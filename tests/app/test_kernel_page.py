@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from tests.conftest import figures, no_exception, open_page, plotly_array
+from tests.support.apptest import figures, no_exception, open_page, plotly_array
 
 PAGE = "pages/kernel_smoother.py"
 

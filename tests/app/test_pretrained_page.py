@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import figures, head_views, no_exception, open_page, plotly_array
+from tests.support.apptest import figures, head_views, no_exception, open_page, plotly_array
 
 PAGE = "pages/pretrained_explorer.py"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.conftest import figures, head_views, no_exception, open_page
+from tests.support.apptest import figures, head_views, no_exception, open_page
 
 PAGE = "pages/attention_on_text.py"
 
@@ -62,7 +62,7 @@ def test_causal_toggle_zeroes_the_upper_triangle_in_the_query_row():
     at = open_page(PAGE)
     at.toggle(key="ta_causal").set_value(True).run()
     bars = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("Where"))
-    from tests.conftest import plotly_array
+    from tests.support.apptest import plotly_array
 
     assert float(plotly_array(bars["data"][0]["y"])[1:].sum()) == 0.0  # query 0 sees only itself
 
@@ -94,7 +94,7 @@ def test_shuffle_experiment_is_equivariant_only_without_positions():
 
 
 def test_causal_experiment_masks_the_upper_triangle_and_padding_toggle_matters():
-    from tests.conftest import plotly_array
+    from tests.support.apptest import plotly_array
 
     at = open_page(PAGE)
     open_section(at, "ta_open_causal")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from tests.conftest import figures, no_exception, open_page
+from tests.support.apptest import figures, no_exception, open_page
 
 PAGE = "pages/train_transformer.py"
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pages import ROOT
+from tests.support.pages import ROOT
 
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = ROOT / "artifacts" / "screenshots"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.conftest import assert_no_exception, open_app_page, wait_idle
-from tests.pages import app_pages
+from tests.support.pages import app_pages
 
 pytestmark = pytest.mark.browser
 PAGES = app_pages()

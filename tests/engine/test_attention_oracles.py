@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from attnviz.attention import (
+from attnviz.core.attention import (
     causal_mask,
     merge_heads,
     padding_mask,
@@ -18,8 +18,8 @@ from attnviz.attention import (
     score,
     split_heads,
 )
-from attnviz.hooks import run_with_cache
-from attnviz.layers import MultiHeadSelfAttention, SelfAttentionConfig
+from attnviz.core.hooks import run_with_cache
+from attnviz.models.attention_layer import MultiHeadSelfAttention, SelfAttentionConfig
 
 
 def test_sdpa_matches_pytorch():

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from attnviz.attention import (
+from attnviz.core.attention import (
     fully_masked,
     masked_softmax,
     row_entropy,

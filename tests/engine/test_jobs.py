@@ -6,10 +6,10 @@ import time
 
 import pytest
 
-from attnviz.jobs import JobPool
-from attnviz.training import TrainConfig
+from attnviz.training.jobs import JobPool
+from attnviz.training.trainer import TrainConfig
 
-SLOW = "attnviz.testing_tasks:slow"
+SLOW = "attnviz.training.testing_tasks:slow"
 
 
 def wait_for(job, predicate, timeout=60.0):
@@ -48,7 +48,7 @@ def test_pause_step_resume_stop(pool):
 
 
 def test_worker_exception_comes_back_as_a_message(pool):
-    job = pool.submit("attnviz.testing_tasks:explode", None, TrainConfig())
+    job = pool.submit("attnviz.training.testing_tasks:explode", None, TrainConfig())
     state = wait_for(job, lambda s: s.finished)
     assert state.status == "error"
     assert "failed on purpose" in state.reason

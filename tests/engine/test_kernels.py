@@ -7,13 +7,13 @@ import plotly.graph_objects as go
 import pytest
 import torch
 
+from attnviz.core.kernels import dot_product, log_fixed, mahalanobis
 from attnviz.data.toy import DATASETS, DatasetSpec
-from attnviz.kernel_task import KernelJobSpec, KernelTrainable, metric_ellipse, views
-from attnviz.kernels import dot_product, log_fixed, mahalanobis
+from attnviz.figures.kernel import fit_1d, fit_2d, query_weights, weight_matrix
+from attnviz.figures.training import curves_figure
 from attnviz.models.kernel_smoother import KernelSmoother, KernelSmootherConfig
-from attnviz.plots_kernel import fit_1d, fit_2d, query_weights, weight_matrix
-from attnviz.plots_training import curves_figure
-from attnviz.training import TrainConfig, Trainer
+from attnviz.topics.kernel.task import KernelJobSpec, KernelTrainable, metric_ellipse, views
+from attnviz.training.trainer import TrainConfig, Trainer
 
 RNG = np.random.default_rng(0)
 X, XS = RNG.normal(size=(4, 3)), RNG.normal(size=(6, 3))

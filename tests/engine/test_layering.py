@@ -1,16 +1,22 @@
-"""The engine must not import streamlit (checked in a fresh interpreter)."""
+"""Architecture rules: the engine never imports streamlit, and imports between the engine's rooms
+only run downward (ui > figures > topics > models > training > data > io > core)."""
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
 
-from tests.pages import ROOT
+from tests.support.pages import ROOT
+
+ROOMS = ("ui", "figures", "topics", "models", "training", "data", "io", "core")  # high to low
+PACKAGE = ROOT / "attnviz"
 
 
 def test_importing_the_engine_does_not_import_streamlit():
     code = (
-        "import pkgutil, importlib, sys, attnviz\n"
-        "mods = [m.name for m in pkgutil.walk_packages(attnviz.__path__, 'attnviz.')"
-        " if not m.name.startswith('attnviz.ui')]\n"
+        "import importlib, pathlib, sys\n"
+        "files = [p for p in pathlib.Path('attnviz').rglob('*.py') if p.parts[1] != 'ui']\n"
+        "mods = ['.'.join(p.with_suffix('').parts).removesuffix('.__init__') for p in files]\n"
         "[importlib.import_module(m) for m in mods]\n"
         "assert len(mods) > 5, mods\n"
         "bad = [m for m in sys.modules if m == 'streamlit' or m.startswith('streamlit.')]\n"
@@ -20,3 +26,66 @@ def test_importing_the_engine_does_not_import_streamlit():
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "clean" in done.stdout
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module a file imports, at any depth (function-level imports included)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def room_of(module_path: Path) -> str:
+    parts = module_path.relative_to(PACKAGE).parts
+    return parts[0] if len(parts) > 1 else ""
+
+
+def engine_files() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def test_every_engine_module_lives_in_a_room():
+    loose = [p.name for p in engine_files() if room_of(p) not in ROOMS and p.name != "__init__.py"]
+    assert loose == [], f"modules outside the rooms {ROOMS}: {loose}"
+
+
+def test_imports_between_rooms_only_run_downward():
+    bad = []
+    for path in engine_files():
+        room = room_of(path)
+        if room not in ROOMS:
+            continue
+        for module in imported_modules(path):
+            parts = module.split(".")
+            if parts[0] != "attnviz" or len(parts) < 2 or parts[1] not in ROOMS:
+                continue
+            if ROOMS.index(parts[1]) < ROOMS.index(room):
+                bad.append(f"{path.relative_to(ROOT)} ({room}) imports {module}")
+    assert bad == [], "\n".join(bad)
+
+
+def test_topics_do_not_import_each_other():
+    bad = []
+    for path in (PACKAGE / "topics").rglob("*.py"):
+        own = path.relative_to(PACKAGE / "topics").parts[0]
+        for module in imported_modules(path):
+            parts = module.split(".")
+            if parts[:2] == ["attnviz", "topics"] and len(parts) > 2 and parts[2] != own:
+                bad.append(f"{path.relative_to(ROOT)} imports {module}")
+    assert bad == [], "\n".join(bad)
+
+
+def test_figures_and_training_rooms_keep_their_promises():
+    """figures/ builds Plotly figures without torch; training/ knows nothing of models or pages."""
+    bad = []
+    for path in (PACKAGE / "figures").rglob("*.py"):
+        bad += [f"{path.name} imports torch" for m in imported_modules(path) if m == "torch"]
+    for path in (PACKAGE / "training").rglob("*.py"):
+        for module in imported_modules(path):
+            if module.startswith(("attnviz.models", "attnviz.topics", "attnviz.ui")):
+                bad.append(f"training/{path.name} imports {module}")
+    assert bad == [], bad

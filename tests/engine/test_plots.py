@@ -7,10 +7,10 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from attnviz import plots
-from attnviz.plots_select import key_plane, temperature_figure
-from attnviz.plots_steps import step_figure
-from attnviz.self_attention_steps import compute_steps, random_input, random_weights
+from attnviz.figures import base as plots
+from attnviz.figures.select import key_plane, temperature_figure
+from attnviz.figures.steps import step_figure
+from attnviz.topics.self_attention.steps import compute_steps, random_input, random_weights
 
 M = np.array([[0.1, -0.4, np.inf], [1.0, 0.5, -np.inf]])
 
@@ -58,8 +58,8 @@ def test_export_config_formats():
 
 @pytest.mark.parametrize("t", [5, 60])
 def test_model_view_tiles_every_head_into_one_valid_trace(t):
-    from attnviz.plots_pretrained import MODEL_VIEW_POOL, model_view
-    from attnviz.plots_text import block_average
+    from attnviz.figures.pretrained import MODEL_VIEW_POOL, model_view
+    from attnviz.figures.text import block_average
 
     att = np.random.default_rng(0).dirichlet(np.ones(t), size=(2, 3, t)).astype(np.float32)
     fig = model_view(att, [f"w{i}" for i in range(t)])

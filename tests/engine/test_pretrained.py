@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from attnviz.analysis import (
+from attnviz.topics.pretrained.analysis import (
     drop_tokens,
     head_label,
     head_table,
@@ -16,7 +16,7 @@ from attnviz.analysis import (
     project_queries_keys,
     rollout,
 )
-from attnviz.pretrained import load
+from attnviz.topics.pretrained.model import load
 
 SENTENCES = ["The cat sat on the mat.", "Attention is all you need, they said in 2017!", "🚀 שלום"]
 

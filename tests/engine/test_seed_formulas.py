@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnviz.matrix_text import decode_matrix, encode_matrix
-from attnviz.self_attention_steps import compute_steps, random_input, random_weights
-from attnviz.soft_select import (
+from attnviz.io.matrix_text import decode_matrix, encode_matrix
+from attnviz.topics.self_attention.steps import compute_steps, random_input, random_weights
+from attnviz.topics.soft_select.select import (
     decode_table,
     encode_table,
     example_table,

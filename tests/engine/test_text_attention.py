@@ -9,16 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnviz.plots_text import heads_grid, shown
-from attnviz.positional import encoding, sinusoidal
-from attnviz.text_attention import (
+from attnviz.core.positional import encoding, sinusoidal
+from attnviz.core.tokenizers import detokenize, tokenize
+from attnviz.figures.text import heads_grid, shown
+from attnviz.topics.text.attention import (
     TextConfig,
     analyse,
     padded_batch,
     permutation_experiment,
     saturation_curve,
 )
-from attnviz.tokenizers import detokenize, tokenize
 
 TEXTS = ["a large airplane flying in the blue sky", "héllo, wörld! 🚀 שלום", "x"]
 

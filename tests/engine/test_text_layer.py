@@ -14,11 +14,11 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnviz.head_view import head_view_data
-from attnviz.hooks import run_with_cache
-from attnviz.plots_text import HEAD_VIEW_MAX
-from attnviz.positional import rope, rope_angles
-from attnviz.text_attention import (
+from attnviz.core.hooks import run_with_cache
+from attnviz.core.positional import rope, rope_angles
+from attnviz.figures.head_view import head_view_data
+from attnviz.figures.text import HEAD_VIEW_MAX
+from attnviz.topics.text.attention import (
     PAD,
     TextConfig,
     TextSelfAttention,

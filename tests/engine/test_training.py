@@ -7,9 +7,9 @@ import math
 import pytest
 import torch
 
-from attnviz.kernel_task import KernelJobSpec, KernelTrainable
 from attnviz.models.kernel_smoother import KernelSmootherConfig
-from attnviz.training import BATCH_MODES, OPTIMIZERS, TrainConfig, Trainer
+from attnviz.topics.kernel.task import KernelJobSpec, KernelTrainable
+from attnviz.training.trainer import BATCH_MODES, OPTIMIZERS, TrainConfig, Trainer
 
 
 class Quadratic:

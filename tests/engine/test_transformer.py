@@ -10,7 +10,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from attnviz.hooks import run_with_cache
+from attnviz.core.hooks import run_with_cache
 from attnviz.models.checkpoint import load_model, save_model
 from attnviz.models.transformer import (
     TinyTransformer,

@@ -8,14 +8,14 @@ import pytest
 import torch
 
 from attnviz.data.tasks import IGNORE, TaskSpec, build_task
-from attnviz.training import Trainer
-from attnviz.transformer_task import (
+from attnviz.topics.transformer.task import (
     PRESETS,
     TransformerJobSpec,
     build_trainable,
     restore,
     run_input,
 )
+from attnviz.training.trainer import Trainer
 
 FAST = {  # preset -> steps for the test (evaluation only at the end)
     "Reverse: 1 layer, 1 head": 600,

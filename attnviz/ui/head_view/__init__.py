@@ -1,16 +1,24 @@
 """The BertViz-style head view shared by the text and pretrained pages: registers the
-component (its CSS and JavaScript live in attnviz.head_view) and draws it."""
+component (head_view.js and head_view.css beside this file; its data from
+attnviz.figures.head_view) and draws it."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import streamlit as st
 
-from attnviz.head_view import HEAD_VIEW_CSS, HEAD_VIEW_JS, head_view_data
-from attnviz.plots_text import HEAD_VIEW_MAX
+from attnviz.figures.head_view import head_view_data
+from attnviz.figures.text import HEAD_VIEW_MAX
 from attnviz.ui.sidebar import settings
 
-COMPONENT = st.components.v2.component("attnviz_head_view", css=HEAD_VIEW_CSS, js=HEAD_VIEW_JS)
+_HERE = Path(__file__).parent
+COMPONENT = st.components.v2.component(
+    "attnviz_head_view",
+    css=(_HERE / "head_view.css").read_text(),
+    js=(_HERE / "head_view.js").read_text(),
+)
 
 
 def _copy_clicked_query(key: str, query_key: str) -> None:

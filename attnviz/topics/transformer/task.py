@@ -1,6 +1,6 @@
 """A toy sequence task + tiny transformer as a Trainable, and what the page does with a trained one.
 
-`build_trainable(spec)` is the job-pool factory ("attnviz.transformer_task:build_trainable").
+`build_trainable(spec)` is the job-pool factory ("attnviz.topics.transformer.task:build_trainable").
 Snapshots carry the probe example's attention maps (L, H, T, T) and the weights, so the page
 can scrub a timeline, run your own input, generate text and ablate heads without the worker.
 """
@@ -14,15 +14,15 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from attnviz.core.hooks import run_with_cache
 from attnviz.data.tasks import IGNORE, SequenceTask, TaskSpec, build_task
-from attnviz.hooks import run_with_cache
 from attnviz.models.transformer import (
     TinyTransformer,
     TransformerConfig,
     ablate_heads,
     attention_maps,
 )
-from attnviz.training import TrainConfig
+from attnviz.training.trainer import TrainConfig
 
 EVAL_LIMIT = 512  # validation examples scored per evaluation
 

@@ -13,7 +13,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-CORPUS = Path(__file__).with_name("data") / "corpus.txt"
+CORPUS = Path(__file__).parents[1] / "data" / "corpus.txt"  # a bundled file, not an import
 KINDS = ("word", "char", "bpe")
 WORD_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.plots import bar_chart, fast_figure, heatmap
-from attnviz.plots_text import block_average, shown
+from attnviz.figures.base import bar_chart, fast_figure, heatmap
+from attnviz.figures.text import block_average, shown
 
 MODEL_VIEW_POOL = 48
 

@@ -4,7 +4,7 @@ Never in a thread of the Streamlit server: a training loop there shares the GIL 
 user's reruns (DESIGN, "Live training"). A job is described by plain, picklable data:
 
     pool = JobPool(max_workers=2)                       # default: one worker per CPU core
-    job = pool.submit("attnviz.kernel_task:build_trainable", spec, TrainConfig(...))
+    job = pool.submit("attnviz.topics.kernel.task:build_trainable", spec, TrainConfig(...))
     state = job.poll()    # JobState: status, reason, step, total_steps, steps_per_s,
                           # queue_position, metric_name, history (training.History), snapshots
     job.pause(); job.step(); job.resume(); job.stop()
@@ -34,14 +34,15 @@ import types
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from attnviz.job_worker import worker_main
-from attnviz.training import TERMINAL, History, TrainConfig
+from attnviz.training.history import History
+from attnviz.training.trainer import TERMINAL, TrainConfig
+from attnviz.training.worker import worker_main
 
 DEFAULT_TIME_CAP = 600.0
 # imported once by the fork server, so that each worker starts in a fraction of a second
 # (torch ≈ 2 s; torch._dynamo ≈ 1.6 s, which the first optimizer imports; scikit-learn's data
 # sets ≈ 2 s); a module that is missing is skipped
-PRELOAD = ("torch", "torch._dynamo", "attnviz.job_worker", "sklearn.datasets")
+PRELOAD = ("torch", "torch._dynamo", "attnviz.training.worker", "sklearn.datasets")
 
 
 @dataclass

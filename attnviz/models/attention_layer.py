@@ -15,8 +15,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from attnviz.attention import masked_softmax, merge_heads, split_heads
-from attnviz.hooks import HookPoint
+from attnviz.core.attention import masked_softmax, merge_heads, split_heads
+from attnviz.core.hooks import HookPoint
 
 
 @dataclass

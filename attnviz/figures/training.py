@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.plots import fast_figure
-from attnviz.training import History
+from attnviz.figures.base import fast_figure
+from attnviz.training.history import History
 
 MAX_POINTS = 2000  # long runs are thinned so the figure stays light
 

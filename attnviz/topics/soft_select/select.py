@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from attnviz.attention import masked_softmax, score
+from attnviz.core.attention import masked_softmax, score
 
 
 @dataclass

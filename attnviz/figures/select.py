@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.plots import fast_figure, line_chart
+from attnviz.figures.base import fast_figure, line_chart
 
 PLANE_LIMIT = 2.0
 GRID_STEPS = 41  # invisible click targets, 0.1 apart

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.data.toy import ToyData
-from attnviz.plots import fast_figure, heatmap
+from attnviz.figures.base import fast_figure, heatmap
 
 BLUE, ORANGE, GREY = "#3b5bdb", "#e8590c", "#adb5bd"
 

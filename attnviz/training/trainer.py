@@ -14,11 +14,13 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 import torch
 from torch import Tensor
+
+from attnviz.training.history import History
 
 OPTIMIZERS = ("sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam", "adamw")
 BATCH_MODES = ("full", "minibatch", "single")
@@ -66,46 +68,6 @@ class Trainable(Protocol):
     def loss(self, batch: Tensor) -> Tensor: ...
     def evaluate(self) -> dict[str, float]: ...
     def snapshot(self) -> dict: ...
-
-
-@dataclass
-class History:
-    step: list[int] = field(default_factory=list)
-    train_loss: list[float] = field(default_factory=list)  # the batch loss of every step
-    eval_step: list[int] = field(default_factory=list)
-    val_loss: list[float] = field(default_factory=list)
-    train_metric: list[float] = field(default_factory=list)
-    val_metric: list[float] = field(default_factory=list)
-
-    def since(self, step: int, eval_step: int) -> History:
-        """The entries after the given counts (for streaming increments)."""
-        return History(
-            self.step[step:],
-            self.train_loss[step:],
-            self.eval_step[eval_step:],
-            self.val_loss[eval_step:],
-            self.train_metric[eval_step:],
-            self.val_metric[eval_step:],
-        )
-
-    def extend(self, more: History) -> None:
-        for name in self.__dataclass_fields__:
-            getattr(self, name).extend(getattr(more, name))
-
-    def to_csv(self) -> str:
-        """One row per step (and step 0): training batch loss, and the evaluations where made."""
-        evals = {
-            s: (v, tm, vm)
-            for s, v, tm, vm in zip(
-                self.eval_step, self.val_loss, self.train_metric, self.val_metric, strict=True
-            )
-        }
-        train = dict(zip(self.step, self.train_loss, strict=True))
-        lines = ["step,train_loss,val_loss,train_metric,val_metric"]
-        for s in sorted(set(train) | set(evals)):
-            cells = [train.get(s), *evals.get(s, (None, None, None))]
-            lines.append(",".join([str(s)] + ["" if c is None else f"{c:.6g}" for c in cells]))
-        return "\n".join(lines) + "\n"
 
 
 def make_optimizer(name: str, params: list[Tensor], cfg: TrainConfig) -> torch.optim.Optimizer:

@@ -8,7 +8,7 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.plots import fast_figure, heatmap, line_chart, unique_labels
+from attnviz.figures.base import fast_figure, heatmap, line_chart, unique_labels
 
 HEAD_COLORS = [
     "#1c7ed6",

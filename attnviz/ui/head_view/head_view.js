@@ -1,57 +1,3 @@
-"""The interactive head view of the text page, as BertViz draws it: tokens in two columns joined
-by lines whose opacity is the weight, one colour per head; hovering a token isolates its lines,
-clicking a query token reports it back (a Streamlit v2 component's state "query").
-
-This module only builds the JSON the view needs and holds its CSS and JavaScript; the page
-registers them with st.components.v2. User text goes in the JSON and is written with
-textContent, never parsed as HTML. The view has its own SVG/PNG download buttons.
-"""
-
-from __future__ import annotations
-
-import numpy as np
-
-from attnviz.plots_text import HEAD_COLORS, HEAD_VIEW_MAX
-
-
-def head_view_data(
-    weights: np.ndarray,
-    tokens: list[str],
-    heads: list[int],
-    query: int | None,
-    font_px: int = 14,
-    threshold: float = 0.01,
-) -> dict:
-    """JSON for the interactive head view (HEAD_VIEW_JS): the first HEAD_VIEW_MAX tokens and, per
-    shown head, its lines (query i, key j, weight w ≥ threshold). Tokens stay plain text: the
-    script writes them with textContent, never as HTML."""
-    t = min(len(tokens), HEAD_VIEW_MAX)
-    lines = []
-    for h in heads:
-        q, k = np.nonzero(weights[h, :t, :t] >= threshold)
-        w = np.round(weights[h, q, k].astype(np.float64), 3)
-        color = HEAD_COLORS[h % len(HEAD_COLORS)]
-        lines.append(
-            {"head": int(h), "color": color, "q": q.tolist(), "k": k.tolist(), "w": w.tolist()}
-        )
-    labels = [tok.replace(" ", "␣").replace("\n", "⏎") or "∅" for tok in tokens[:t]]
-    return {"tokens": labels, "heads": lines, "query": query, "font": font_px}
-
-
-HEAD_VIEW_CSS = """
-.hv { color: var(--st-text-color, #262730); font-family: var(--st-font, sans-serif); }
-.hv-bar { display: flex; flex-wrap: wrap; gap: .8em; align-items: center; font-size: .85em; }
-.hv-status { height: 4.2em; overflow-y: auto; font-size: .85em; opacity: .85; margin: .2em 0; }
-.hv svg line { pointer-events: none; }
-.hv svg g.tok { cursor: default; }
-.hv svg g.q { cursor: pointer; }
-.hv svg g.hot text { font-weight: 700; }
-.hv svg g.sel text { text-decoration: underline; }
-.hv button { font: inherit; color: inherit; background: transparent; cursor: pointer;
-  border: 1px solid rgba(128, 128, 128, .5); border-radius: 4px; padding: 0 .6em; }
-"""
-
-HEAD_VIEW_JS = """
 export default function (component) {
   const { data, parentElement, setStateValue } = component;
   const NS = "http://www.w3.org/2000/svg";
@@ -145,4 +91,3 @@ export default function (component) {
     img.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(svgText());
   };
 }
-"""

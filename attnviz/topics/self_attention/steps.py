@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from attnviz.attention import causal_mask, masked_softmax
+from attnviz.core.attention import causal_mask, masked_softmax
 
 
 @dataclass

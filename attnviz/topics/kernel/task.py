@@ -1,7 +1,7 @@
 """The kernel smoother as a Trainable: data + model + loss, and the views the page draws.
 
 `build_trainable(spec)` is the factory the job pool calls in a worker process
-("attnviz.kernel_task:build_trainable"). Regression uses the squared error; classification
+("attnviz.topics.kernel.task:build_trainable"). Regression uses the squared error; classification
 (labels ±1) the logistic loss log(1 + exp(−y f)). Leave-one-out predicts each training point
 from the others, so the kernel cannot simply look itself up.
 """
@@ -16,8 +16,8 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from attnviz.data.toy import DatasetSpec, ToyData, make_dataset
-from attnviz.devices import resolve_device
 from attnviz.models.kernel_smoother import KernelSmoother, KernelSmootherConfig
+from attnviz.training.devices import resolve_device
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 Embeddings are seeded random vectors keyed by the token string (the same token always gets
 the same vector). W_q, W_k, W_v and their biases are seeded. Scores come from
-attnviz.attention.score; "scaled" divides by √d_k; temperature divides once more; masks:
+attnviz.core.attention.score; "scaled" divides by √d_k; temperature divides once more; masks:
 causal, and padding in the two-sentence batch. The layer exposes its tensors through
 HookPoints (read with run_with_cache). Also the experiments that need their own computation:
 permutation equivariance without positions, softmax saturation as d_k grows, and one query
@@ -24,7 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from attnviz.attention import (
+from attnviz.core.attention import (
     causal_mask,
     masked_softmax,
     merge_heads,
@@ -32,9 +32,9 @@ from attnviz.attention import (
     score,
     split_heads,
 )
-from attnviz.hooks import HookPoint, model_is_capturing, run_with_cache
-from attnviz.positional import encoding, rope, rope_table
-from attnviz.tokenizers import tokenize
+from attnviz.core.hooks import HookPoint, model_is_capturing, run_with_cache
+from attnviz.core.positional import encoding, rope, rope_table
+from attnviz.core.tokenizers import tokenize
 
 MAX_TOKENS = 512
 PAIR_MAX = 64  # tokens per sentence in the padded batch and the permutation experiment

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.plots import matrix_figure
-from attnviz.self_attention_steps import Step
+from attnviz.figures.base import matrix_figure
+from attnviz.topics.self_attention.steps import Step
 
 ROW_STEPS = {"Q", "QK", "scaled", "masked", "weights", "out"}  # steps whose rows are queries
 COL_NAMES = {"z": "feature", "Q": "dim of e", "K": "dim of e", "V": "dim of d₂", "out": "dim of d₂"}

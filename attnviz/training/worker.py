@@ -1,4 +1,4 @@
-"""The code that runs inside a training worker process (attnviz.jobs starts it).
+"""The code that runs inside a training worker process (attnviz.training.jobs starts it).
 
 `worker_main` imports the factory, builds the Trainable and a Trainer, then steps while not
 paused, obeying commands ("pause", "resume", "step", "stop") from one queue and sending
@@ -12,7 +12,7 @@ import importlib
 import queue
 import time
 
-from attnviz.training import TrainConfig, Trainer
+from attnviz.training.trainer import TrainConfig, Trainer
 
 SEND_EVERY = 0.1  # seconds between progress messages while running
 
