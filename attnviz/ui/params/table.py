@@ -40,7 +40,8 @@ class Param:
     step: float | None = None
     url: bool = True  # kept in the URL (bound with bind="query-params")
     help: str | None = None
-    format_func: Callable[[Any], str] | None = None  # how a choice is shown (and written in the URL)
+    # how a choice is shown (and written in the URL)
+    format_func: Callable[[Any], str] | None = None
     # other parameters' values under which this one is drawn at all: (("ta_tok", "bpe"),)
     shown_when: tuple[tuple[str, Any], ...] = ()
 
