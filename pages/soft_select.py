@@ -4,12 +4,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz.core.attention import SCORE_NAMES
 from attnviz.figures import base as plots
 from attnviz.figures.select import key_plane, temperature_figure
+from attnviz.io.table_text import decode_table, encode_table
 from attnviz.topics.soft_select.select import (
-    decode_table,
-    encode_table,
     example_table,
     score_params,
     soft_select,
@@ -18,9 +16,10 @@ from attnviz.topics.soft_select.select import (
 )
 from attnviz.ui import downloads, layout
 from attnviz.ui.figures import show
+from attnviz.ui.params.soft_select import TABLE
+from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
 from attnviz.ui.sidebar import settings
 
-TEMPERATURES = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]
 SCORE_LABELS = {
     "dot": "qᵀk",
     "scaled_dot": "qᵀk / √d",
@@ -37,6 +36,12 @@ def move_query_to_click() -> None:
     if points:
         st.session_state["ss_q1"] = round(float(points[0]["x"]), 1)
         st.session_state["ss_q2"] = round(float(points[0]["y"]), 1)
+
+
+def forget_table() -> None:
+    """Reset: back to the example table (the edited one lives in the URL and the editor)."""
+    st.query_params.pop("ss_table", None)
+    st.session_state.pop("ss_editor", None)
 
 
 def table_from_url() -> pd.DataFrame:
@@ -58,32 +63,16 @@ layout.intro(
     "mix Σ α_j v_j. Move the query, change the score function or the temperature T, and watch the "
     "weights.",
 )
-layout.presets(
-    {
-        "Nearly hard select": {"ss_temp": 0.05, "ss_score": "dot", "ss_q1": 0.9, "ss_q2": -0.8},
-        "Plain mean": {"ss_temp": 100.0, "ss_score": "dot"},
-        "Distance kernel": {"ss_score": "neg_sq_dist", "ss_temp": 0.2, "ss_q1": 0.0, "ss_q2": 0.0},
-        "Cosine ignores length": {"ss_score": "cosine", "ss_temp": 0.1, "ss_q1": 2.0, "ss_q2": 0.0},
-    },
-    key="ss_preset",
-)
+preset_buttons(TABLE)
+reset_button(TABLE, on_reset=forget_table)
 
 controls, plane_col = st.columns([1, 1.3])
 with controls:
-    q1 = st.slider("query q, dimension 1", -2.0, 2.0, 0.5, 0.1, key="ss_q1", bind="query-params")
-    q2 = st.slider("query q, dimension 2", -2.0, 2.0, 0.5, 0.1, key="ss_q2", bind="query-params")
-    score_name = st.selectbox(
-        "score function a(q, k)", SCORE_NAMES, key="ss_score", bind="query-params"
-    )
+    q1 = draw(TABLE, "ss_q1")
+    q2 = draw(TABLE, "ss_q2")
+    score_name = draw(TABLE, "ss_score")
     st.caption(f"a(q, k) = {SCORE_LABELS[score_name]}")
-    temperature = st.select_slider(
-        "temperature T",
-        TEMPERATURES,
-        value=1.0,
-        key="ss_temp",
-        bind="query-params",
-        help="Divides every score before the softmax. Small T sharpens, large T flattens.",
-    )
+    temperature = draw(TABLE, "ss_temp")
     with st.expander("Edit the table of keys and values"):
         table = st.data_editor(table_from_url(), num_rows="dynamic", key="ss_editor")
 

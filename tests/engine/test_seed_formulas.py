@@ -6,10 +6,9 @@ import numpy as np
 import pytest
 
 from attnviz.io.matrix_text import decode_matrix, encode_matrix
+from attnviz.io.table_text import decode_table, encode_table
 from attnviz.topics.self_attention.steps import compute_steps, random_input, random_weights
 from attnviz.topics.soft_select.select import (
-    decode_table,
-    encode_table,
     example_table,
     soft_select,
     table_problems,

@@ -1,0 +1,17 @@
+"""Per-page parameter tables (one module per page) and the widgets derived from them."""
+
+from __future__ import annotations
+
+import importlib
+
+from attnviz.ui.params.table import PageParams
+
+# page url (attnviz.ui.navigation) -> the module holding its TABLE
+TABLE_MODULES = {
+    "soft-select": "attnviz.ui.params.soft_select",
+}
+
+
+def page_tables() -> dict[str, PageParams]:
+    """Every page's parameter table, by the page's url path."""
+    return {url: importlib.import_module(module).TABLE for url, module in TABLE_MODULES.items()}

@@ -1,0 +1,63 @@
+"""Every page's parameter table, walked: each parameter round-trips through the URL, each preset
+sets every parameter, Reset restores the defaults. Pages come from the navigation."""
+
+from __future__ import annotations
+
+import pytest
+
+from attnviz.ui.navigation import all_pages
+from attnviz.ui.params import page_tables
+from attnviz.ui.params.table import PageParams
+from tests.support.apptest import no_exception, open_page
+
+PAGES = {p.url: p.path for p in all_pages() if p.url != "home"}
+TABLES = page_tables()
+
+
+def test_every_page_but_home_has_a_parameter_table():
+    assert sorted(TABLES) == sorted(PAGES)
+
+
+def cases(what: str) -> list:
+    out = []
+    for url, table in TABLES.items():
+        items = table.params if what == "param" else list(table.presets)
+        out += [pytest.param(url, item, id=f"{url}-{getattr(item, 'key', item)}") for item in items]
+    return out
+
+
+def state_of(at, table: PageParams) -> dict:
+    return {key: at.session_state[key] for key in table.keys if key in at.session_state}
+
+
+@pytest.mark.parametrize(("url", "param"), cases("param"))
+def test_every_url_parameter_reaches_its_widget_and_back(url, param):
+    if not param.url:
+        pytest.skip(f"{param.key} is not kept in the URL by design")
+    value = param.other_value()
+    query = {key: TABLES[url][key].url_text(v) for key, v in param.shown_when}
+    query[param.key] = param.url_text(value)
+    at = open_page(PAGES[url], query=query)
+    no_exception(at)
+    assert at.session_state[param.key] == value
+    shown = at.query_params[param.key]
+    assert (shown if isinstance(shown, str) else shown[-1]) == param.url_text(value)
+
+
+@pytest.mark.parametrize(("url", "preset"), cases("preset"))
+def test_every_preset_sets_every_parameter_and_reset_restores_defaults(url, preset):
+    table = TABLES[url]
+    at = open_page(PAGES[url])
+    for param in table.params:  # start far from both the preset and the defaults
+        if param.key in at.session_state and not param.shown_when:
+            at.session_state[param.key] = param.other_value()
+    at.run()
+    at.button(key=f"{table.prefix}_preset_{preset}").click().run()
+    no_exception(at)
+    wanted = table.preset(preset)
+    assert state_of(at, table) == {k: wanted[k] for k in state_of(at, table)}
+    at.button(key=f"{table.prefix}_reset_page").click().run()
+    no_exception(at)
+    defaults = table.defaults()
+    assert state_of(at, table) == {k: defaults[k] for k in state_of(at, table)}
+    assert not any(key in at.query_params for key in table.keys), dict(at.query_params)
