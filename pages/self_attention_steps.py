@@ -12,9 +12,10 @@ from attnviz.topics.self_attention.steps import (
 from attnviz.ui import downloads, layout
 from attnviz.ui.figures import show
 from attnviz.ui.matrix_editor import edit_matrix
+from attnviz.ui.params.self_attention import MATRIX_URL_KEYS, STEP_NAMES, TABLE
+from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
 from attnviz.ui.sidebar import settings
 
-STEP_NAMES = ["z", "Q, K, V", "Q Kᵀ", "÷ √e", "mask", "softmax", "· V"]
 STEP_KEYS = [["z"], ["Q", "K", "V"], ["QK"], ["scaled"], ["masked"], ["weights"], ["out"]]
 
 
@@ -24,6 +25,14 @@ def shift_reveal(delta: int) -> None:
     st.session_state["sa_reveal"] = STEP_NAMES[max(0, min(len(STEP_NAMES) - 1, current + delta))]
 
 
+def forget_hand_edits() -> None:
+    """Reset: the hand-edited matrices leave the URL and their editors."""
+    for key in MATRIX_URL_KEYS:
+        st.query_params.pop(key, None)
+    for key in [k for k in st.session_state if str(k).startswith("ed_")]:
+        del st.session_state[key]
+
+
 layout.intro(
     "Self-attention, step by step",
     "One input z of m patches (tokens), each a row of d numbers, goes through the layer of the "
@@ -31,40 +40,24 @@ layout.intro(
     "**softmax(QKᵀ/√e) V**. Every intermediate is shown with its numbers and shape. Reveal one "
     "step at a time, or one query row first and then the whole matrix.",
 )
-layout.presets(
-    {
-        "Lecture: 3 patches": {
-            "sa_m": 3,
-            "sa_d": 2,
-            "sa_e": 2,
-            "sa_d2": 2,
-            "sa_reveal": "z",
-            "sa_row": True,
-        },
-        "Causal, 5 tokens": {
-            "sa_m": 5,
-            "sa_d": 4,
-            "sa_e": 4,
-            "sa_d2": 3,
-            "sa_causal": True,
-            "sa_reveal": "· V",
-        },
-        "Large e, no scaling": {"sa_e": 8, "sa_d": 8, "sa_scaled": False, "sa_reveal": "softmax"},
-    },
-    key="sa_preset",
-)
+preset_buttons(TABLE)
+reset_button(TABLE, on_reset=forget_hand_edits)
 
 sizes, switches = st.columns([2, 1])
 with sizes:
     c1, c2, c3, c4 = st.columns(4)
-    m = c1.slider("m patches", 1, 8, 4, key="sa_m", bind="query-params")
-    d = c2.slider("d features", 1, 8, 3, key="sa_d", bind="query-params")
-    e = c3.slider("e (query/key width)", 1, 8, 3, key="sa_e", bind="query-params")
-    d2 = c4.slider("d₂ (value width)", 1, 8, 3, key="sa_d2", bind="query-params")
+    with c1:
+        m = draw(TABLE, "sa_m")
+    with c2:
+        d = draw(TABLE, "sa_d")
+    with c3:
+        e = draw(TABLE, "sa_e")
+    with c4:
+        d2 = draw(TABLE, "sa_d2")
 with switches:
-    causal = st.toggle("causal mask", key="sa_causal", bind="query-params")
-    scaled = st.toggle("divide by √e", True, key="sa_scaled", bind="query-params")
-    with_bias = st.toggle("biases B", True, key="sa_bias", bind="query-params")
+    causal = draw(TABLE, "sa_causal")
+    scaled = draw(TABLE, "sa_scaled")
+    with_bias = draw(TABLE, "sa_bias")
 
 seed = settings().seed
 weights = random_weights(d, e, d2, seed, with_bias)
@@ -80,17 +73,15 @@ weights = LayerWeights(w_q, weights.b_q, w_k, weights.b_k, w_v, weights.b_v)
 steps = {s.key: s for s in compute_steps(z, weights, causal=causal, scaled=scaled)}
 
 reveal_col, prev_col, next_col = st.columns([6, 1, 1])
-reveal = reveal_col.select_slider(
-    "Reveal up to step", STEP_NAMES, value=STEP_NAMES[-1], key="sa_reveal", bind="query-params"
-)
+with reveal_col:
+    reveal = draw(TABLE, "sa_reveal")
 prev_col.button("◀ Previous", on_click=shift_reveal, args=(-1,), width="stretch")
 next_col.button("Next ▶", on_click=shift_reveal, args=(1,), width="stretch")
 row_col, pick_col = st.columns([1, 3])
-one_row = row_col.toggle("one query row only", key="sa_row", bind="query-params")
-layout.clamp_state("sa_i", m - 1)
-query = pick_col.slider(
-    "query patch i", 0, max(m - 1, 1), 0, key="sa_i", disabled=(m == 1 or not one_row)
-)
+with row_col:
+    one_row = draw(TABLE, "sa_row")
+with pick_col:
+    query = draw(TABLE, "sa_i", high=max(m - 1, 1), disabled=(m == 1 or not one_row))
 query_row = min(query, m - 1) if one_row else None
 
 shown = STEP_KEYS[: STEP_NAMES.index(reveal) + 1]

@@ -129,3 +129,32 @@ def test_hand_edited_z_from_url_and_bad_url_matrix():
     at = open_page(STEPS, query={"sa_z": "1,x;;"})
     no_exception(at)
     assert any("ignored" in w.value for w in at.warning)
+
+
+def softmax_rows(at) -> np.ndarray:
+    fig = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("softmax(·)"))
+    return np.asarray(plotly_array(fig["data"][0]["z"]), dtype=float)
+
+
+def test_a_preset_after_another_sets_every_setting():
+    """Repro (issue 9): "Large e, no scaling" after "Causal, 5 tokens" showed the causal first row
+    [1, 0, 0, 0, 0]: the second preset left the causal mask on."""
+    at = open_page(STEPS)
+    at.button(key="sa_preset_Causal, 5 tokens").click().run()
+    assert softmax_rows(at)[0, 1:].max() == 0  # causal: the first query sees only itself
+    at.button(key="sa_preset_Large e, no scaling").click().run()
+    no_exception(at)
+    assert at.session_state["sa_causal"] is False
+    assert softmax_rows(at)[0, 1:].max() > 0
+
+
+def test_query_patch_is_in_the_url_and_reset_clears_hand_edits():
+    at = open_page(STEPS, query={"sa_row": "true", "sa_i": "3", "sa_z": "1,0,0;0,1,0;0,0,1;1,1,1"})
+    assert at.slider(key="sa_i").value == 3
+    softmax = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("softmax(·)"))
+    assert softmax["data"][0]["y"] == ["query 3"]
+    at.button(key="sa_reset_page").click().run()
+    no_exception(at)
+    assert "sa_z" not in at.query_params and at.slider(key="sa_i").value == 0
+    z = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("z "))
+    assert not np.allclose(np.asarray(plotly_array(z["data"][0]["z"]))[:3], np.eye(3))

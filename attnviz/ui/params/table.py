@@ -42,7 +42,8 @@ class Param:
     help: str | None = None
     # how a choice is shown (and written in the URL)
     format_func: Callable[[Any], str] | None = None
-    # other parameters' values under which this one is drawn at all: (("ta_tok", "bpe"),)
+    # other parameters' values under which this one is drawn, enabled and has its full range:
+    # (("ta_tok", "bpe"),) or (("sa_m", 8),) for a slider whose top is m − 1
     shown_when: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
