@@ -12,7 +12,7 @@ from attnviz.training.trainer import BATCH_MODES, OPTIMIZERS, SCHEDULES, TrainCo
 from attnviz.ui.params.table import PageParams, Param
 from attnviz.ui.params.widgets import draw
 
-RATES = (1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.02, 0.03, 0.05, 0.1, 0.3, 1.0, 10.0, 1000.0)
+RATES = (1e-4, 3e-4, 1e-3, 3e-3, 5e-3, 0.01, 0.02, 0.03, 0.05, 0.1, 0.3, 1.0, 10.0, 1000.0)
 BATCH_SIZES = (1, 8, 16, 32, 64, 128, 256)
 WEIGHT_DECAYS = (0.0, 0.01, 0.1, 1.0)
 FIELDS = ("opt", "lr", "sched", "mode", "bs", "steps", "wd", "patience")

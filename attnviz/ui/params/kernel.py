@@ -1,0 +1,72 @@
+"""Parameters of the Attention as a kernel smoother page (seed 000): data, model, training, query."""
+
+from attnviz.core.kernels import KERNELS, LEARNED
+from attnviz.data.toy import DATASETS
+from attnviz.ui.params.table import PageParams, Param
+from attnviz.ui.params.training_form import training_params
+
+WIDTHS = (0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 5.0)
+
+
+def _query(key: str, label: str, default: float, **extra) -> Param:
+    return Param(key, label, "slider", default, low=-4.0, high=6.0, step=0.1, **extra)
+
+
+TABLE = PageParams(
+    prefix="ks",
+    params=(
+        Param("ks_data", "data set", "selectbox", "sine_1d", choices=tuple(DATASETS)),
+        Param("ks_n", "training samples n", "slider", 60, low=10, high=200, step=10),
+        Param("ks_noise", "noise", "slider", 0.3, low=0.0, high=1.5, step=0.1),
+        Param("ks_kernel", "kernel α", "selectbox", "mahalanobis", choices=KERNELS),
+        Param(
+            "ks_rank",
+            "K (rows of θ)",
+            "slider",
+            2,
+            low=1,
+            high=4,
+            step=1,
+            help=f"Used by the learned kernels ({', '.join(LEARNED)})",
+        ),
+        Param(
+            "ks_g",
+            "value g(x_s)",
+            "radio",
+            "label",
+            choices=("label", "linear"),
+            help="label: g = y_s (Nadaraya–Watson); linear: g = ⟨θ', x_s⟩ as in seed 000",
+        ),
+        Param(
+            "ks_width",
+            "width h (starting value)",
+            "select_slider",
+            0.5,
+            choices=WIDTHS,
+            help="Fixed kernels learn h; Mahalanobis starts from θ = I/(√2 h), the Gaussian of width h.",
+        ),
+        Param("ks_norm", "normalise by n(x)", "toggle", True),
+        Param(
+            "ks_loo",
+            "leave-one-out",
+            "toggle",
+            True,
+            help="Predict each training point from the others. Off: a sharp kernel can just look itself up.",
+        ),
+        *training_params("ks", optimizer="adam", lr=0.02, steps=400, max_steps=20_000),
+        _query("ks_qx", "query x", 2.5),
+        _query("ks_qy", "query x₂", 0.0, shown_when=(("ks_data", "rings_2d"),)),
+    ),
+    presets={
+        "Nadaraya–Watson, 1-D": dict(
+            ks_data="sine_1d", ks_kernel="gaussian", ks_g="label", ks_width=0.3
+        ),
+        "Mahalanobis on rings": dict(
+            ks_data="rings_2d", ks_kernel="mahalanobis", ks_width=2.0, ks_steps=400
+        ),
+        "Dot product on rings": dict(ks_data="rings_2d", ks_kernel="dot_product", ks_steps=400),
+        "Overfit without leave-one-out": dict(
+            ks_data="sine_1d", ks_kernel="mahalanobis", ks_loo=False, ks_lr=0.3, ks_steps=1000
+        ),
+    },
+)

@@ -1,0 +1,67 @@
+"""Parameters of the Train a transformer live page (seeds 002, 003): task, model, training, and
+the trained model's tools (kept out of the URL: they exist only after a run)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attnviz.data.tasks import TASK_NAMES, TaskSpec
+from attnviz.models.transformer import POSITIONAL, TransformerConfig
+from attnviz.topics.transformer.task import PRESETS
+from attnviz.training.trainer import TrainConfig
+from attnviz.ui.params.table import PageParams, Param
+from attnviz.ui.params.training_form import training_params
+
+TRAIN_SIZES = (500, 1000, 2000, 5000, 10000)
+
+
+def preset_values(task: TaskSpec, model: TransformerConfig, train: TrainConfig) -> dict[str, Any]:
+    """A preset of the engine (task, model, training) as this page's parameter values."""
+    return {
+        "tt_task": task.name,
+        "tt_len": task.length,
+        "tt_sym": task.n_symbols,
+        "tt_ntrain": task.n_train,
+        "tt_layers": model.n_layer,
+        "tt_heads": model.n_head,
+        "tt_d": model.d_model,
+        "tt_drop": model.dropout,
+        "tt_pos": model.positional,
+        "tt_opt": train.optimizer,
+        "tt_lr": train.lr,
+        "tt_sched": train.schedule,
+        "tt_mode": train.batch_mode,
+        "tt_bs": train.batch_size,
+        "tt_steps": train.steps,
+        "tt_wd": train.weight_decay,
+        "tt_patience": train.patience,
+    }
+
+
+TABLE = PageParams(
+    prefix="tt",
+    params=(
+        Param("tt_task", "task", "selectbox", "reverse", choices=TASK_NAMES),
+        Param("tt_len", "sequence length", "slider", 8, low=4, high=24, step=1),
+        Param("tt_sym", "symbols (digits, or p)", "slider", 10, low=3, high=64, step=1),
+        Param("tt_ntrain", "training examples", "select_slider", 2000, choices=TRAIN_SIZES),
+        Param("tt_layers", "layers", "slider", 1, low=1, high=4, step=1),
+        Param("tt_heads", "heads", "select_slider", 1, choices=(1, 2, 4)),
+        Param("tt_d", "d_model", "select_slider", 32, choices=(16, 32, 64, 128)),
+        Param("tt_drop", "dropout", "select_slider", 0.0, choices=(0.0, 0.1, 0.2, 0.5)),
+        Param("tt_pos", "positions", "selectbox", "learned", choices=POSITIONAL),
+        *training_params(
+            "tt", optimizer="adamw", lr=3e-3, batch_mode="minibatch", batch_size=64, steps=800
+        ),
+        Param("tt_prompt", "prompt", "text_input", "old macdonald", url=False),
+        Param(
+            "tt_gen_temp",
+            "sampling temperature (0 = greedy)",
+            "select_slider",
+            0.0,
+            choices=(0.0, 0.5, 1.0, 1.5),
+            url=False,
+        ),
+    ),
+    presets={name: preset_values(*spec) for name, spec in PRESETS.items()},
+)
