@@ -4,13 +4,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz.core.positional import ENCODINGS
-from attnviz.core.tokenizers import KINDS, bpe_learned_size
+from attnviz.core.tokenizers import bpe_learned_size
 from attnviz.figures import base as plots
 from attnviz.figures.text import heads_grid, shown
 from attnviz.topics.text.attention import (
     MAX_TOKENS,
-    SCORES,
     TextConfig,
     attention_csv,
     attention_json,
@@ -19,25 +17,23 @@ from attnviz.topics.text.attention import (
 from attnviz.ui import layout, text_sections
 from attnviz.ui.figures import show
 from attnviz.ui.head_view import head_view
+from attnviz.ui.params.text import HEAD_VIEW_HEADS, MAX_CHARS, TABLE
+from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
 from attnviz.ui.sidebar import settings
-from attnviz.ui.text_sections import TEMPERATURES, cached_analysis
+from attnviz.ui.text_sections import cached_analysis
 
-DEFAULT = "a large airplane flying in the blue sky"
-PRESETS = {
-    "Captioning (seed 002)": DEFAULT,
-    "Pronoun puzzle": "the trophy did not fit in the suitcase because it was too big",
-    "Repeated pattern": "one two three one two three one two three",
-}
-D_MODELS = [8, 16, 24, 32, 48, 64]
-MAX_CHARS = 20_000
+
+def show_every_head() -> None:
+    """After a preset or Reset: the head view draws every head (its pills are not a parameter)."""
+    st.session_state[HEAD_VIEW_HEADS] = list(range(st.session_state["ta_heads"]))
 
 
 def sync_head_pills(heads: int) -> None:
     """Every head is shown at first and again after the head count changes (a link's choice stays)."""
     previous, st.session_state["_ta_hv_n"] = st.session_state.get("_ta_hv_n"), heads
-    fresh = "ta_hv_heads" not in st.session_state and "ta_hv_heads" not in st.query_params
+    fresh = HEAD_VIEW_HEADS not in st.session_state and HEAD_VIEW_HEADS not in st.query_params
     if fresh or previous not in (None, heads):
-        st.session_state["ta_hv_heads"] = list(range(heads))
+        st.session_state[HEAD_VIEW_HEADS] = list(range(heads))
 
 
 layout.intro(
@@ -47,37 +43,23 @@ layout.intro(
     "q = xW_q + b_q is compared with every token's key: softmax(QKᵀ/√d_k) row by row, then the "
     "rows mix the values V. Each row says where that token looks.",
 )
-layout.presets({name: {"ta_text": text} for name, text in PRESETS.items()}, key="ta_preset")
-text = st.text_area(
-    "Your text", DEFAULT, key="ta_text", bind="query-params", max_chars=MAX_CHARS, height=80
-)
+preset_buttons(TABLE, on_apply=show_every_head)
+reset_button(TABLE, on_reset=show_every_head)
+text = draw(TABLE, "ta_text", max_chars=MAX_CHARS, height=80)
 c1, c2, c3, c4 = st.columns(4)
-tokenizer = c1.radio("tokenizer", KINDS, key="ta_tok", bind="query-params", horizontal=True)
-vocab = c1.slider(
-    "BPE vocabulary size",
-    260,
-    800,
-    400,
-    20,
-    key="ta_vocab",
-    bind="query-params",
-    disabled=tokenizer != "bpe",
-)
-d_model = c2.select_slider("d_model", D_MODELS, value=32, key="ta_d", bind="query-params")
-heads = c2.select_slider(
-    "heads (d_k = d_model / heads)",
-    valid_heads(d_model),
-    value=4,
-    key="ta_heads",
-    bind="query-params",
-)
-positional = c3.selectbox("positional encoding", ENCODINGS, key="ta_pos", bind="query-params")
-score_name = c3.selectbox("score a(q, k)", SCORES, key="ta_score", bind="query-params")
-scaled = c4.toggle("divide by √d_k", True, key="ta_scaled", bind="query-params")
-causal = c4.toggle("causal mask", key="ta_causal", bind="query-params")
-temperature = c4.select_slider(
-    "temperature", TEMPERATURES, value=1.0, key="ta_temp", bind="query-params"
-)
+with c1:
+    tokenizer = draw(TABLE, "ta_tok")
+    vocab = draw(TABLE, "ta_vocab", disabled=tokenizer != "bpe")
+with c2:
+    d_model = draw(TABLE, "ta_d")
+    heads = draw(TABLE, "ta_heads", choices=valid_heads(d_model))
+with c3:
+    positional = draw(TABLE, "ta_pos")
+    score_name = draw(TABLE, "ta_score")
+with c4:
+    scaled = draw(TABLE, "ta_scaled")
+    causal = draw(TABLE, "ta_causal")
+    temperature = draw(TABLE, "ta_temp")
 st.caption(
     f"d_k = {d_model}/{heads} = {d_model // heads} per head. Scores: dot qᵀk (÷√d_k when on), "
     "cosine qᵀk/(‖q‖‖k‖), neg_sq_dist −‖q−k‖². RoPE rotates q and k by their position "
@@ -121,10 +103,8 @@ show(heads_grid(result.weights, tokens), "heads_grid")
 
 view_col, row_col = st.columns([3, 2])
 with row_col:
-    layout.clamp_state("ta_head", heads - 1)
-    layout.clamp_state("ta_query", t - 1)
-    head = st.slider("head", 0, heads - 1, key="ta_head", bind="query-params") if heads > 1 else 0
-    query = st.slider("query token", 0, t - 1, key="ta_query", bind="query-params") if t > 1 else 0
+    head = draw(TABLE, "ta_head", high=heads - 1) if heads > 1 else 0
+    query = draw(TABLE, "ta_query", high=t - 1) if t > 1 else 0
     row = result.weights[head, query]
     title = f"Where '{shown(tokens)[query]}' looks (head {head}); the row sums to {row.sum():.3f}"
     show(
@@ -143,7 +123,7 @@ with view_col:
         "heads in the head view",
         list(range(heads)),
         selection_mode="multi",
-        key="ta_hv_heads",
+        key=HEAD_VIEW_HEADS,
         bind="query-params",
     )
     head_view(result.weights, tokens, picked or [], query, "ta_hv", "ta_query")
@@ -158,7 +138,8 @@ text_sections.temperature(result, cfg, head, query)
 
 layout.try_this(
     [
-        "Set positional encoding to *none* and open (a): shuffled words give the same attention, permuted.",
+        "Press **No positions: a bag of words** and open (a): shuffled words give the same "
+        "attention, permuted.",
         "Turn off *divide by √d_k* with 1 head and d_model 64: rows become nearly one-hot.",
         "Press **Repeated pattern** and look for a head that attends to the same word one period back.",
         "Temperature 0.05 vs 10: sharp vs uniform rows (watch the entropy under the bar chart).",

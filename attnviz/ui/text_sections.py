@@ -33,8 +33,8 @@ from attnviz.topics.text.attention import (
 )
 from attnviz.ui.figures import show
 from attnviz.ui.layout import lazy_expander
-
-TEMPERATURES = [0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
+from attnviz.ui.params.text import TABLE, TEMPERATURES
+from attnviz.ui.params.widgets import draw
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -74,16 +74,11 @@ def vectors(result: TextAttention, cfg: TextConfig) -> None:
 
 def padding(text: str, cfg: TextConfig, head: int) -> None:
     with lazy_expander("Padding mask: a batch of two sentences", "ta_open_pad") as box:
+        # drawn while closed too (cheap), so they keep their values, links and presets
+        other = draw(TABLE, "ta_second", max_chars=2000)
+        pad_mask = draw(TABLE, "ta_padmask")
         if not box.open:
             return
-        other = st.text_input(
-            "second sentence (batched with yours; the shorter one is padded with [PAD])",
-            "the cat sat",
-            key="ta_second",
-            bind="query-params",
-            max_chars=2000,
-        )
-        pad_mask = st.toggle("padding mask", True, key="ta_padmask", bind="query-params")
         padded, pad_w = cached_padded(text, other, cfg, pad_mask)  # pad_w (2, H, T, T)
         note = "[PAD] keys get weight 0" if pad_mask else "mask off: [PAD] keys take weight"
         for col, (i, toks) in zip(st.columns(2), enumerate(padded), strict=True):
@@ -153,10 +148,11 @@ def temperature(result: TextAttention, cfg: TextConfig, head: int, query: int) -
         if not box.open:
             return
         causal_query = query if cfg.causal else None
-        rows, ent = temperature_rows(result.scores[head, query], TEMPERATURES, causal_query)
+        sweep = list(TEMPERATURES)
+        rows, ent = temperature_rows(result.scores[head, query], sweep, causal_query)
         label = shown(result.tokens)[query]
-        show(temperature_figure(rows, TEMPERATURES, result.tokens, label), "temperature")
-        per_tau = ", ".join(f"τ={tau:g}: {e:.2f}" for tau, e in zip(TEMPERATURES, ent, strict=True))
+        show(temperature_figure(rows, sweep, result.tokens, label), "temperature")
+        per_tau = ", ".join(f"τ={tau:g}: {e:.2f}" for tau, e in zip(sweep, ent, strict=True))
         st.caption(
             f"Entropy of the row per temperature: {per_tau} nats. Small τ → one-hot "
             "(a hard select), large τ → uniform (the mean)."

@@ -116,3 +116,23 @@ def test_token_table_is_a_row_for_short_text_and_a_column_for_long_text():
     at.text_area(key="ta_text").set_value("word " * 300).run()
     long = at.dataframe[0].value
     assert list(long.columns) == ["token", "id"] and len(long) == 300
+
+
+def test_presets_and_reset_win_over_the_old_value_in_the_url():
+    """A preset or Reset that changes a slider's range (fewer tokens, fewer heads) still sets it:
+    Streamlit seeds a re-made bound slider from the URL, which holds the value from before."""
+    at = open_page(PAGE)
+    at.slider(key="ta_query").set_value(3).run()
+    at.pills(key="ta_hv_heads").set_value([1]).run()
+    at.button(key="ta_preset_No positions: a bag of words").click().run()
+    no_exception(at)
+    assert at.session_state["ta_query"] == 1 and at.session_state["ta_pos"] == "none"
+    assert any(f["layout"]["title"]["text"].startswith("Where 'dog'") for f in figures(at))
+    (view,) = head_views(at)
+    assert [h["head"] for h in view["heads"]] == [0, 1, 2, 3]  # a preset shows every head
+    at.select_slider(key="ta_heads").set_value(8).run()
+    at.slider(key="ta_head").set_value(2).run()
+    at.button(key="ta_reset_page").click().run()
+    no_exception(at)
+    assert (at.session_state["ta_head"], at.session_state["ta_query"]) == (0, 0)
+    assert at.session_state["ta_text"] == "a large airplane flying in the blue sky"

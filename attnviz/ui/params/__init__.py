@@ -10,6 +10,7 @@ from attnviz.ui.params.table import PageParams
 TABLE_MODULES = {
     "soft-select": "attnviz.ui.params.soft_select",
     "self-attention": "attnviz.ui.params.self_attention",
+    "text": "attnviz.ui.params.text",
 }
 
 

@@ -15,11 +15,31 @@ import streamlit as st
 
 from attnviz.ui.params.table import PageParams, Param
 
+# Parameters that apply() wrote (their value must win over the URL in the next run) and values
+# to write again on a corrective rerun; see _keep_applied.
+_APPLIED = "_params_applied"
+_REAPPLY = "_params_reapply"
+
 
 def apply(table: PageParams, values: dict[str, Any]) -> None:
     """Write a complete parameter state into session state (an on_click callback's job)."""
     for key, value in values.items():
         st.session_state[key] = value
+    st.session_state[_APPLIED] = {key for key in values if table[key].url}
+
+
+def _keep_applied(key: str, wanted: Any, value: Any) -> None:
+    """A value set by apply() must survive the widget. Streamlit treats a bound widget whose
+    range or choices changed (a new widget id) as freshly loaded, and then the URL, which
+    still holds the value from before the preset or Reset, wins over session state. If that
+    happened, rerun once, writing the value again before the (now known) widget."""
+    applied = st.session_state.get(_APPLIED, set())
+    if key not in applied:
+        return
+    applied.discard(key)
+    if value != wanted:
+        st.session_state[_REAPPLY] = st.session_state.get(_REAPPLY, {}) | {key: wanted}
+        st.rerun()
 
 
 def _fit(param: Param, choices: Sequence, low: Any, high: Any) -> None:
@@ -44,21 +64,43 @@ def draw(
     high: Any = None,
     disabled: bool = False,
     help: str | None = None,
+    **options: Any,
 ) -> Any:
     """Draw parameter `key` of `table` as its widget and return its value. `choices`, `low` and
-    `high` narrow the table's ranges where they depend on other settings."""
+    `high` narrow the table's ranges where they depend on other settings; `options` go to the
+    Streamlit widget as they are (how it looks or limits input: `max_chars=`, `height=`)."""
     param = table[key]
     choices = list(param.choices if choices is None else choices)
     low = param.low if low is None else low
     high = param.high if high is None else high
+    reapply = st.session_state.get(_REAPPLY, {})
+    if key in reapply:
+        st.session_state[key] = reapply.pop(key)
     _fit(param, choices, low, high)
+    wanted = st.session_state.get(key)
+    value = _widget(param, label or param.label, choices, low, high, disabled, help, options)
+    _keep_applied(key, wanted, value)
+    return value
+
+
+def _widget(
+    param: Param,
+    label: str,
+    choices: list,
+    low: Any,
+    high: Any,
+    disabled: bool,
+    help: str | None,
+    options: dict[str, Any],
+) -> Any:
+    key = param.key
     common = {
         "key": key,
         "disabled": disabled,
         "help": help or param.help,
         "bind": "query-params" if param.url else None,
+        **options,
     }
-    label = label or param.label
     kind = param.widget
     fmt = {"format_func": param.format_func} if param.format_func else {}
     if kind in ("selectbox", "radio"):
