@@ -80,7 +80,23 @@ class Param:
             return self.format_func(value) if self.format_func else str(value)
         if self.widget == "toggle":
             return "true" if value else "false"
+        if self.widget in RANGE_WIDGETS and isinstance(value, float) and value == int(value):
+            return str(int(value))  # as Streamlit writes numbers: 2.0 -> "2"
         return str(value)
+
+    def from_url_text(self, text: str) -> Any:
+        """The value a URL text stands for, or None if it stands for no valid value."""
+        if self.widget in CHOICE_WIDGETS:
+            return next((c for c in self.choices if self.url_text(c) == text), None)
+        if self.widget == "toggle":
+            return {"true": True, "false": False}.get(text.lower())
+        if self.widget in RANGE_WIDGETS:
+            try:
+                number = type(self.default)(float(text))
+            except (TypeError, ValueError, OverflowError):
+                return None
+            return number if self.valid(number) else None
+        return text
 
 
 @dataclass(frozen=True)

@@ -15,31 +15,48 @@ import streamlit as st
 
 from attnviz.ui.params.table import PageParams, Param
 
-# Parameters that apply() wrote (their value must win over the URL in the next run) and values
-# to write again on a corrective rerun; see _keep_applied.
-_APPLIED = "_params_applied"
-_REAPPLY = "_params_reapply"
-
 
 def apply(table: PageParams, values: dict[str, Any]) -> None:
     """Write a complete parameter state into session state (an on_click callback's job)."""
     for key, value in values.items():
         st.session_state[key] = value
-    st.session_state[_APPLIED] = {key for key in values if table[key].url}
+    _forget_url_seeds([key for key in values if table[key].url])
 
 
-def _keep_applied(key: str, wanted: Any, value: Any) -> None:
-    """A value set by apply() must survive the widget. Streamlit treats a bound widget whose
-    range or choices changed (a new widget id) as freshly loaded, and then the URL, which
-    still holds the value from before the preset or Reset, wins over session state. If that
-    happened, rerun once, writing the value again before the (now known) widget."""
-    applied = st.session_state.get(_APPLIED, set())
-    if key not in applied:
-        return
-    applied.discard(key)
-    if value != wanted:
-        st.session_state[_REAPPLY] = st.session_state.get(_REAPPLY, {}) | {key: wanted}
-        st.rerun()
+def _forget_url_seeds(keys: list[str]) -> None:
+    """Streamlit seeds a URL-bound widget that it sees as new (one whose range or choices just
+    changed, e.g. the query slider after a preset with fewer tokens) from the query string of
+    this rerun, which still holds the value from before the preset, so the URL would win over
+    the value just set. Dropping those keys from this rerun's seeds lets the set value stand;
+    Streamlit then writes it to the URL as for any programmatic change. Streamlit has no public
+    API for this (1.67: QueryParams._initial_query_params); tests/app/test_param_tables.py fails
+    if it stops working."""
+    from streamlit.runtime.state.session_state_proxy import get_session_state
+
+    with get_session_state().query_params() as params:
+        seeds = getattr(params, "_initial_query_params", {})
+        for key in keys:
+            seeds.pop(key, None)
+
+
+def _sync_url(param: Param, value: Any) -> None:
+    """Keep the address bar equal to what the widget shows. Streamlit writes a programmatic
+    value (a preset, Reset) to the URL only for a widget it has seen before; one re-made because
+    its range changed keeps the previous value in the URL, so a copied link would be wrong.
+    Private API as in _forget_url_seeds; tests/browser/test_shared_links.py checks the URL."""
+    from streamlit.runtime.state.session_state_proxy import get_session_state
+
+    with get_session_state().query_params() as params:
+        binding = params.get_binding_for_param(param.key)
+        stored = params._query_params.get(param.key) if binding is not None else None
+        if binding is None:
+            return
+        text = stored[-1] if isinstance(stored, list) and stored else stored
+        if value == param.default:
+            if text is not None:
+                params.remove_param(param.key)
+        elif text is None or param.from_url_text(str(text)) != value:
+            params.set_corrected_value(param.key, param.url_text(value), binding.value_type)
 
 
 def _fit(param: Param, choices: Sequence, low: Any, high: Any) -> None:
@@ -73,13 +90,10 @@ def draw(
     choices = list(param.choices if choices is None else choices)
     low = param.low if low is None else low
     high = param.high if high is None else high
-    reapply = st.session_state.get(_REAPPLY, {})
-    if key in reapply:
-        st.session_state[key] = reapply.pop(key)
     _fit(param, choices, low, high)
-    wanted = st.session_state.get(key)
     value = _widget(param, label or param.label, choices, low, high, disabled, help, options)
-    _keep_applied(key, wanted, value)
+    if param.url:
+        _sync_url(param, value)
     return value
 
 
