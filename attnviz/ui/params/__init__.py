@@ -9,6 +9,7 @@ from attnviz.ui.params.table import PageParams
 # page url (attnviz.ui.navigation) -> the module holding its TABLE
 TABLE_MODULES = {
     "soft-select": "attnviz.ui.params.soft_select",
+    "pretrained": "attnviz.ui.params.pretrained",
 }
 
 

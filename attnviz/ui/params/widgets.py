@@ -15,11 +15,17 @@ import streamlit as st
 
 from attnviz.ui.params.table import PageParams, Param
 
+# Values written by apply() that their widgets have not shown yet, and values to write again on
+# the rerun that draw() asks for (see draw).
+_APPLIED = "_params_applied"
+_PENDING = "_params_pending"
+
 
 def apply(table: PageParams, values: dict[str, Any]) -> None:
     """Write a complete parameter state into session state (an on_click callback's job)."""
     for key, value in values.items():
         st.session_state[key] = value
+    st.session_state[_APPLIED] = st.session_state.get(_APPLIED, {}) | dict(values)
 
 
 def _fit(param: Param, choices: Sequence, low: Any, high: Any) -> None:
@@ -44,21 +50,50 @@ def draw(
     high: Any = None,
     disabled: bool = False,
     help: str | None = None,
+    **widget_args: Any,
 ) -> Any:
     """Draw parameter `key` of `table` as its widget and return its value. `choices`, `low` and
-    `high` narrow the table's ranges where they depend on other settings."""
+    `high` narrow the table's ranges where they depend on other settings; `widget_args` go to the
+    Streamlit widget as they are (max_chars=, height=)."""
     param = table[key]
     choices = list(param.choices if choices is None else choices)
     low = param.low if low is None else low
     high = param.high if high is None else high
+    pending = st.session_state.get(_PENDING, {})
+    if key in pending:
+        st.session_state[key] = pending.pop(key)
     _fit(param, choices, low, high)
+    wanted = st.session_state.get(key)
+    value = _widget(param, label or param.label, choices, low, high, disabled, help, widget_args)
+    # A slider whose range changes in the same run as a preset or Reset sets it is a new widget
+    # to Streamlit, and a new URL-bound widget takes its value from the URL, which still holds
+    # the old one. Then write the value again and rerun: the widget is no longer new.
+    if key in st.session_state.get(_APPLIED, {}):
+        del st.session_state[_APPLIED][key]
+        if param.url and wanted is not None and value != wanted:
+            st.session_state[_PENDING] = pending | {key: wanted}
+            st.rerun()
+    return value
+
+
+def _widget(
+    param: Param,
+    label: str,
+    choices: list,
+    low: Any,
+    high: Any,
+    disabled: bool,
+    help: str | None,
+    widget_args: dict[str, Any],
+) -> Any:
+    key = param.key
     common = {
         "key": key,
         "disabled": disabled,
         "help": help or param.help,
         "bind": "query-params" if param.url else None,
+        **widget_args,
     }
-    label = label or param.label
     kind = param.widget
     fmt = {"format_func": param.format_func} if param.format_func else {}
     if kind in ("selectbox", "radio"):
