@@ -19,8 +19,9 @@ from attnviz.topics.pretrained.model import MAX_TOKENS, load
 from attnviz.ui import layout
 from attnviz.ui.figures import show
 from attnviz.ui.head_view import head_view
+from attnviz.ui.params.pretrained import TABLE
+from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
 
-DEFAULT = "The animal didn't cross the street because it was too tired."
 SPECIALS = {"[CLS]", "[SEP]", "<s>", "</s>", "[PAD]"}
 
 
@@ -52,13 +53,7 @@ def cached_model_view(name: str, text: str, hide: bool):
     return model_view(att, tokens)
 
 
-def compare_with_second_sentence(name: str, result, layer: int, head: int) -> None:
-    other = st.text_input(
-        "second sentence",
-        "The animal didn't cross the street because it was too wide.",
-        key="pe_other",
-        bind="query-params",
-    )
+def compare_with_second_sentence(name: str, other: str, result, layer: int, head: int) -> None:
     if not other.strip():
         return
     second = attend(name, other)
@@ -74,21 +69,10 @@ layout.intro(
     "and runs offline. Type a sentence and look at every head: the model view, one head's lines, the "
     "queries and keys behind one weight, attention rollout across layers, and what each head does.",
 )
-layout.presets(
-    {
-        "Pronoun": {"pe_text": DEFAULT},
-        "Repetition": {"pe_text": "one two three one two three one two three"},
-        "Long input": {"pe_text": " ".join(["the lecture hall was full of students"] * 70)},
-    },
-    key="pe_preset",
-)
-name = st.text_input(
-    "model (empty = bundled MiniLM; or a local folder / Hub name)",
-    "",
-    key="pe_model",
-    bind="query-params",
-)
-text = st.text_area("sentence", DEFAULT, key="pe_text", bind="query-params", max_chars=20_000)
+preset_buttons(TABLE)
+reset_button(TABLE)
+name = draw(TABLE, "pe_model")
+text = draw(TABLE, "pe_text", max_chars=20_000)
 if not text.strip():
     st.warning("Type a sentence above (it is empty).")
     st.stop()
@@ -104,21 +88,26 @@ if result.truncated:
 
 layers, heads, t = result.attentions.shape[0], result.attentions.shape[1], len(result.tokens)
 c1, c2, c3 = st.columns(3)
-layer = c1.slider("layer", 0, layers - 1, 0, key="pe_layer", bind="query-params")
-head = c2.slider("head", 0, heads - 1, 0, key="pe_head", bind="query-params")
-hide = c3.toggle("hide [CLS]/[SEP] and renormalise", key="pe_hide", bind="query-params")
+with c1:
+    layer = draw(TABLE, "pe_layer", high=layers - 1)
+with c2:
+    head = draw(TABLE, "pe_head", high=heads - 1)
+with c3:
+    hide = draw(TABLE, "pe_hide")
 tokens, att = visible_attention(result, hide)
 show(cached_model_view(name.strip(), text, hide), "model_view")
-view_col, big_col = st.columns(2)
+view_col, big_col = st.columns(2)  # filled below, once the query slider has given its value
+
+st.subheader("Query and key behind one weight")
+query = draw(TABLE, "pe_query", high=t - 1) if t > 1 else 0
 with view_col:
     st.markdown(f"**Head view, layer {layer}**: queries (left) attend to keys (right)")
-    every_head = st.toggle("all heads", key="pe_allheads", bind="query-params")
-    layout.clamp_state("pe_query", t - 1)
+    every_head = draw(TABLE, "pe_allheads")
     head_view(
         att[layer],
         tokens,
         list(range(heads)) if every_head else [head],
-        None if hide else st.session_state.get("pe_query", 0),
+        None if hide else query,
         "pe_hv",
         None if hide else "pe_query",  # hidden specials shift the indices: no click-to-pick
     )
@@ -134,9 +123,6 @@ with big_col:
         ),
         "pe_head_map",
     )
-
-st.subheader("Query and key behind one weight")
-query = st.slider("query token", 0, t - 1, key="pe_query", bind="query-params") if t > 1 else 0
 q, k = result.queries[layer, head, query], result.keys[layer, head]
 st.caption(f"Query token: '{result.tokens[query]}' (computed on all {t} tokens, specials included)")
 show(qk_products(q, k, result.tokens, result.tokens[query]), "qk_products")
@@ -164,20 +150,14 @@ with b:
     st.dataframe(pd.DataFrame(head_table(att)), hide_index=True, height=420)
 
 st.subheader("Queries and keys together (in the spirit of AttentionViz)")
-method = st.radio(
-    "projection",
-    ["pca", "tsne"],
-    horizontal=True,
-    key="pe_proj",
-    bind="query-params",
-    help="t-SNE is slower; it runs only when chosen.",
-)
+method = draw(TABLE, "pe_proj")
 points = project_queries_keys(result.queries[layer, head], result.keys[layer, head], method)
 show(qk_scatter(points, result.tokens, method), "qk_scatter")
 
 with layout.lazy_expander("Compare with a second sentence", "pe_open_compare") as compare:
-    if compare.open:  # built only while open
-        compare_with_second_sentence(name.strip(), result, layer, head)
+    other = draw(TABLE, "pe_other")  # drawn even while closed, so the link keeps it
+    if compare.open:  # the comparison is built only while open
+        compare_with_second_sentence(name.strip(), other, result, layer, head)
 
 d1, d2 = st.columns(2)  # files are built only when a button is clicked
 d1.download_button(
@@ -194,9 +174,13 @@ d2.download_button(
 )
 layout.try_this(
     [
-        "Find a head in layers 0–1 whose lines all go one token back: the table labels it *previous token*.",
+        "Press **Pronoun coreference**: in layer 3, head 1, 'it' puts ≈ 0.68 of its weight on "
+        "'animal' and ≈ 0.05 on 'street'.",
+        "Press **Previous-token heads**: every line of layer 0, head 2 goes one token back; the table "
+        "labels it *previous token*. Find the other one in layer 1.",
         "Turn on *hide [CLS]/[SEP]*: many heads that looked empty were parking their attention on [SEP].",
         "Compare 'too tired' with 'too wide': which heads change what 'it' attends to?",
-        "Press **Long input**: 512 tokens still draw; the model view block-averages them.",
+        "Press **Rollout on a long sentence**: ~500 tokens still draw; the model view block-averages "
+        "them, and rollout shows what each token draws on after all six layers.",
     ]
 )

@@ -61,3 +61,20 @@ def test_every_preset_sets_every_parameter_and_reset_restores_defaults(url, pres
     defaults = table.defaults()
     assert state_of(at, table) == {k: defaults[k] for k in state_of(at, table)}
     assert not any(key in at.query_params for key in table.keys), dict(at.query_params)
+
+
+@pytest.mark.parametrize("url", [url for url, table in TABLES.items() if table.presets])
+def test_presets_in_a_row_then_reset_each_set_every_parameter(url):
+    """Order does not matter: each preset, pressed after the others, sets its whole scene (also
+    where a slider's range changes with it), and Reset after them all restores the defaults."""
+    table = TABLES[url]
+    at = open_page(PAGES[url])
+    for name in [*table.presets, *reversed(table.presets)]:
+        at.button(key=f"{table.prefix}_preset_{name}").click().run()
+        no_exception(at)
+        wanted = table.preset(name)
+        assert state_of(at, table) == {k: wanted[k] for k in state_of(at, table)}, name
+    at.button(key=f"{table.prefix}_reset_page").click().run()
+    defaults = table.defaults()
+    assert state_of(at, table) == {k: defaults[k] for k in state_of(at, table)}
+    assert not any(key in at.query_params for key in table.keys), dict(at.query_params)

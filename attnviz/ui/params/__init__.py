@@ -11,6 +11,7 @@ TABLE_MODULES = {
     "soft-select": "attnviz.ui.params.soft_select",
     "self-attention": "attnviz.ui.params.self_attention",
     "text": "attnviz.ui.params.text",
+    "pretrained": "attnviz.ui.params.pretrained",
 }
 
 
