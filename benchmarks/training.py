@@ -16,15 +16,15 @@ import numpy as np
 from attnviz.figures.base import matrix_figure
 from attnviz.topics.kernel.task import KernelJobSpec, KernelTrainable
 from attnviz.training.jobs import JobPool
+from attnviz.training.messages import RunStatus
 from attnviz.training.trainer import TrainConfig, Trainer
 
-FACTORY = "attnviz.topics.kernel.task:build_trainable"
 CONFIG = TrainConfig(lr=0.01, steps=10_000_000, eval_every=1000, snapshot_every=1000)
 
 
 def measure_jobs(pool: JobPool, count: int, seconds: float) -> list[float]:
-    jobs = [pool.submit(FACTORY, KernelJobSpec(), CONFIG) for _ in range(count)]
-    while any(j.poll().status in ("queued", "starting") for j in jobs):
+    jobs = [pool.submit(KernelJobSpec(), CONFIG) for _ in range(count)]
+    while any(j.poll().status in (RunStatus.QUEUED, RunStatus.STARTING) for j in jobs):
         time.sleep(0.05)
     start_steps = [j.poll().step for j in jobs]
     time.sleep(seconds)

@@ -14,7 +14,7 @@ from attnviz.training.trainer import BATCH_MODES, OPTIMIZERS, TrainConfig
 from attnviz.ui import downloads, layout
 from attnviz.ui.figures import show
 from attnviz.ui.sidebar import settings
-from attnviz.ui.training_panel import training_panel
+from attnviz.ui.training_panel import LiveRun, training_panel
 
 RATES = [0.001, 0.003, 0.01, 0.02, 0.05, 0.1, 0.3, 1.0, 10.0, 1000.0]
 WIDTHS = [0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 5.0]
@@ -134,11 +134,13 @@ qy = q_cols[1].slider(
 query = np.array([qx, qy][: task.data.dim], dtype=np.float32)
 
 
-def draw_views(state, snapshot) -> None:
+def draw_views(run: LiveRun) -> None:
+    """The fit, the query's weights and the weight matrix: of the run's θ when it was trained
+    with these settings (the panel gives a snapshot only then), else of the untrained model."""
     if st.session_state.pop("_ks_moved", False):
         st.rerun()  # a click moved the query: redraw the whole page, sliders included
-    if snapshot:
-        task.load_snapshot(snapshot)
+    if run.snapshot:
+        task.load_snapshot(run.snapshot)
     v = views(task, query)
     left, right = st.columns([3, 2])
     with left:
@@ -158,7 +160,7 @@ def draw_views(state, snapshot) -> None:
     )
 
 
-training_panel("ks", "attnviz.topics.kernel.task:build_trainable", spec, config, draw_views)
+training_panel("ks", spec, config, draw_views)
 
 layout.try_this(
     [

@@ -10,7 +10,7 @@ from attnviz.topics.transformer.task import PRESETS, TransformerJobSpec, restore
 from attnviz.training.trainer import BATCH_MODES, OPTIMIZERS, SCHEDULES, TrainConfig
 from attnviz.ui import layout
 from attnviz.ui.sidebar import settings
-from attnviz.ui.training_panel import training_panel
+from attnviz.ui.training_panel import LiveRun, training_panel
 from attnviz.ui.transformer_tools import (
     ablation,
     attention_by_layer,
@@ -133,21 +133,23 @@ probe_tokens = task.decode(task.val_x[task.probe])
 st.caption(f"{task.notes} Probe example: `{' '.join(probe_tokens)}`")
 
 
-def draw_live(state, snapshot) -> None:
-    if snapshot is None:
+def draw_live(run: LiveRun) -> None:
+    """The probe's attention maps and, once the run is paused or over, the tools; all built from
+    the run's own spec (the panel gives a snapshot only when it is the page's current one)."""
+    if run.snapshot is None:
         st.caption("Attention maps of the probe example appear here once training starts.")
         return
-    attention_by_layer(snapshot["attention"], probe_tokens, "tt_live")
-    if state.status in ("running", "starting"):
+    attention_by_layer(run.snapshot["attention"], probe_tokens, "tt_live")
+    if run.state.active:
         return
-    trained_task, trained = restore(spec, snapshot["state"])
-    loaded = save_and_load(trained, {"task": dataclasses.asdict(task_spec)})
+    trained_task, trained = restore(run.spec, run.snapshot["state"])
+    loaded = save_and_load(trained, {"task": dataclasses.asdict(run.spec.task)})
     trained = loaded or trained
     tools = st.tabs(["Your input", "Generate", "Head ablation"])
     with tools[0]:
         try_input(trained, trained_task)
     with tools[1]:
-        if task_name == "next_char":
+        if run.spec.task.name == "next_char":
             generate_text(trained, trained_task)
         else:
             st.info("Generation is for the next-character task.")
@@ -155,14 +157,7 @@ def draw_live(state, snapshot) -> None:
         ablation(trained, trained_task)
 
 
-training_panel(
-    "tt",
-    "attnviz.topics.transformer.task:build_trainable",
-    spec,
-    config,
-    draw_live,
-    problems=model.problems(),
-)
+training_panel("tt", spec, config, draw_live, problems=model.problems())
 
 layout.try_this(
     [

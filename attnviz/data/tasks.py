@@ -19,7 +19,7 @@ TEXT_PATH = Path(__file__).with_name("farm_song.txt")
 TASK_NAMES = ("reverse", "sort", "copy", "modular_addition", "next_char", "fill_blank")
 
 
-@dataclass
+@dataclass(frozen=True)
 class TaskSpec:
     name: str = "reverse"
     length: int = 8  # sequence length (digits, or characters of context)

@@ -21,7 +21,7 @@ DATASETS = {
 }
 
 
-@dataclass
+@dataclass(frozen=True)
 class DatasetSpec:
     name: str = "sine_1d"
     n: int = 80  # training samples; validation gets half as many

@@ -21,7 +21,7 @@ from attnviz.core.kernels import KERNELS, LEARNED, log_alpha, log_fixed_from_dis
 VALUE_FUNCTIONS = ("label", "linear")
 
 
-@dataclass
+@dataclass(frozen=True)
 class KernelSmootherConfig:
     kernel: str = "mahalanobis"  # one of attnviz.core.kernels.KERNELS
     dim: int = 1  # J, the input dimension

@@ -22,7 +22,7 @@ from attnviz.models.attention_layer import MultiHeadSelfAttention, SelfAttention
 POSITIONAL = ("learned", "sinusoidal", "none")
 
 
-@dataclass
+@dataclass(frozen=True)
 class TransformerConfig:
     vocab_size: int = 16
     n_layer: int = 1

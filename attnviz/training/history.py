@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from attnviz.training.messages import Evaluation
+
 
 @dataclass
 class History:
@@ -15,16 +17,15 @@ class History:
     train_metric: list[float] = field(default_factory=list)
     val_metric: list[float] = field(default_factory=list)
 
-    def since(self, step: int, eval_step: int) -> History:
-        """The entries after the given counts (for streaming increments)."""
-        return History(
-            self.step[step:],
-            self.train_loss[step:],
-            self.eval_step[eval_step:],
-            self.val_loss[eval_step:],
-            self.train_metric[eval_step:],
-            self.val_metric[eval_step:],
-        )
+    def add_step(self, step: int, train_loss: float) -> None:
+        self.step.append(step)
+        self.train_loss.append(train_loss)
+
+    def add_evaluation(self, ev: Evaluation) -> None:
+        self.eval_step.append(ev.step)
+        self.val_loss.append(ev.val_loss)
+        self.train_metric.append(ev.train_metric)
+        self.val_metric.append(ev.val_metric)
 
     def extend(self, more: History) -> None:
         for name in self.__dataclass_fields__:

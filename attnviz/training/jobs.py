@@ -4,15 +4,16 @@ Never in a thread of the Streamlit server: a training loop there shares the GIL 
 user's reruns (DESIGN, "Live training"). A job is described by plain, picklable data:
 
     pool = JobPool(max_workers=2)                       # default: one worker per CPU core
-    job = pool.submit("attnviz.topics.kernel.task:build_trainable", spec, TrainConfig(...))
-    state = job.poll()    # JobState: status, reason, step, total_steps, steps_per_s,
+    job = pool.submit(KernelJobSpec(...), TrainConfig(...))
+    state = job.poll()    # JobState: status (RunStatus), reason, step, total_steps, steps_per_s,
                           # queue_position, metric_name, history (training.History), snapshots
     job.pause(); job.step(); job.resume(); job.stop()
+    job.spec, job.config  # the settings this run was started with (never changed)
 
-Any page can train its own model here: `factory` is "module:function", a function that takes
-`spec` (a picklable dataclass, never a live model) and returns a `training.Trainable`. The
-worker imports it, builds the Trainable, and runs a Trainer; the Trainable owns its device
-(put the device name in the spec). `job.step()` pauses and returns once exactly one more step
+Any page can train its own model here: the spec is a frozen dataclass (never a live model) whose
+`build()` returns a `training.Trainable` (see attnviz.training.specs). The worker unpickles it,
+builds the Trainable, and runs a Trainer; the Trainable owns its device (put the device name in
+the spec). What crosses the process boundary is typed (attnviz.training.messages). `job.step()` pauses and returns once exactly one more step
 is done. `state.snapshots` holds (step, dict) pairs from `Trainable.snapshot()`, so keep them
 small (parameters, a few attention maps).
 
@@ -31,11 +32,14 @@ import sys
 import threading
 import time
 import types
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from attnviz.training.history import History
-from attnviz.training.trainer import TERMINAL, TrainConfig
+from attnviz.training.messages import Command, Progress, RunStatus, WorkerArgs, WorkerError
+from attnviz.training.specs import JobSpec, check_spec
+from attnviz.training.trainer import TrainConfig
 from attnviz.training.worker import worker_main
 
 DEFAULT_TIME_CAP = 600.0
@@ -47,8 +51,7 @@ PRELOAD = ("torch", "torch._dynamo", "attnviz.training.worker", "sklearn.dataset
 
 @dataclass
 class JobState:
-    # queued, starting, running, paused, done, stopped early, diverged, stopped, error
-    status: str = "queued"
+    status: RunStatus = RunStatus.QUEUED
     reason: str = ""
     step: int = 0
     total_steps: int = 0
@@ -60,11 +63,11 @@ class JobState:
 
     @property
     def active(self) -> bool:
-        return self.status in ("queued", "starting", "running")
+        return self.status.active
 
     @property
     def finished(self) -> bool:
-        return self.status in TERMINAL
+        return self.status.terminal
 
     @property
     def latest(self) -> dict | None:
@@ -74,8 +77,8 @@ class JobState:
 class Job:
     """The server-side handle of one training run."""
 
-    def __init__(self, pool: JobPool, factory: str, spec, config: TrainConfig, paused: bool):
-        self.pool, self.factory, self.spec, self.config = pool, factory, spec, config
+    def __init__(self, pool: JobPool, spec: JobSpec, config: TrainConfig, paused: bool):
+        self.pool, self.spec, self.config = pool, spec, config
         self.state = JobState(total_steps=config.steps)
         self.start_paused = paused
         self.process: mp.Process | None = None
@@ -84,8 +87,7 @@ class Job:
         self.lock = threading.Lock()
 
     def launch(self) -> None:
-        args = (
-            self.factory,
+        args = WorkerArgs(
             self.spec,
             self.config,
             self.commands,
@@ -94,10 +96,10 @@ class Job:
             self.pool.time_cap,
             self.start_paused,
         )
-        self.process = self.pool.context.Process(target=worker_main, args=args, daemon=True)
+        self.process = self.pool.context.Process(target=worker_main, args=(args,), daemon=True)
         with _main_hidden():
             self.process.start()
-        self.state.status = "starting"
+        self.state.status = RunStatus.STARTING
 
     def poll(self) -> JobState:
         """Drain the worker's messages into `state` (and let the pool start queued jobs)."""
@@ -106,18 +108,20 @@ class Job:
             self._drain()
         return self.state
 
-    def _drain(self, until_ack: float = 0.0) -> bool:
-        deadline = time.perf_counter() + until_ack
+    def _drain(self, until: Callable[[Progress], bool] | None = None, timeout: float = 0.0) -> bool:
+        """Apply pending messages; with `until`, wait up to `timeout` s for a message it accepts
+        (an error ends the wait too). True when one came."""
+        deadline = time.perf_counter() + timeout
         while True:
             try:
-                msg = self.events.get(timeout=0.1) if until_ack else self.events.get_nowait()
+                msg = self.events.get(timeout=0.1) if until else self.events.get_nowait()
             except queue.Empty:
                 alive = self.process is not None and self.process.is_alive()
-                if until_ack and alive and time.perf_counter() < deadline:
-                    continue  # still waiting for the step's acknowledgement
+                if until and alive and time.perf_counter() < deadline:
+                    continue  # still waiting for the worker's answer
                 break
-            acked = self._apply(msg)
-            if until_ack and acked:
+            self._apply(msg)
+            if until and (isinstance(msg, WorkerError) or until(msg)):
                 return True
         if self.process is not None and not self.process.is_alive() and not self.state.finished:
             self._drain_dead()
@@ -131,37 +135,52 @@ class Job:
         except queue.Empty:
             pass
         if not self.state.finished:
-            self.state.status = "error"
+            self.state.status = RunStatus.ERROR
             self.state.reason = (
                 self.state.reason
                 or f"the worker exited unexpectedly (code {self.process.exitcode})"
             )
 
-    def _apply(self, msg: dict) -> bool:
+    def _apply(self, msg: Progress | WorkerError) -> None:
+        """Fold one message into `state`."""
         s = self.state
-        if msg["kind"] == "error":
-            s.status, s.reason = "error", msg["reason"]
-            return True
-        s.status, s.reason, s.step = msg["status"], msg["reason"], msg["step"]
-        s.steps_per_s, s.metric_name = msg["steps_per_s"], msg["metric_name"]
-        s.history.extend(msg["history"])
-        s.snapshots.extend(msg["snapshots"])
-        return msg["ack"]
+        if isinstance(msg, WorkerError):
+            s.status, s.reason = RunStatus.ERROR, msg.reason
+            return
+        s.status, s.reason, s.step = msg.status, msg.reason, msg.step
+        s.steps_per_s, s.metric_name = msg.steps_per_s, msg.metric_name
+        for step, loss in zip(msg.steps, msg.train_loss, strict=True):
+            s.history.add_step(step, loss)
+        for evaluation in msg.evaluations:
+            s.history.add_evaluation(evaluation)
+        s.snapshots.extend(msg.snapshots)
 
-    def _send(self, command: str) -> None:
+    def _send(self, command: Command) -> None:
         if self.process is not None and self.process.is_alive():
             self.commands.put(command)
 
-    def pause(self) -> None:
-        """Pause (a queued job will start paused)."""
+    def pause(self, wait: float = 0.0) -> JobState:
+        """Pause (a queued job will start paused); with `wait`, return once the worker says it
+        is no longer running (or after `wait` s), so that the caller's poll shows the pause."""
         if self.process is None:
             self.start_paused = True
-        self._send("pause")
+            return self.state
+        self._send(Command.PAUSE)
+        return self._answer(lambda msg: msg.status != RunStatus.RUNNING, wait)
 
-    def resume(self) -> None:
+    def resume(self, wait: float = 0.0) -> JobState:
+        """Resume; with `wait`, return once the worker says it is no longer paused."""
         if self.process is None:
             self.start_paused = False
-        self._send("resume")
+            return self.state
+        self._send(Command.RESUME)
+        return self._answer(lambda msg: msg.status != RunStatus.PAUSED, wait)
+
+    def _answer(self, accept: Callable[[Progress], bool], wait: float) -> JobState:
+        if wait > 0 and self.process.is_alive():
+            with self.lock:
+                self._drain(until=accept, timeout=wait)
+        return self.state
 
     def step(self, timeout: float = 30.0) -> JobState:
         """Take exactly one step (pausing first) and return once it is done.
@@ -171,19 +190,20 @@ class Job:
         if self.process is None:
             self.pause()
             return self.poll()
-        self._send("pause")
-        self._send("step")
+        self._send(Command.PAUSE)
+        self._send(Command.STEP)
         with self.lock:
-            self._drain(until_ack=timeout)
+            self._drain(until=lambda msg: msg.ack, timeout=timeout)
         return self.state
 
     def stop(self) -> None:
         """Ask the worker to stop; a queued job is dropped from the queue."""
         self.pool.forget(self)
         if self.process is None:
-            self.state.status, self.state.reason = "stopped", "stopped before it started"
+            self.state.status = RunStatus.STOPPED
+            self.state.reason = "stopped before it started"
             return
-        self._send("stop")
+        self._send(Command.STOP)
         self.process.join(timeout=3)
         killed = self.process.is_alive()
         if killed:  # it did not answer in time: end it
@@ -192,7 +212,7 @@ class Job:
         else:
             self.poll()
         if killed or not self.state.finished:
-            self.state.status, self.state.reason = "stopped", "stopped by the user"
+            self.state.status, self.state.reason = RunStatus.STOPPED, "stopped by the user"
 
 
 @contextmanager
@@ -237,8 +257,10 @@ class JobPool:
         self.waiting: list[Job] = []
         self.lock = threading.RLock()
 
-    def submit(self, factory: str, spec, config: TrainConfig, paused: bool = False) -> Job:
-        job = Job(self, factory, spec, config, paused)
+    def submit(self, spec: JobSpec, config: TrainConfig, paused: bool = False) -> Job:
+        """Queue a run of `spec.build()` under `config` (started paused when `paused`)."""
+        check_spec(spec)
+        job = Job(self, spec, config, paused)
         with self.lock:
             self.waiting.append(job)
         self.refresh()

@@ -1,8 +1,9 @@
-"""Tiny Trainables for exercising the job pool (importable by worker processes)."""
+"""Tiny Trainables and their job specs for exercising the job pool (importable by workers)."""
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import torch
 
@@ -14,17 +15,17 @@ class SlowQuadratic:
 
     def __init__(self, delay: float):
         self.delay = delay
-        self.w = torch.zeros(1, requires_grad=True)
+        self.w = torch.zeros(1, requires_grad=True)  # (1,)
         self.n_train = 1
 
-    def parameters(self):
+    def parameters(self) -> list[torch.Tensor]:
         return [self.w]
 
-    def loss(self, batch):
+    def loss(self, batch: torch.Tensor) -> torch.Tensor:
         time.sleep(self.delay)
         return ((self.w - 1) ** 2).sum()
 
-    def evaluate(self):
+    def evaluate(self) -> dict[str, float]:
         v = float(self.w)
         return {
             "train_loss": (v - 1) ** 2,
@@ -33,13 +34,23 @@ class SlowQuadratic:
             "val_metric": v,
         }
 
-    def snapshot(self):
+    def snapshot(self) -> dict:
         return {"w": float(self.w)}
 
 
-def slow(delay: float) -> SlowQuadratic:
-    return SlowQuadratic(delay)
+@dataclass(frozen=True)
+class SlowSpec:
+    """A SlowQuadratic whose every step sleeps `delay` seconds."""
+
+    delay: float = 0.0
+
+    def build(self) -> SlowQuadratic:
+        return SlowQuadratic(self.delay)
 
 
-def explode(_spec) -> None:
-    raise RuntimeError("the factory failed on purpose")
+@dataclass(frozen=True)
+class ExplodingSpec:
+    """A spec whose build fails, as a broken page engine would."""
+
+    def build(self) -> SlowQuadratic:
+        raise RuntimeError("the factory failed on purpose")

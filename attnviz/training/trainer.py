@@ -2,8 +2,9 @@
 
 The Trainer knows nothing about models. It drives a `Trainable` (anything with `parameters()`,
 `loss(batch_indices)`, `evaluate()`, `snapshot()`, `n_train` and `metric_name`) and is extended
-by callbacks ("step", "eval", "snapshot": functions of the Trainer). It stops on its own, with
-`status` and a human `reason`, when the loss diverges ("diverged": NaN/inf, or above
+by callbacks ("step", "eval", "snapshot": functions of the Trainer, called after each step with
+`last_loss` set, after each evaluation with `last_evaluation` set, after each snapshot with
+`snapshots[-1]` the new one). It stops on its own, with `status` (a RunStatus) and a human `reason`, when the loss diverges ("diverged": NaN/inf, or above
 max(10, divergence_factor × the first loss), i.e. 100× its start by default), when validation
 stops improving for `patience` evaluations ("stopped early"), or after `steps` steps ("done").
 The device is the Trainable's business (it moves its own tensors; put the name in its spec).
@@ -21,11 +22,11 @@ import torch
 from torch import Tensor
 
 from attnviz.training.history import History
+from attnviz.training.messages import Evaluation, RunStatus
 
 OPTIMIZERS = ("sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam", "adamw")
 BATCH_MODES = ("full", "minibatch", "single")
 SCHEDULES = ("constant", "cosine")
-TERMINAL = ("done", "stopped early", "diverged", "stopped", "error")
 
 
 @dataclass
@@ -94,7 +95,7 @@ Callback = Callable[["Trainer"], None]
 
 
 class Trainer:
-    """Steps a Trainable; `status` is "running" until a stopping rule or the step budget ends it."""
+    """Steps a Trainable; `status` is RunStatus.RUNNING until a stopping rule or the step budget ends it."""
 
     def __init__(
         self,
@@ -117,7 +118,9 @@ class Trainer:
         self.generator = torch.Generator().manual_seed(config.seed)
         self.history = History()
         self.snapshots: list[tuple[int, dict]] = []
-        self.step_count, self.status, self.reason = 0, "running", ""
+        self.step_count, self.status, self.reason = 0, RunStatus.RUNNING, ""
+        self.last_loss = math.nan  # the batch loss of the latest step
+        self.last_evaluation: Evaluation | None = None
         self.best_val, self.bad_evals, self.first_loss = math.inf, 0, None
         self.started = time.perf_counter()
         self._evaluate()
@@ -132,17 +135,21 @@ class Trainer:
 
     def step(self) -> None:
         """One optimisation step, then evaluations, snapshots and stopping rules when due."""
-        if self.status != "running":
+        if self.status != RunStatus.RUNNING:
             return
         if self.optimizer is None:
-            self._finish("done", "nothing to learn: this choice has no trainable parameters")
+            self._finish(
+                RunStatus.DONE, "nothing to learn: this choice has no trainable parameters"
+            )
             return
         loss = self.task.loss(self.batch())
         value = float(loss.detach())
         if self._diverged(value):
             return
         if not loss.requires_grad:
-            self._finish("done", "nothing to learn: the loss does not depend on the parameters")
+            self._finish(
+                RunStatus.DONE, "nothing to learn: the loss does not depend on the parameters"
+            )
             return
         self.optimizer.zero_grad()
         loss.backward()
@@ -151,28 +158,27 @@ class Trainer:
         self.optimizer.step()
         if self.scheduler is not None:
             self.scheduler.step()
-        self.step_count += 1
-        self.history.step.append(self.step_count)
-        self.history.train_loss.append(value)
+        self.step_count, self.last_loss = self.step_count + 1, value
+        self.history.add_step(self.step_count, value)
         self._run("step")
         if self.step_count % self.config.eval_every == 0 or self.step_count == self.config.steps:
             self._evaluate()
         if self.step_count % self.config.snapshot_every == 0:
             self._snapshot()
-        if self.status == "running" and self.step_count >= self.config.steps:
-            self._finish("done", f"finished {self.step_count} steps")
+        if self.status == RunStatus.RUNNING and self.step_count >= self.config.steps:
+            self._finish(RunStatus.DONE, f"finished {self.step_count} steps")
 
     def run(self, max_steps: int | None = None) -> Trainer:
         """Step until a stopping rule fires (or max_steps more steps)."""
         for _ in range(max_steps or self.config.steps):
-            if self.status != "running":
+            if self.status != RunStatus.RUNNING:
                 break
             self.step()
         return self
 
     def stop(self, reason: str = "stopped by the user") -> None:
-        if self.status == "running":
-            self._finish("stopped", reason)
+        if self.status == RunStatus.RUNNING:
+            self._finish(RunStatus.STOPPED, reason)
 
     def _diverged(self, value: float) -> bool:
         if self.first_loss is None:
@@ -186,7 +192,7 @@ class Trainer:
             else f"{value:.3g}, far above its start {self.first_loss:.3g}"
         )
         self._finish(
-            "diverged",
+            RunStatus.DIVERGED,
             f"the loss diverged at step {self.step_count + 1} ({what}): lower the learning rate",
         )
         return True
@@ -194,11 +200,8 @@ class Trainer:
     def _evaluate(self) -> None:
         with torch.no_grad():
             result = self.task.evaluate()
-        h = self.history
-        h.eval_step.append(self.step_count)
-        h.val_loss.append(result["val_loss"])
-        h.train_metric.append(result["train_metric"])
-        h.val_metric.append(result["val_metric"])
+        self.last_evaluation = Evaluation.from_result(self.step_count, result)
+        self.history.add_evaluation(self.last_evaluation)
         self._run("eval")
         if self.config.patience and self.step_count:
             if result["val_loss"] < self.best_val - 1e-9:
@@ -208,7 +211,7 @@ class Trainer:
                 if self.bad_evals >= self.config.patience:
                     self._snapshot()
                     self._finish(
-                        "stopped early",
+                        RunStatus.STOPPED_EARLY,
                         f"validation loss has not improved for {self.bad_evals} evaluations",
                     )
         elif self.step_count == 0:
@@ -219,7 +222,7 @@ class Trainer:
             self.snapshots.append((self.step_count, self.task.snapshot()))
         self._run("snapshot")
 
-    def _finish(self, status: str, reason: str) -> None:
+    def _finish(self, status: RunStatus, reason: str) -> None:
         self.status, self.reason = status, reason
 
     def _run(self, event: str) -> None:

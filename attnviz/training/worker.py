@@ -1,59 +1,83 @@
 """The code that runs inside a training worker process (attnviz.training.jobs starts it).
 
-`worker_main` imports the factory, builds the Trainable and a Trainer, then steps while not
-paused, obeying commands ("pause", "resume", "step", "stop") from one queue and sending
-progress messages (increments of the history, new snapshots, recent steps/s) on another.
-It imports torch and the Trainer only: no Streamlit, so a worker starts quickly.
+`worker_main(args)` builds the Trainable from `args.spec.build()` and a Trainer whose "step",
+"eval" and "snapshot" callbacks fill an outbox; it then steps while not paused, obeying
+Commands (pause, resume, step, stop) from one queue and sending a `Progress` (status, and the
+outbox: new steps, evaluations, snapshots) on another at most every SEND_EVERY seconds, and at
+once after every command. A failure comes back as a `WorkerError`. It imports torch and the
+Trainer only: no Streamlit, so a worker starts quickly.
 """
 
 from __future__ import annotations
 
-import importlib
 import queue
 import time
+from typing import Any
 
-from attnviz.training.trainer import TrainConfig, Trainer
+from attnviz.training.messages import Command, Progress, RunStatus, WorkerArgs, WorkerError
+from attnviz.training.trainer import Trainer
 
 SEND_EVERY = 0.1  # seconds between progress messages while running
 
 
-def _load_factory(path: str):
-    module, _, name = path.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
-def worker_main(
-    factory: str,
-    spec,
-    config: TrainConfig,
-    commands,
-    events,
-    threads: int,
-    cap: float,
-    paused: bool,
-) -> None:
+def worker_main(args: WorkerArgs) -> None:
     """The worker process: build, then step while not paused, obeying commands."""
     import torch
 
-    torch.set_num_threads(threads)
+    torch.set_num_threads(args.threads)
     try:
-        trainer = Trainer(_load_factory(factory)(spec), config)
-        _WorkerLoop(trainer, commands, events, cap, paused).run()
+        outbox = _Outbox()
+        trainer = Trainer(args.spec.build(), args.config, outbox.callbacks())
+        _WorkerLoop(trainer, outbox, args).run()
     except Exception as err:  # any failure comes back as a message, never a hang
-        events.put({"kind": "error", "reason": f"{type(err).__name__}: {err}"[:500]})
+        args.events.put(WorkerError(f"{type(err).__name__}: {err}"[:500]))
+
+
+class _Outbox:
+    """What the Trainer reported through its callbacks since the last message."""
+
+    def __init__(self) -> None:
+        self.steps: list[int] = []
+        self.losses: list[float] = []
+        self.evaluations: list = []
+        self.snapshots: list[tuple[int, dict[str, Any]]] = []
+
+    def callbacks(self) -> dict[str, list]:
+        return {"step": [self.on_step], "eval": [self.on_eval], "snapshot": [self.on_snapshot]}
+
+    def on_step(self, trainer: Trainer) -> None:
+        self.steps.append(trainer.step_count)
+        self.losses.append(trainer.last_loss)
+
+    def on_eval(self, trainer: Trainer) -> None:
+        self.evaluations.append(trainer.last_evaluation)
+
+    def on_snapshot(self, trainer: Trainer) -> None:
+        self.snapshots.append(trainer.snapshots[-1])
+
+    def take(self) -> dict[str, list]:
+        """The contents as Progress fields, emptying the outbox."""
+        out = {
+            "steps": self.steps,
+            "train_loss": self.losses,
+            "evaluations": self.evaluations,
+            "snapshots": self.snapshots,
+        }
+        self.__init__()
+        return out
 
 
 class _WorkerLoop:
-    def __init__(self, trainer: Trainer, commands, events, cap: float, paused: bool):
-        self.trainer, self.commands, self.events = trainer, commands, events
-        self.cap, self.paused, self.start = cap, paused, time.perf_counter()
-        self.sent_steps = self.sent_evals = self.sent_snaps = 0
+    def __init__(self, trainer: Trainer, outbox: _Outbox, args: WorkerArgs):
+        self.trainer, self.outbox = trainer, outbox
+        self.commands, self.events = args.commands, args.events
+        self.cap, self.paused, self.start = args.time_cap, args.start_paused, time.perf_counter()
         self.last_send = 0.0
         self.rate, self.rate_mark = 0.0, (self.start, 0)  # recent steps/s, from (time, step)
 
     def run(self) -> None:
         self.send(force=True)
-        while self.trainer.status == "running":
+        while self.trainer.status == RunStatus.RUNNING:
             if time.perf_counter() - self.start > self.cap:  # paused time counts too
                 self.trainer.stop(f"stopped at the time cap of {self.cap:.0f} s")
                 break
@@ -70,45 +94,37 @@ class _WorkerLoop:
             cmd = self.commands.get(timeout=0.2) if block else self.commands.get_nowait()
         except queue.Empty:
             return not block
-        if cmd in ("pause", "resume"):
-            self.paused = cmd == "pause"
+        if cmd in (Command.PAUSE, Command.RESUME):
+            self.paused = cmd == Command.PAUSE
             self.send(force=True)
-        elif cmd == "stop":
+        elif cmd == Command.STOP:
             self.trainer.stop()
-        elif cmd == "step":
+        elif cmd == Command.STEP:
             self.trainer.step()
             self.send(force=True, ack=True)
             return False
         return True
 
+    def status(self) -> RunStatus:
+        t = self.trainer
+        if t.status != RunStatus.RUNNING:
+            return t.status
+        return RunStatus.PAUSED if self.paused else RunStatus.RUNNING
+
     def send(self, force: bool = False, ack: bool = False) -> None:
         now = time.perf_counter()
         if not force and now - self.last_send < SEND_EVERY:
             return
-        t, h = self.trainer, self.trainer.history
-        status = t.status if t.status != "running" else ("paused" if self.paused else "running")
+        t, status = self.trainer, self.status()
         mark_time, mark_step = self.rate_mark
-        if status == "running" and now - mark_time >= 0.5:
+        if status == RunStatus.RUNNING and now - mark_time >= 0.5:
             self.rate = (t.step_count - mark_step) / (now - mark_time)
             self.rate_mark = (now, t.step_count)
-        elif status != "running":
+        elif status != RunStatus.RUNNING:
             self.rate_mark = (now, t.step_count)  # restart the measurement after a pause
-        self.events.put(
-            {
-                "kind": "progress",
-                "status": status,
-                "reason": t.reason,
-                "step": t.step_count,
-                "steps_per_s": self.rate if self.rate else t.steps_per_second,
-                "ack": ack,
-                "metric_name": t.task.metric_name,
-                "history": h.since(self.sent_steps, self.sent_evals),
-                "snapshots": t.snapshots[self.sent_snaps :],
-            }
+        rate = self.rate or t.steps_per_second
+        progress = Progress(
+            status, t.reason, t.step_count, rate, t.task.metric_name, ack=ack, **self.outbox.take()
         )
-        self.sent_steps, self.sent_evals, self.sent_snaps = (
-            len(h.step),
-            len(h.eval_step),
-            len(t.snapshots),
-        )
+        self.events.put(progress)
         self.last_send = now

@@ -1,13 +1,17 @@
 """The live-training panel every training page reuses.
 
-    training_panel(key, factory, spec, config, draw_live, problems=None)
+    training_panel(key, spec, config, draw_live, problems=None)
 
 - `key`: a short page prefix ("ks"); widget keys and the session's job slot derive from it.
-- `factory`, `spec`, `config`: what `JobPool.submit` takes (see attnviz.training.jobs): "module:function"
-  building a Trainable from the picklable `spec`, and a `training.TrainConfig`.
-- `draw_live(state, snapshot)`: the page's own views; called inside the fragment with the
-  `JobState` and the chosen snapshot dict, or with (None, None) before the first Start (so
-  the page can show the untrained model).
+- `spec`, `config`: what `JobPool.submit` takes (see attnviz.training.jobs): the page's current
+  settings as a frozen job spec that builds its own Trainable, and a `training.TrainConfig`.
+- `draw_live(run: LiveRun)`: the page's own views, called inside the fragment. A run is bound to
+  the spec it was started with: `run.snapshot` is given only when that spec equals the page's
+  current one, so the page may draw it with its current settings (and `run.spec` is that spec).
+  Before the first Start, or when the settings changed since the run, `run.snapshot` is None and
+  the page shows its untrained model; in the second case the panel says so above the views
+  ("Settings changed since this run — Start trains a new one") and `run.changed` names the
+  fields. Never an old model drawn on new data.
 - `problems`: messages about bad settings; they disable Start and Step and are shown.
 
 It draws Start / Pause-Resume / Step / Stop / Reset (outside any fragment, with on_click
@@ -15,7 +19,15 @@ callbacks), then a fragment that polls the job every 0.5 s while it runs (and no
 otherwise): a status line with its reason (and queue position), a progress bar with steps/s,
 live train/validation curves for the loss and the metric (log-scale toggle), once the run is
 paused or over a timeline slider over the snapshots and a CSV download of the history, and
-finally `draw_live`. Jobs run in the server's worker-process pool (`job_pool()`); each browser
+finally `draw_live`.
+
+Every button's click acts once: Streamlit may deliver one click to its on_click twice (first in
+a fragment rerun that was in flight when the click arrived, then again in a later full rerun;
+seen as a lost Pause: the old toggle paused, then resumed). So Pause and Resume are separate
+buttons (keys `<key>_pause` and `<key>_resume`, one shown at a time) with separate intents, so a
+repeated delivery of a Pause click can only pause again; and each render gives the buttons a
+fresh token that a callback handles only once. Pause and Resume wait (up to ANSWER_WAIT) for
+the worker's answer, so the rerun they cause already shows the new status. Jobs run in the server's worker-process pool (`job_pool()`); each browser
 session holds its jobs in a session-scoped resource whose release stops them, so closing the
 tab ends the run.
 """
@@ -24,15 +36,37 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 import streamlit as st
 
 from attnviz.figures.training import curves_figure
 from attnviz.training.jobs import Job, JobPool, JobState
+from attnviz.training.messages import RunStatus
+from attnviz.training.specs import JobSpec, spec_changes
 from attnviz.training.trainer import TrainConfig
 from attnviz.ui.figures import show
 
-DrawLive = Callable[[JobState | None, dict | None], None]
+SETTINGS_CHANGED = "Settings changed since this run — Start trains a new one"
+
+
+@dataclass(frozen=True)
+class LiveRun:
+    """What `draw_live` draws."""
+
+    state: JobState | None  # the run's state; None before the first Start
+    snapshot: dict | None  # the chosen snapshot; None before a run, or if the settings changed
+    spec: Any  # the settings of what the views show: the run's own when `snapshot` is given
+    changed: list[str] = field(default_factory=list)  # spec fields changed since the run
+
+    @property
+    def matches(self) -> bool:
+        """The run was trained with the page's current settings."""
+        return self.state is not None and not self.changed
+
+
+DrawLive = Callable[[LiveRun], None]
 STATUS_ICONS = {  # Material icons: they render on every machine, unlike emoji fonts
     "queued": ":material/hourglass_empty:",
     "starting": ":material/hourglass_top:",
@@ -74,25 +108,48 @@ def current_job(key: str) -> Job | None:
     return session_jobs().get(_slot(key))
 
 
-def _start(key: str, factory: str, spec, config: TrainConfig, paused: bool = False) -> Job:
+def _once(key: str, token: str, action: Callable[..., Any], *args: Any) -> None:
+    """Run `action(*args)` unless this render's `token` was handled already (a click that
+    Streamlit delivers twice, in a fragment rerun and again in the full rerun, acts once)."""
+    handled = st.session_state.setdefault(f"_{key}_handled_clicks", [])
+    if token in handled:
+        return
+    handled[:] = [*handled[-20:], token]
+    action(*args)
+
+
+def _start(key: str, spec: JobSpec, config: TrainConfig, paused: bool = False) -> Job:
     old = session_jobs().pop(_slot(key), None)
     if old is not None:
         old.stop()
-    job = job_pool().submit(factory, spec, config, paused=paused)
+    job = job_pool().submit(spec, config, paused=paused)
     session_jobs()[_slot(key)] = job
     return job
 
 
-def _toggle_pause(key: str) -> None:
+ANSWER_WAIT = 2.0  # seconds Pause / Resume wait for the worker's answer, so that this very
+# rerun draws the new status and button (a rerun that still read the old status stopped polling
+# while paused, or kept showing "paused" after a Resume until some other rerun)
+
+
+def _pause(key: str) -> None:
     job = current_job(key)
     if job is not None:
-        job.resume() if job.poll().status == "paused" else job.pause()
+        job.pause(wait=ANSWER_WAIT)
 
 
-def _step(key: str, factory: str, spec, config: TrainConfig) -> None:
+def _resume(key: str) -> None:
     job = current_job(key)
-    if job is None or job.poll().finished:
-        job = _start(key, factory, spec, config, paused=True)
+    if job is not None:
+        job.resume(wait=ANSWER_WAIT)
+
+
+def _step(key: str, spec: JobSpec, config: TrainConfig) -> None:
+    """One step of the run; a new (paused) run when there is none, it is over, or it was
+    started with other settings than the page's."""
+    job = current_job(key)
+    if job is None or job.poll().finished or job.spec != spec:
+        job = _start(key, spec, config, paused=True)
     job.step()
 
 
@@ -108,20 +165,22 @@ def _reset(key: str) -> None:
         job.stop()
 
 
-def controls(key: str, factory: str, spec, config: TrainConfig, problems: list[str]) -> None:
+def controls(key: str, spec: JobSpec, config: TrainConfig, problems: list[str]) -> None:
     """The five buttons; `problems` (bad settings) disable Start and Step with a message."""
     job = current_job(key)
     state = job.poll() if job else None
     live = state is not None and not state.finished
-    paused = state is not None and state.status == "paused"
-    run = (key, factory, spec, config)
+    paused = state is not None and state.status == RunStatus.PAUSED
+    run = (spec, config)
     buttons = {  # widget key suffix: label, icon, callback, args, disabled, help
         "start": ("Start", "play_arrow", _start, run, bool(problems), None),
-        "pause": (
+        # two widgets, not one relabelled: a click delivered again after the rerender (see the
+        # module docstring) still reaches the callback of the button that was pressed
+        "resume" if paused else "pause": (
             "Resume" if paused else "Pause",
             "play_arrow" if paused else "pause",
-            _toggle_pause,
-            (key,),
+            _resume if paused else _pause,
+            (),
             not live,
             None,
         ),
@@ -133,9 +192,10 @@ def controls(key: str, factory: str, spec, config: TrainConfig, problems: list[s
             bool(problems),
             "Pause and take exactly one step",
         ),
-        "stop": ("Stop", "stop", _stop, (key,), not live, None),
-        "reset": ("Reset", "restart_alt", _reset, (key,), job is None, None),
+        "stop": ("Stop", "stop", _stop, (), not live, None),
+        "reset": ("Reset", "restart_alt", _reset, (), job is None, None),
     }
+    token = uuid.uuid4().hex  # this render's clicks
     for col, (name, (label, icon, callback, args, disabled, tip)) in zip(
         st.columns(len(buttons)), buttons.items(), strict=True
     ):
@@ -143,8 +203,8 @@ def controls(key: str, factory: str, spec, config: TrainConfig, problems: list[s
             label,
             icon=f":material/{icon}:",
             key=f"{key}_{name}",
-            on_click=callback,
-            args=args,
+            on_click=_once,
+            args=(key, f"{token}:{name}", callback, key, *args),
             disabled=disabled,
             help=tip,
             type="primary" if name == "start" else "secondary",
@@ -171,7 +231,7 @@ def pick_snapshot(key: str, state: JobState) -> dict | None:
     """The latest snapshot while running; a timeline slider over all of them otherwise."""
     if not state.snapshots:
         return None
-    if state.status in ("running", "starting") or len(state.snapshots) < 2:
+    if state.status in (RunStatus.RUNNING, RunStatus.STARTING) or len(state.snapshots) < 2:
         return state.latest
     steps = [step for step, _ in state.snapshots]
     chosen = st.select_slider(
@@ -180,43 +240,59 @@ def pick_snapshot(key: str, state: JobState) -> dict | None:
     return dict(state.snapshots)[chosen]
 
 
+def draw_run(key: str, job: Job, spec: JobSpec, draw_live: DrawLive) -> JobState:
+    """The status, curves and views of `job`; the views are the run's only if `spec` (the
+    page's settings) is the one it was started with."""
+    state = job.poll()
+    status_line(state)
+    changed = spec_changes(job.spec, spec)
+    if changed:
+        st.warning(
+            f"**{SETTINGS_CHANGED}.** Changed: {', '.join(changed)}. The status and curves are "
+            "the old run's; the views below show the new settings, untrained.",
+            icon=":material/sync_problem:",
+        )
+    log_y = st.toggle("log-scale loss", key=f"{key}_log")
+    show(
+        curves_figure(state.history, state.metric_name, log_y),
+        f"{key}_curves",
+        key=f"{key}_curves_chart",
+    )
+    if not state.active:  # not while polling: a download button redrawn twice a second
+        st.download_button(
+            "Download the history (CSV)",
+            state.history.to_csv,
+            f"{key}_history.csv",
+            "text/csv",
+            key=f"{key}_history_csv",
+            icon=":material/download:",
+        )
+    if changed:
+        draw_live(LiveRun(state, None, spec, changed))
+    else:
+        draw_live(LiveRun(state, pick_snapshot(key, state), job.spec))
+    return state
+
+
 def training_panel(
     key: str,
-    factory: str,
-    spec,
+    spec: JobSpec,
     config: TrainConfig,
     draw_live: DrawLive,
     problems: list[str] | None = None,
 ) -> None:
     """Buttons, then the live fragment (see the module docstring)."""
     job_pool()  # start the fork server (and its imports) now, so that the first Start is quick
-    controls(key, factory, spec, config, problems or [])
+    controls(key, spec, config, problems or [])
     job = current_job(key)
     running = job is not None and job.poll().active
 
     def live() -> None:
-        state = job.poll() if job is not None else None
-        if state is None:
+        if job is None:
             st.info("Press **Start** to train; the views below show the untrained model.")
-            draw_live(None, None)
+            draw_live(LiveRun(None, None, spec))
             return
-        status_line(state)
-        log_y = st.toggle("log-scale loss", key=f"{key}_log")
-        show(
-            curves_figure(state.history, state.metric_name, log_y),
-            f"{key}_curves",
-            key=f"{key}_curves_chart",
-        )
-        if not state.active:  # not while polling: a download button redrawn twice a second
-            st.download_button(
-                "Download the history (CSV)",
-                state.history.to_csv,
-                f"{key}_history.csv",
-                "text/csv",
-                key=f"{key}_history_csv",
-                icon=":material/download:",
-            )
-        draw_live(state, pick_snapshot(key, state))
+        state = draw_run(key, job, spec, draw_live)
         if running and not state.active:
             st.rerun()  # the run ended: redraw the page once so polling stops
 

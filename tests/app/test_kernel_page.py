@@ -3,12 +3,55 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
 
 import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
 
 from tests.support.apptest import figures, no_exception, open_page, plotly_array
 
 PAGE = "pages/kernel_smoother.py"
+CHANGED = "Settings changed since this run"
+
+
+@pytest.fixture
+def page() -> Iterator[Callable[[], AppTest]]:
+    """Opens the page; every job a test started is reset (stopped) in teardown."""
+    opened: list[AppTest] = []
+
+    def open_() -> AppTest:
+        opened.append(open_page(PAGE))
+        return opened[-1]
+
+    yield open_
+    for at in opened:
+        reset = at.button(key="ks_reset")
+        if not reset.disabled:
+            reset.click().run()
+
+
+def preset(at: AppTest, name: str) -> None:
+    next(b for b in at.button if b.label == name).click().run()
+
+
+def train_until_done(at: AppTest, timeout: float = 90) -> None:
+    deadline = time.time() + timeout
+    while "done" not in status(at) and time.time() < deadline:
+        time.sleep(0.4)
+        at.run()
+        no_exception(at)
+    assert "done" in status(at), status(at)
+
+
+def fit_figure(at: AppTest) -> dict:
+    """The data-and-fit figure (1-D curve or 2-D surface)."""
+    titles = ("Data and the fitted", "f_θ over the plane")
+    return next(f for f in figures(at) if f["layout"]["title"]["text"].startswith(titles))
+
+
+def changed_warning(at: AppTest) -> str:
+    return next((w.value for w in at.warning if CHANGED in w.value), "")
 
 
 def status(at) -> str:
@@ -49,8 +92,8 @@ def test_query_slider_moves_the_weights():
     np.testing.assert_allclose(weights().sum(), 1.0, atol=1e-5)
 
 
-def test_start_grows_the_history_then_pause_step_reset():
-    at = open_page(PAGE)
+def test_start_grows_the_history_then_pause_step_reset(page):
+    at = page()
     at.slider(key="ks_steps").set_value(3000).run()
     at.button(key="ks_start").click().run()
     counts = []
@@ -67,6 +110,7 @@ def test_start_grows_the_history_then_pause_step_reset():
         time.sleep(0.2)
         at.run()
     assert "paused" in status(at)
+    assert at.button(key="ks_resume").label == "Resume", "Pause and Resume are two buttons"
     labels = [el.proto.label for el in at.get("download_button")]
     assert "Download the history (CSV)" in labels, labels
     step_before = int(status(at).split("step ")[1].split(" ")[0])
@@ -77,8 +121,8 @@ def test_start_grows_the_history_then_pause_step_reset():
     assert any("Press **Start**" in i.value for i in at.info)
 
 
-def test_divergence_is_reported_on_the_page():
-    at = open_page(PAGE)
+def test_divergence_is_reported_on_the_page(page):
+    at = page()
     at.radio(key="ks_g").set_value("linear").run()
     at.selectbox(key="ks_opt").set_value("sgd").run()
     at.select_slider(key="ks_lr").set_value(1000.0).run()
@@ -91,3 +135,74 @@ def test_divergence_is_reported_on_the_page():
     no_exception(at)
     at.button(key="ks_reset").click().run()  # teardown: drop the job
     assert not at.error
+
+
+def untrained_fit(setup: Callable[[AppTest], None]) -> dict:
+    """The fit figure of a fresh page (no run) after `setup`."""
+    at = open_page(PAGE)
+    setup(at)
+    no_exception(at)
+    return fit_figure(at)
+
+
+def test_a_finished_run_is_bound_to_its_settings(page):
+    """Repro (issue 9): Mahalanobis on rings → Start → done → Overfit without leave-one-out
+    raised `RuntimeError: output with shape [2, 1] doesn't match the broadcast shape [2, 2]`."""
+    at = page()
+    preset(at, "Mahalanobis on rings")
+    at.button(key="ks_start").click().run()
+    train_until_done(at)
+    assert not changed_warning(at)
+    trained = fit_figure(at)
+    preset(at, "Overfit without leave-one-out")
+    no_exception(at)
+    assert "Start trains a new one" in changed_warning(at)
+    assert "data.name" in changed_warning(at) and "leave_one_out" in changed_warning(at)
+    assert "done" in status(at), "the old run's status stays, labelled by the warning"
+
+    def same_clicks(a: AppTest) -> None:  # presets set only some widgets: repeat the order
+        preset(a, "Mahalanobis on rings")
+        preset(a, "Overfit without leave-one-out")
+
+    assert fit_figure(at) == untrained_fit(same_clicks), "the untrained model, not the run's"
+    preset(at, "Mahalanobis on rings")  # back to the run's own settings: its model is shown
+    no_exception(at)
+    assert not changed_warning(at)
+    assert fit_figure(at) == trained
+
+
+def test_moving_k_after_a_run_shows_the_untrained_model(page):
+    """Repro (issue 9, "try this" #4): K from 2 to 1 after a run on rings raised the same error."""
+    at = page()
+    preset(at, "Mahalanobis on rings")
+    at.button(key="ks_start").click().run()
+    train_until_done(at)
+    at.slider(key="ks_rank").set_value(1).run()
+    no_exception(at)
+    assert "model.rank" in changed_warning(at)
+
+    def rank_one(a: AppTest) -> None:
+        preset(a, "Mahalanobis on rings")
+        a.slider(key="ks_rank").set_value(1).run()
+
+    assert fit_figure(at) == untrained_fit(rank_one)
+
+
+def test_switching_to_2d_after_a_1d_run_never_draws_the_old_model(page):
+    """Repro (issue 9): 1-D run, then a 2-D data set showed the 1-D model on the new data."""
+    at = page()
+    at.slider(key="ks_steps").set_value(100).run()
+    at.button(key="ks_start").click().run()
+    train_until_done(at)
+    at.selectbox(key="ks_data").set_value("rings_2d").run()
+    no_exception(at)
+    assert "data.name" in changed_warning(at)
+
+    def rings(a: AppTest) -> None:
+        a.slider(key="ks_steps").set_value(100).run()
+        a.selectbox(key="ks_data").set_value("rings_2d").run()
+
+    assert fit_figure(at) == untrained_fit(rings)
+    at.button(key="ks_step").click().run()  # Step starts a run with the new settings
+    no_exception(at)
+    assert not changed_warning(at) and "step 1 of 100" in status(at)

@@ -3,10 +3,30 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
+
+import pytest
+from streamlit.testing.v1 import AppTest
 
 from tests.support.apptest import figures, no_exception, open_page
 
 PAGE = "pages/train_transformer.py"
+
+
+@pytest.fixture
+def page() -> Iterator[Callable[[], AppTest]]:
+    """Opens the page; every job a test started is reset (stopped) in teardown."""
+    opened: list[AppTest] = []
+
+    def open_() -> AppTest:
+        opened.append(open_page(PAGE))
+        return opened[-1]
+
+    yield open_
+    for at in opened:
+        reset = at.button(key="tt_reset")
+        if not reset.disabled:
+            reset.click().run()
 
 
 def status(at) -> str:
@@ -26,8 +46,8 @@ def layer_maps(at) -> list[dict]:
     return [f for f in figures(at) if f["layout"]["title"]["text"].startswith("Layer 0")]
 
 
-def test_short_training_timeline_prediction_and_ablation():
-    at = open_page(PAGE)
+def test_short_training_timeline_prediction_and_ablation(page):
+    at = page()
     next(b for b in at.button if b.label == "Reverse: 1 layer, 1 head").click().run()
     at.slider(key="tt_steps").set_value(400).run()
     at.button(key="tt_start").click().run()
@@ -50,8 +70,8 @@ def test_short_training_timeline_prediction_and_ablation():
     no_exception(at)
 
 
-def test_unknown_tokens_get_a_message():
-    at = open_page(PAGE)
+def test_unknown_tokens_get_a_message(page):
+    at = page()
     at.slider(key="tt_steps").set_value(50).run()
     at.button(key="tt_start").click().run()
     train_until_done(at)
@@ -67,3 +87,21 @@ def test_modular_addition_preset_sets_p_and_the_cosine_schedule():
     no_exception(at)
     assert at.slider(key="tt_sym").value == 47 and at.radio(key="tt_sched").value == "cosine"
     assert any("All 2209 sums mod 47" in c.value for c in at.caption)
+
+
+def test_a_finished_run_is_bound_to_its_settings(page):
+    """Repro (issue 9): Next character → Start → done → Copy showed a 40-line `size mismatch`
+    traceback under the old run's attention maps."""
+    at = page()
+    next(b for b in at.button if b.label == "Next character (song)").click().run()
+    at.slider(key="tt_steps").set_value(50).run()
+    at.button(key="tt_start").click().run()
+    train_until_done(at)
+    assert layer_maps(at) and at.text_input(key="tt_input") is not None
+    next(b for b in at.button if b.label == "Copy: causal decoder").click().run()
+    no_exception(at)
+    changed = next(w.value for w in at.warning if "Settings changed since this run" in w.value)
+    assert "Start trains a new one" in changed and "task.name" in changed
+    assert not layer_maps(at), "no stale attention maps of the old run"
+    assert not at.get("text_input"), "no tools built from the old model"
+    assert any("appear here once training starts" in c.value for c in at.caption)

@@ -1,18 +1,22 @@
-"""Worker-process jobs: pause / step / resume / stop, errors as messages, a bounded queue."""
+"""Worker-process jobs: pause / step / resume / stop, errors as messages, a bounded queue, and the
+typed boundary (specs that build their own Trainable, statuses as RunStatus)."""
 
 from __future__ import annotations
 
+import pickle
 import time
+from collections.abc import Callable, Iterator
 
 import pytest
 
-from attnviz.training.jobs import JobPool
+from attnviz.training.jobs import Job, JobPool, JobState
+from attnviz.training.messages import RunStatus
+from attnviz.training.specs import spec_changes
+from attnviz.training.testing_tasks import ExplodingSpec, SlowSpec
 from attnviz.training.trainer import TrainConfig
 
-SLOW = "attnviz.training.testing_tasks:slow"
 
-
-def wait_for(job, predicate, timeout=60.0):
+def wait_for(job: Job, predicate: Callable[[JobState], bool], timeout: float = 60.0) -> JobState:
     deadline = time.time() + timeout
     while time.time() < deadline:
         state = job.poll()
@@ -22,68 +26,135 @@ def wait_for(job, predicate, timeout=60.0):
     raise AssertionError(f"timed out; last state {job.poll()}")
 
 
-@pytest.fixture(scope="module")
-def pool():
-    p = JobPool(max_workers=1, time_cap=120)
-    yield p
-    p.shutdown()
+@pytest.fixture
+def make_pool() -> Iterator[Callable[..., JobPool]]:
+    """Pools made through this are shut down after the test (their workers stopped)."""
+    pools: list[JobPool] = []
+
+    def make(**kwargs) -> JobPool:
+        pools.append(JobPool(**kwargs))
+        return pools[-1]
+
+    yield make
+    for p in pools:
+        p.shutdown()
+        assert not any(j.process is not None and j.process.is_alive() for j in p.running)
 
 
-def test_pause_step_resume_stop(pool):
-    job = pool.submit(SLOW, 0.01, TrainConfig(steps=100_000, eval_every=50))
-    wait_for(job, lambda s: s.status == "running" and s.step > 3)
+@pytest.fixture
+def pool(make_pool) -> JobPool:
+    return make_pool(max_workers=1, time_cap=120)
+
+
+def test_pause_holds_the_step_count_then_step_resume_stop(pool):
+    job = pool.submit(SlowSpec(0.01), TrainConfig(steps=100_000, eval_every=50))
+    wait_for(job, lambda s: s.status == RunStatus.RUNNING and s.step > 3)
     job.pause()
-    paused = wait_for(job, lambda s: s.status == "paused")
-    time.sleep(0.3)
-    before = job.poll().step
-    assert before == paused.step or before == job.poll().step  # nothing moves while paused
-    after = job.step()
-    assert after.step == before + 1, "a step advances exactly one"
-    assert job.step().step == before + 2
+    # poll() returns one live JobState, so keep numbers, not states, to compare later
+    paused_at = wait_for(job, lambda s: s.status == RunStatus.PAUSED).step
+    time.sleep(0.6)  # ~60 steps' time at 0.01 s a step, were it still running
+    state = job.poll()
+    assert state.status == RunStatus.PAUSED
+    assert state.step == paused_at, "no step is taken while paused"
+    assert state.history.step[-1] == paused_at
+    assert job.step().step == paused_at + 1, "a step advances exactly one"
+    assert job.step().step == paused_at + 2
+    assert job.poll().history.step[-3:] == [paused_at, paused_at + 1, paused_at + 2]
     job.resume()
-    wait_for(job, lambda s: s.status == "running" and s.step > before + 5)
+    wait_for(job, lambda s: s.status == RunStatus.RUNNING and s.step > paused_at + 5)
     job.stop()
-    assert job.poll().status == "stopped"
+    assert job.poll().status == RunStatus.STOPPED
     assert not job.process.is_alive()
 
 
+def test_pause_and_resume_are_intents_that_wait_for_the_answer(pool):
+    """Pause and Resume are intents, not a toggle: a repeated one changes nothing."""
+    job = pool.submit(SlowSpec(0.01), TrainConfig(steps=100_000))
+    wait_for(job, lambda s: s.status == RunStatus.RUNNING)
+    assert job.pause(wait=5).status == RunStatus.PAUSED, "pause(wait) returns once paused"
+    paused_at = job.pause(wait=5).step
+    time.sleep(0.5)
+    assert job.poll().status == RunStatus.PAUSED and job.poll().step == paused_at
+    assert job.resume(wait=5).status == RunStatus.RUNNING, "resume(wait) returns once running"
+    assert job.resume(wait=5).status == RunStatus.RUNNING
+    job.stop()
+
+
 def test_worker_exception_comes_back_as_a_message(pool):
-    job = pool.submit("attnviz.training.testing_tasks:explode", None, TrainConfig())
+    job = pool.submit(ExplodingSpec(), TrainConfig())
     state = wait_for(job, lambda s: s.finished)
-    assert state.status == "error"
+    assert state.status == RunStatus.ERROR and state.status.terminal
     assert "failed on purpose" in state.reason
 
 
 def test_second_job_waits_for_a_free_worker_then_runs(pool):
-    first = pool.submit(SLOW, 0.005, TrainConfig(steps=100_000))
-    second = pool.submit(SLOW, 0.0, TrainConfig(steps=20))
-    assert second.poll().status == "queued"
+    first = pool.submit(SlowSpec(0.005), TrainConfig(steps=100_000))
+    second = pool.submit(SlowSpec(0.0), TrainConfig(steps=20))
+    assert second.poll().status == RunStatus.QUEUED
     assert second.state.queue_position == 1
-    wait_for(first, lambda s: s.status == "running")
-    assert second.poll().status == "queued"
+    wait_for(first, lambda s: s.status == RunStatus.RUNNING)
+    assert second.poll().status == RunStatus.QUEUED
     second.step()  # a queued job cannot step: it returns at once, and will start paused
-    assert second.poll().status == "queued"
+    assert second.poll().status == RunStatus.QUEUED
     second.resume()  # ... unless resumed before it starts
     first.stop()
     done = wait_for(second, lambda s: s.finished)
-    assert done.status == "done" and done.step == 20
-    assert done.history.step[-1] == 20 and len(done.snapshots) >= 1
+    assert done.status == RunStatus.DONE and done.step == 20
+    assert done.history.step == list(range(1, 21)), "every step arrives once, in order"
+    assert done.history.eval_step[0] == 0 and done.history.eval_step[-1] == 20
+    assert [s for s, _ in done.snapshots] == [0, 20]
+    assert second.spec == SlowSpec(0.0), "the job keeps the spec it was started with"
 
 
-def test_time_cap_stops_a_job():
-    capped = JobPool(max_workers=1, time_cap=1.0)
-    job = capped.submit(SLOW, 0.01, TrainConfig(steps=100_000))
+def test_time_cap_stops_a_job(make_pool):
+    capped = make_pool(max_workers=1, time_cap=1.0)
+    job = capped.submit(SlowSpec(0.01), TrainConfig(steps=100_000))
     state = wait_for(job, lambda s: s.finished)
-    assert state.status == "stopped" and "time cap" in state.reason
+    assert state.status == RunStatus.STOPPED and "time cap" in state.reason
 
 
 def test_a_job_queued_while_paused_starts_paused_and_steps(pool):
-    first = pool.submit(SLOW, 0.005, TrainConfig(steps=100_000))
-    second = pool.submit(SLOW, 0.0, TrainConfig(steps=50))
+    first = pool.submit(SlowSpec(0.005), TrainConfig(steps=100_000))
+    second = pool.submit(SlowSpec(0.0), TrainConfig(steps=50))
     second.pause()
     first.stop()
-    state = wait_for(second, lambda s: s.status == "paused")
+    state = wait_for(second, lambda s: s.status == RunStatus.PAUSED)
     assert state.step == 0
     assert second.step().step == 1
     second.stop()
-    assert second.poll().status == "stopped"
+    assert second.poll().status == RunStatus.STOPPED
+
+
+def test_a_spec_without_build_is_refused(pool):
+    with pytest.raises(TypeError, match="build"):
+        pool.submit("attnviz.training.testing_tasks:slow", TrainConfig())
+
+
+def test_specs_pickle_by_reference_and_name_their_changes():
+    from attnviz.data.toy import DatasetSpec
+    from attnviz.topics.kernel.task import KernelJobSpec
+
+    spec = KernelJobSpec(DatasetSpec("rings_2d"))
+    assert pickle.loads(pickle.dumps(spec)) == spec
+    assert b"KernelJobSpec" in pickle.dumps(spec) and b"build" not in pickle.dumps(spec)
+    other = KernelJobSpec(DatasetSpec("sine_1d"), leave_one_out=False)
+    assert spec_changes(spec, other) == ["data.name", "leave_one_out"]
+    assert spec_changes(spec, spec) == []
+    assert spec_changes(spec, SlowSpec()) == ["the kind of run"]
+
+
+def test_run_status_values():
+    assert RunStatus("stopped early") is RunStatus.STOPPED_EARLY
+    assert {s for s in RunStatus if s.terminal} == {
+        RunStatus.DONE,
+        RunStatus.STOPPED_EARLY,
+        RunStatus.DIVERGED,
+        RunStatus.STOPPED,
+        RunStatus.ERROR,
+    }
+    assert [s for s in RunStatus if s.active] == [
+        RunStatus.QUEUED,
+        RunStatus.STARTING,
+        RunStatus.RUNNING,
+    ]
+    assert f"{RunStatus.PAUSED}" == "paused"

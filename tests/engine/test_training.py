@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import math
 
 import pytest
 import torch
 
+from attnviz.data.tasks import TaskSpec
+from attnviz.data.toy import DatasetSpec
 from attnviz.models.kernel_smoother import KernelSmootherConfig
 from attnviz.topics.kernel.task import KernelJobSpec, KernelTrainable
+from attnviz.topics.transformer.task import TransformerJobSpec
+from attnviz.training.messages import RunStatus
 from attnviz.training.trainer import BATCH_MODES, OPTIMIZERS, TrainConfig, Trainer
 
 
@@ -46,12 +52,27 @@ def test_every_optimizer_descends(optimizer):
     assert trainer.history.val_loss[-1] < 0.5 * trainer.history.val_loss[0], optimizer
 
 
-@pytest.mark.parametrize(("mode", "size"), [("full", 16), ("minibatch", 4), ("single", 1)])
-def test_batch_modes(mode, size):
+BATCH_SIZES = {"full": 16, "minibatch": 4, "single": 1}  # with n_train = 16, batch_size = 4
+
+
+@pytest.mark.parametrize("mode", BATCH_MODES)
+def test_batch_modes(mode):
+    trainer = Trainer(Quadratic(), TrainConfig(batch_mode=mode, batch_size=4, seed=3))
+    batches = [trainer.batch() for _ in range(20)]
+    size = BATCH_SIZES[mode]
+    for b in batches:
+        assert len(b) == size and len(set(b.tolist())) == size, "no index twice in a batch"
+        assert int(b.min()) >= 0 and int(b.max()) < 16
+    distinct = {tuple(b.tolist()) for b in batches}
+    if mode == "full":
+        assert distinct == {tuple(range(16))}
+    else:
+        assert len(distinct) > 5, "batches are drawn anew each step"
+        again = Trainer(Quadratic(), TrainConfig(batch_mode=mode, batch_size=4, seed=3))
+        assert all(torch.equal(b, again.batch()) for b in batches), "the seed fixes the draws"
     task = Quadratic()
     Trainer(task, TrainConfig(batch_mode=mode, batch_size=4, steps=3)).run()
-    assert task.seen == [size] * 3
-    assert mode in BATCH_MODES
+    assert task.seen == [size] * 3, "the loss gets those batches"
 
 
 def test_huge_learning_rate_is_reported_as_divergence():
@@ -73,16 +94,38 @@ def test_early_stopping_after_patience_evaluations():
 
 
 def test_history_snapshots_and_callbacks():
-    seen = []
+    seen, losses, evals, snaps = [], [], [], []
     trainer = Trainer(
         Quadratic(),
         TrainConfig(steps=20, eval_every=5, snapshot_every=10),
-        callbacks={"step": [lambda t: seen.append(t.step_count)]},
+        callbacks={
+            "step": [lambda t: (seen.append(t.step_count), losses.append(t.last_loss))],
+            "eval": [lambda t: evals.append(t.last_evaluation)],
+            "snapshot": [lambda t: snaps.append(t.snapshots[-1][0])],
+        },
     ).run()
     assert seen == list(range(1, 21))
-    assert trainer.history.eval_step == [0, 5, 10, 15, 20]
-    assert [s for s, _ in trainer.snapshots] == [0, 10, 20]
-    assert trainer.status == "done" and trainer.steps_per_second > 0
+    assert losses == trainer.history.train_loss, "the step callback sees each step's loss"
+    assert [e.step for e in evals] == trainer.history.eval_step == [0, 5, 10, 15, 20]
+    assert [e.val_loss for e in evals] == trainer.history.val_loss
+    assert snaps == [s for s, _ in trainer.snapshots] == [0, 10, 20]
+    assert trainer.status == RunStatus.DONE and trainer.steps_per_second > 0
+
+
+def test_trainables_do_not_change_their_spec():
+    """A run is matched to the page's settings by its spec, so building must leave it as it was."""
+    kernel = KernelJobSpec(DatasetSpec("rings_2d", n=20), KernelSmootherConfig(rank=2))
+    kept = copy.deepcopy(kernel)
+    trainable = kernel.build()
+    Trainer(trainable, TrainConfig(steps=2)).run()
+    assert kernel == kept and kernel.model.dim == 1
+    assert trainable.model_config.dim == 2, "J comes from the data, into the Trainable's own config"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        kernel.model.dim = 2  # type: ignore[misc]
+    transformer = TransformerJobSpec(TaskSpec("copy", length=4, n_train=64))
+    kept = copy.deepcopy(transformer)
+    Trainer(transformer.build(), TrainConfig(steps=2)).run()
+    assert transformer == kept and transformer.model.vocab_size == kept.model.vocab_size
 
 
 def test_cosine_schedule_follows_the_formula_and_constant_stays():

@@ -1,14 +1,15 @@
 """The kernel smoother as a Trainable: data + model + loss, and the views the page draws.
 
-`build_trainable(spec)` is the factory the job pool calls in a worker process
-("attnviz.topics.kernel.task:build_trainable"). Regression uses the squared error; classification
+`KernelJobSpec` (frozen) is what the job pool runs: a worker calls its `build()`, which returns
+a `KernelTrainable`; the Trainable never changes the spec (the input dimension J comes from the
+data into its own model config). Regression uses the squared error; classification
 (labels ±1) the logistic loss log(1 + exp(−y f)). Leave-one-out predicts each training point
 from the others, so the kernel cannot simply look itself up.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import torch
@@ -20,12 +21,15 @@ from attnviz.models.kernel_smoother import KernelSmoother, KernelSmootherConfig
 from attnviz.training.devices import resolve_device
 
 
-@dataclass
+@dataclass(frozen=True)
 class KernelJobSpec:
     data: DatasetSpec = field(default_factory=DatasetSpec)
-    model: KernelSmootherConfig = field(default_factory=KernelSmootherConfig)
+    model: KernelSmootherConfig = field(default_factory=KernelSmootherConfig)  # dim: from data
     leave_one_out: bool = True
     device: str = "cpu"  # cpu, cuda or mps; falls back to cpu where absent
+
+    def build(self) -> KernelTrainable:
+        return KernelTrainable(self)
 
 
 class KernelTrainable:
@@ -34,9 +38,9 @@ class KernelTrainable:
     def __init__(self, spec: KernelJobSpec):
         self.spec = spec
         self.data: ToyData = make_dataset(spec.data)
-        spec.model.dim = self.data.dim
+        self.model_config = replace(spec.model, dim=self.data.dim)  # J from the data
         self.device = torch.device(resolve_device(spec.device))
-        self.model = KernelSmoother(spec.model).to(self.device)
+        self.model = KernelSmoother(self.model_config).to(self.device)
         self.xs, self.ys, self.xv, self.yv = (
             torch.from_numpy(a).to(self.device)
             for a in (self.data.x_train, self.data.y_train, self.data.x_val, self.data.y_val)
@@ -94,7 +98,8 @@ class KernelTrainable:
 
 
 def build_trainable(spec: KernelJobSpec) -> KernelTrainable:
-    return KernelTrainable(spec)
+    """The same as `spec.build()`."""
+    return spec.build()
 
 
 def query_grid(data: ToyData, steps: int = 60) -> tuple[np.ndarray, list[np.ndarray]]:

@@ -1,6 +1,6 @@
 """A toy sequence task + tiny transformer as a Trainable, and what the page does with a trained one.
 
-`build_trainable(spec)` is the job-pool factory ("attnviz.topics.transformer.task:build_trainable").
+`TransformerJobSpec` (frozen) is what the job pool runs: a worker calls its `build()`.
 Snapshots carry the probe example's attention maps (L, H, T, T) and the weights, so the page
 can scrub a timeline, run your own input, generate text and ablate heads without the worker.
 """
@@ -27,11 +27,14 @@ from attnviz.training.trainer import TrainConfig
 EVAL_LIMIT = 512  # validation examples scored per evaluation
 
 
-@dataclass
+@dataclass(frozen=True)
 class TransformerJobSpec:
     task: TaskSpec = field(default_factory=TaskSpec)
-    model: TransformerConfig = field(default_factory=TransformerConfig)
+    model: TransformerConfig = field(default_factory=TransformerConfig)  # completed by the task
     device: str = "cpu"
+
+    def build(self) -> TransformerTrainable:
+        return TransformerTrainable(self)
 
 
 def model_config(task: SequenceTask, model: TransformerConfig) -> TransformerConfig:
@@ -92,7 +95,8 @@ class TransformerTrainable:
 
 
 def build_trainable(spec: TransformerJobSpec) -> TransformerTrainable:
-    return TransformerTrainable(spec)
+    """The same as `spec.build()`."""
+    return spec.build()
 
 
 def score(model: TinyTransformer, x: Tensor, y: Tensor) -> tuple[float, float]:
