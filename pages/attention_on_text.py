@@ -23,11 +23,6 @@ from attnviz.ui.sidebar import settings
 from attnviz.ui.text_sections import cached_analysis
 
 
-def show_every_head() -> None:
-    """After a preset or Reset: the head view draws every head (its pills are not a parameter)."""
-    st.session_state[HEAD_VIEW_HEADS] = list(range(st.session_state["ta_heads"]))
-
-
 def sync_head_pills(heads: int) -> None:
     """Every head is shown at first and again after the head count changes (a link's choice stays)."""
     previous, st.session_state["_ta_hv_n"] = st.session_state.get("_ta_hv_n"), heads
@@ -43,8 +38,8 @@ layout.intro(
     "q = xW_q + b_q is compared with every token's key: softmax(QKᵀ/√d_k) row by row, then the "
     "rows mix the values V. Each row says where that token looks.",
 )
-preset_buttons(TABLE, on_apply=show_every_head)
-reset_button(TABLE, on_reset=show_every_head)
+preset_buttons(TABLE)
+reset_button(TABLE)
 text = draw(TABLE, "ta_text", max_chars=MAX_CHARS, height=80)
 c1, c2, c3, c4 = st.columns(4)
 with c1:
@@ -119,14 +114,8 @@ with row_col:
     )
 with view_col:
     sync_head_pills(heads)
-    picked = st.pills(
-        "heads in the head view",
-        list(range(heads)),
-        selection_mode="multi",
-        key=HEAD_VIEW_HEADS,
-        bind="query-params",
-    )
-    head_view(result.weights, tokens, picked or [], query, "ta_hv", "ta_query")
+    picked = draw(TABLE, HEAD_VIEW_HEADS, choices=list(range(heads)))
+    head_view(result.weights, tokens, list(picked), query, "ta_hv", "ta_query")
 
 text_sections.vectors(result, cfg)
 text_sections.padding(text, cfg, head)

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 import streamlit as st
 
 from attnviz.training.devices import available_devices
+from attnviz.ui.params.sidebar import TABLE
+from attnviz.ui.params.widgets import draw
 
 LECTURE_CSS = """
 <style>
@@ -34,36 +36,10 @@ def draw_sidebar() -> GlobalSettings:
     """Draw the global controls (bound to the URL) and return their values."""
     with st.sidebar:
         st.subheader("Settings for every page")
-        device = st.selectbox(
-            "Device",
-            available_devices(),
-            key="device",
-            bind="query-params",
-            help="Where models train. CUDA and MPS appear only when this machine has them.",
-        )
-        seed = st.number_input(
-            "Global seed",
-            0,
-            10_000,
-            0,
-            key="seed",
-            bind="query-params",
-            help="Seeds every random weight and data set, so a shared link shows the same numbers.",
-        )
-        lecture = st.toggle(
-            "Lecture mode",
-            key="lecture",
-            bind="query-params",
-            help="Large fonts and figures, no chrome: for a projector.",
-        )
-        export_format = st.radio(
-            "Figure download format",
-            ["png", "svg"],
-            key="export",
-            bind="query-params",
-            horizontal=True,
-            help="The camera button in each figure's toolbar saves in this format.",
-        )
+        device = draw(TABLE, "device", choices=available_devices())
+        seed = draw(TABLE, "seed")
+        lecture = draw(TABLE, "lecture")
+        export_format = draw(TABLE, "export")
     if lecture:
         st.markdown(LECTURE_CSS, unsafe_allow_html=True)  # static CSS, never user text
     return GlobalSettings(device, int(seed), bool(lecture), export_format)

@@ -16,6 +16,8 @@ from attnviz.models.checkpoint import load_model, save_model
 from attnviz.models.transformer import TinyTransformer
 from attnviz.topics.transformer.task import generate, head_ablation, run_input
 from attnviz.ui.figures import show
+from attnviz.ui.params.transformer import TABLE
+from attnviz.ui.params.widgets import draw
 
 
 def attention_by_layer(maps: np.ndarray, tokens: list[str], name: str) -> None:
@@ -51,10 +53,8 @@ def try_input(model: TinyTransformer, task: SequenceTask) -> None:
 
 def generate_text(model: TinyTransformer, task: SequenceTask) -> None:
     st.markdown("**Generate text** and scrub through it")
-    prompt = st.text_input("prompt", "old macdonald", key="tt_prompt")
-    temperature = st.select_slider(
-        "sampling temperature (0 = greedy)", [0.0, 0.5, 1.0, 1.5], key="tt_gen_temp"
-    )
+    prompt = draw(TABLE, "tt_prompt")
+    temperature = draw(TABLE, "tt_gen_temp")
     text = generate(model, task, prompt, 60, temperature)
     st.code(text, language=None)
     window = model.config.max_len

@@ -4,11 +4,13 @@ sets every parameter, Reset restores the defaults. Pages come from the navigatio
 from __future__ import annotations
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from attnviz.ui.navigation import all_pages
 from attnviz.ui.params import page_tables
 from attnviz.ui.params.table import PageParams
 from tests.support.apptest import no_exception, open_page
+from tests.support.pages import ROOT
 
 PAGES = {p.url: p.path for p in all_pages() if p.url != "home"}
 TABLES = page_tables()
@@ -27,7 +29,9 @@ def cases(what: str) -> list:
 
 
 def state_of(at, table: PageParams) -> dict:
-    return {key: at.session_state[key] for key in table.keys if key in at.session_state}
+    """The parameters' values in session state (a multi-choice widget keeps a list)."""
+    values = {key: at.session_state[key] for key in table.keys if key in at.session_state}
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
 
 
 @pytest.mark.parametrize(("url", "param"), cases("param"))
@@ -39,9 +43,11 @@ def test_every_url_parameter_reaches_its_widget_and_back(url, param):
     query[param.key] = param.url_text(value)
     at = open_page(PAGES[url], query=query)
     no_exception(at)
-    assert at.session_state[param.key] == value
+    assert state_of(at, TABLES[url])[param.key] == value
     shown = at.query_params[param.key]
-    assert (shown if isinstance(shown, str) else shown[-1]) == param.url_text(value)
+    shown = [shown] if isinstance(shown, str) else list(shown)
+    wanted = param.url_text(value)
+    assert shown == (wanted if isinstance(wanted, list) else [wanted])
 
 
 @pytest.mark.parametrize(("url", "preset"), cases("preset"))
@@ -50,7 +56,8 @@ def test_every_preset_sets_every_parameter_and_reset_restores_defaults(url, pres
     at = open_page(PAGES[url])
     for param in table.params:  # start far from both the preset and the defaults
         if param.key in at.session_state and not param.shown_when:
-            at.session_state[param.key] = param.other_value()
+            other = param.other_value()
+            at.session_state[param.key] = list(other) if isinstance(other, tuple) else other
     at.run()
     at.button(key=f"{table.prefix}_preset_{preset}").click().run()
     no_exception(at)
@@ -78,3 +85,16 @@ def test_presets_in_a_row_then_reset_each_set_every_parameter(url):
     defaults = table.defaults()
     assert state_of(at, table) == {k: defaults[k] for k in state_of(at, table)}
     assert not any(key in at.query_params for key in table.keys), dict(at.query_params)
+
+
+def test_the_sidebar_settings_come_from_the_link():
+    """The sidebar's table (settings for every page) round-trips through the URL too."""
+    from attnviz.ui.params.sidebar import TABLE as SIDEBAR
+
+    query = {"seed": "7", "lecture": "true", "export": "svg"}
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params.update(query)
+    at.run()
+    no_exception(at)
+    assert state_of(at, SIDEBAR) == {"device": "cpu", "seed": 7, "lecture": True, "export": "svg"}
+    assert {k: at.query_params[k] for k in query} == query

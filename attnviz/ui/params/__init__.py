@@ -10,7 +10,9 @@ from attnviz.ui.params.table import PageParams
 TABLE_MODULES = {
     "soft-select": "attnviz.ui.params.soft_select",
     "self-attention": "attnviz.ui.params.self_attention",
+    "kernel-smoother": "attnviz.ui.params.kernel",
     "text": "attnviz.ui.params.text",
+    "train-transformer": "attnviz.ui.params.transformer",
     "pretrained": "attnviz.ui.params.pretrained",
 }
 

@@ -21,6 +21,7 @@ WIDGETS = (
     "number_input",
     "text_input",
     "text_area",
+    "pills",  # several of `choices` at once: the value is a tuple
 )
 CHOICE_WIDGETS = ("select_slider", "selectbox", "radio")
 RANGE_WIDGETS = ("slider", "number_input")
@@ -56,6 +57,8 @@ class Param:
         """Whether `value` is one this parameter's widget can hold."""
         if self.widget in CHOICE_WIDGETS:
             return value in self.choices
+        if self.widget == "pills":
+            return isinstance(value, tuple) and all(v in self.choices for v in value)
         if self.widget == "toggle":
             return isinstance(value, bool)
         if self.widget in RANGE_WIDGETS:
@@ -68,14 +71,18 @@ class Param:
         """A valid value different from the default (tests use it to check the URL round trip)."""
         if self.widget in CHOICE_WIDGETS:
             return next(c for c in reversed(self.choices) if c != self.default)
+        if self.widget == "pills":
+            return self.choices[:1] if self.default != self.choices[:1] else self.choices[:2]
         if self.widget == "toggle":
             return not self.default
         if self.widget in RANGE_WIDGETS:
             return self.high if self.default != self.high else self.low
         return self.default + " (changed)"
 
-    def url_text(self, value: Any) -> str:
-        """The value as Streamlit writes it in the URL for this widget."""
+    def url_text(self, value: Any) -> str | list[str]:
+        """The value as Streamlit writes it in the URL for this widget (pills: one per choice)."""
+        if self.widget == "pills":
+            return [str(v) for v in value]
         if self.widget in CHOICE_WIDGETS:
             return self.format_func(value) if self.format_func else str(value)
         if self.widget == "toggle":
@@ -84,8 +91,12 @@ class Param:
             return str(int(value))  # as Streamlit writes numbers: 2.0 -> "2"
         return str(value)
 
-    def from_url_text(self, text: str) -> Any:
+    def from_url_text(self, text: str | list[str]) -> Any:
         """The value a URL text stands for, or None if it stands for no valid value."""
+        if self.widget == "pills":
+            texts = [text] if isinstance(text, str) else list(text)
+            picked = tuple(c for c in self.choices if str(c) in texts)
+            return picked if len(picked) == len(texts) else None
         if self.widget in CHOICE_WIDGETS:
             return next((c for c in self.choices if self.url_text(c) == text), None)
         if self.widget == "toggle":

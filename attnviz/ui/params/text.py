@@ -20,10 +20,9 @@ TEMPERATURES = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)  # also the sweep of e
 # A text whose MAX_TOKENS word tokens show the query slider's whole range.
 LONGEST_TEXT = " ".join(["word"] * MAX_TOKENS)
 
-# Keys of the page that are not parameters: which heads the head view draws (pills, a widget
-# the table has no kind for; every head again whenever the head count changes, a preset or
-# Reset), and the open state of the lazy sections (the layout's concern, kept in the URL).
-HEAD_VIEW_HEADS = "ta_hv_heads"
+# Not parameters: the open state of the lazy sections (the layout's concern, kept in the URL).
+HEAD_VIEW_HEADS = "ta_hv_heads"  # which heads the head view draws; every head again whenever
+# the head count changes (its default is every head of the default head count)
 
 TABLE = PageParams(
     prefix="ta",
@@ -48,6 +47,14 @@ TABLE = PageParams(
         Param("ta_scaled", "divide by √d_k", "toggle", True),
         Param("ta_causal", "causal mask", "toggle", False),
         Param("ta_temp", "temperature", "select_slider", 1.0, choices=TEMPERATURES),
+        Param(
+            HEAD_VIEW_HEADS,
+            "heads in the head view",
+            "pills",
+            (0, 1, 2, 3),  # every head of the default 4
+            choices=tuple(range(MAX_HEADS)),
+            shown_when=(("ta_heads", MAX_HEADS),),
+        ),
         # Drawn only with more than one head (high = heads - 1); with MAX_HEADS its whole range.
         Param(
             "ta_head",

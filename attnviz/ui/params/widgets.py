@@ -19,7 +19,7 @@ from attnviz.ui.params.table import PageParams, Param
 def apply(table: PageParams, values: dict[str, Any]) -> None:
     """Write a complete parameter state into session state (an on_click callback's job)."""
     for key, value in values.items():
-        st.session_state[key] = value
+        st.session_state[key] = list(value) if table[key].widget == "pills" else value
     _forget_url_seeds([key for key in values if table[key].url])
 
 
@@ -51,11 +51,12 @@ def _sync_url(param: Param, value: Any) -> None:
         stored = params._query_params.get(param.key) if binding is not None else None
         if binding is None:
             return
-        text = stored[-1] if isinstance(stored, list) and stored else stored
+        if param.widget != "pills" and isinstance(stored, list):
+            stored = stored[-1] if stored else None
         if value == param.default:
-            if text is not None:
+            if stored is not None:
                 params.remove_param(param.key)
-        elif text is None or param.from_url_text(str(text)) != value:
+        elif stored is None or param.from_url_text(stored) != value:
             params.set_corrected_value(param.key, param.url_text(value), binding.value_type)
 
 
@@ -65,7 +66,9 @@ def _fit(param: Param, choices: Sequence, low: Any, high: Any) -> None:
     if param.key not in st.session_state:
         return
     value = st.session_state[param.key]
-    if param.widget in ("select_slider", "selectbox", "radio") and value not in choices:
+    if param.widget == "pills" and isinstance(value, list | tuple):
+        st.session_state[param.key] = [v for v in value if v in choices]
+    elif param.widget in ("select_slider", "selectbox", "radio") and value not in choices:
         st.session_state[param.key] = param.default if param.default in choices else choices[0]
     elif param.widget in ("slider", "number_input") and isinstance(value, int | float):
         st.session_state[param.key] = min(max(value, low), high)
@@ -127,6 +130,10 @@ def _widget(
     if kind in ("slider", "number_input"):
         value = min(max(param.default, low), high)
         return getattr(st, kind)(label, low, high, value, param.step, **common)
+    if kind == "pills":
+        default = [c for c in param.default if c in choices]
+        picked = st.pills(label, choices, selection_mode="multi", default=default, **fmt, **common)
+        return tuple(picked or ())
     if kind == "toggle":
         return st.toggle(label, param.default, **common)
     return getattr(st, kind)(label, param.default, **common)
