@@ -17,8 +17,7 @@ import subprocess
 import sys
 import time
 
-from tests.app.test_every_page import keyed_widgets, other_values, set_widget
-from tests.support.apptest import open_page
+from tests.support.apptest import keyed_widgets, open_page, other_values, set_widget
 from tests.support.pages import ROOT, app_pages
 
 TEXT_PAGE = "pages/attention_on_text.py"

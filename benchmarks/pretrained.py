@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
+import urllib.parse
 from pathlib import Path
 
 from attnviz.topics.pretrained.model import load
+from tests.support.browser import launch_args
+from tests.support.server import serving
 
 SENTENCE = "the lecture hall was full of students listening to a talk about attention"
 
@@ -50,45 +50,18 @@ def extraction_times(model) -> list[tuple[int, float]]:
 def ours_in_browser(text: str, timeout: float) -> float:
     from playwright.sync_api import sync_playwright
 
-    port = 8599
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.port",
-            str(port),
-            "--server.headless",
-            "true",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        for _ in range(200):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health")
-                break
-            except OSError:
-                time.sleep(0.2)
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-            page = browser.new_page()
-            page.goto(
-                f"http://127.0.0.1:{port}/pretrained?pe_text=hello"
-            )  # warm: model loaded once per server
-            page.wait_for_function(DRAWN_OURS, timeout=timeout * 1000)
-            page = browser.new_page()
-            start = time.perf_counter()
-            page.goto(f"http://127.0.0.1:{port}/pretrained?pe_text={urllib.request.quote(text)}")
-            page.wait_for_function(DRAWN_OURS, timeout=timeout * 1000)
-            elapsed = time.perf_counter() - start
-            browser.close()
-        return elapsed
-    finally:
-        server.terminate()
+    with serving() as app, sync_playwright() as pw:
+        browser = pw.chromium.launch(**launch_args())
+        page = browser.new_page()
+        page.goto(f"{app.url}/pretrained?pe_text=hello")  # warm: model loaded once per server
+        page.wait_for_function(DRAWN_OURS, timeout=timeout * 1000)
+        page = browser.new_page()
+        start = time.perf_counter()
+        page.goto(f"{app.url}/pretrained?pe_text={urllib.parse.quote(text)}")
+        page.wait_for_function(DRAWN_OURS, timeout=timeout * 1000)
+        elapsed = time.perf_counter() - start
+        browser.close()
+    return elapsed
 
 
 DRAWN_OURS = """() => [...document.querySelectorAll('.js-plotly-plot')].some(
@@ -124,10 +97,7 @@ def bertviz_in_browser(model, text: str, libs: Path, timeout: float) -> float | 
     page_file = Path(tempfile.mkdtemp()) / "bertviz.html"
     page_file.write_text(f"<html><body>{html}</body></html>")
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path="/usr/bin/chromium",
-            args=["--no-sandbox", "--allow-file-access-from-files"],
-        )
+        browser = pw.chromium.launch(**launch_args("--allow-file-access-from-files"))
         page = browser.new_page()
         start = time.perf_counter()
         page.goto(page_file.as_uri())

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Install everything the tests need (Python packages, Debian's chromium) and run every test.
 # Usage: bash scripts/test.sh [extra pytest args]
+#   quick loop (no model loads, no training to a target, no pages, no browser; under a minute):
+#   bash scripts/test.sh -m "not slow and not browser"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,6 +1,7 @@
 """Every page in app.py's navigation, driven with AppTest like a person would.
 
-Pages are enumerated from app.py, so a new page is covered without touching this file.
+Pages come from the page table (attnviz.ui.navigation), so a new page is covered without
+touching this file.
 """
 
 from __future__ import annotations
@@ -8,57 +9,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from streamlit.runtime.state.common import TESTING_KEY
 
-from tests.support.apptest import no_exception, open_page, shown
+from tests.support.apptest import (
+    keyed_widgets,
+    no_exception,
+    open_page,
+    other_values,
+    set_widget,
+    shown,
+)
 from tests.support.pages import app_pages
 
 PAGES = app_pages()
 PAGE_IDS = [url for _, _, url in PAGES]
-CHANGEABLE = ("slider", "select_slider", "selectbox", "radio", "toggle", "checkbox", "number_input")
-
-
-def keyed_widgets(at, kinds=CHANGEABLE) -> list[tuple[str, str]]:
-    """(kind, key) of the main-area widgets that have a key, in page order."""
-    found = []
-    for kind in kinds:
-        for widget in getattr(at.main, kind):
-            if widget.key and not widget.key.startswith("$$") and not widget.disabled:
-                found.append((kind, widget.key))
-    order = {w.key: i for i, w in enumerate(_all_widgets(at))}
-    return sorted(found, key=lambda kw: order.get(kw[1], 0))
-
-
-def _all_widgets(at):
-    return [n for n in at.main if hasattr(n, "key") and getattr(n, "key", None)]
-
-
-def other_values(widget) -> list:
-    """Values a person could pick that differ from the current one (extremes first)."""
-    kind = type(widget).__name__.lower()
-    if kind in ("toggle", "checkbox"):
-        return [not widget.value]
-    if kind in ("selectbox", "radio", "selectslider"):
-        options = list(widget.options)  # as displayed
-        current = options[widget.index] if hasattr(widget, "index") else str(widget.value)
-        return [o for o in dict.fromkeys((options[-1], options[0])) if o != current]
-    if kind == "slider":
-        if isinstance(widget.value, tuple):
-            return []
-        return [v for v in (widget.min, widget.max) if v != widget.value]
-    if kind == "numberinput":
-        low = widget.min_value if widget.min_value is not None else widget.value - 1
-        return [low] if low != widget.value else [widget.value + (widget.step or 1)]
-    return []
-
-
-def set_widget(at, kind: str, key: str, value) -> None:
-    """Set a widget; choice widgets take the option as displayed."""
-    widget = getattr(at, kind)(key=key)
-    if kind in ("selectbox", "radio", "select_slider"):
-        # AppTest maps values through the page's format_func; options here are already displayed
-        at.session_state[TESTING_KEY][widget.id] = str
-    widget.set_value(value)
 
 
 @pytest.mark.parametrize("path", [p for p, _, _ in PAGES], ids=PAGE_IDS)

@@ -13,8 +13,10 @@ def titles(at) -> list[str]:
     return [f["layout"]["title"]["text"] for f in figures(at)]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def at():
+    """A fresh app per test, so no test depends on what an earlier one set (the model itself is
+    loaded once per process by st.cache_resource, so a fresh app costs one page run)."""
     return open_page(PAGE)
 
 
@@ -34,8 +36,7 @@ def test_views_are_all_there(at):
     assert view["tokens"][0] == "[CLS]" and [h["head"] for h in view["heads"]] == [0]
 
 
-def test_head_view_follows_all_heads_and_the_query_slider():
-    at = open_page(PAGE)
+def test_head_view_follows_all_heads_and_the_query_slider(at):
     at.toggle(key="pe_allheads").set_value(True).run()
     at.slider(key="pe_query").set_value(2).run()
     (view,) = head_views(at)
@@ -75,8 +76,7 @@ def test_hide_specials_removes_cls_and_sep(at):
     assert "[CLS]" not in big["data"][0]["x"] and "hello" in big["data"][0]["x"]
 
 
-def test_compare_section_shows_the_difference_only_when_open():
-    at = open_page(PAGE)
+def test_compare_section_shows_the_difference_only_when_open(at):
     assert not any(t.startswith("First − second") for t in titles(at))
     at.session_state["pe_open_compare"] = True
     at.run()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import assert_no_exception, open_app_page, wait_idle
+from tests.support.browser import assert_no_exception, open_app_page, wait_idle
 from tests.support.pages import app_pages
 
 pytestmark = pytest.mark.browser

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.browser.conftest import assert_no_exception, open_app_page, wait_idle
+from tests.support.browser import assert_no_exception, open_app_page, wait_idle
 
 pytestmark = pytest.mark.browser
 

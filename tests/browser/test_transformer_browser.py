@@ -1,12 +1,29 @@
-"""The live transformer page in Chromium: preset, Start, curves grow, timeline, a prediction."""
+"""The live transformer page in Chromium: preset, Start, curves grow, timeline, and the model's
+prediction for inputs typed into "Try your own input"."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import assert_no_exception, open_app_page, wait_idle
+from tests.support.browser import assert_no_exception, open_app_page, plotly_traces, wait_idle
 
 pytestmark = pytest.mark.browser
+
+GRID_ROWS = """(el) => [...el.querySelectorAll('[role=row]')]
+  .map((r) => [...r.querySelectorAll('[role=gridcell]')].map((c) => c.textContent.trim()))
+  .filter((r) => r.length)"""
+
+
+def try_input(page, text: str) -> list[tuple[str, str]]:
+    """Type `text` into "input tokens"; the (input, model output) rows the page then shows."""
+    box = page.get_by_label("input tokens")
+    box.fill(text)
+    box.press("Enter")
+    wait_idle(page)
+    table = page.locator("[data-testid='stDataFrame']").filter(has_text="model output").last
+    table.scroll_into_view_if_needed()
+    rows = table.evaluate(GRID_ROWS)
+    return [(row[-2], row[-1]) for row in rows]
 
 
 def test_preset_train_scrub_predict(page, app_url):
@@ -14,7 +31,7 @@ def test_preset_train_scrub_predict(page, app_url):
     page.get_by_role("button", name="Reverse: 1 layer, 1 head").click()
     wait_idle(page)
     page.get_by_role("button", name="Start", exact=True).click()
-    page.wait_for_function("() => document.body.innerText.includes('done —')", timeout=120_000)
+    page.wait_for_function("() => document.body.innerText.includes('done —')", timeout=180_000)
     wait_idle(page)
     assert page.get_by_text("Layer 0: attention of each head").count() >= 1
     timeline = page.locator(
@@ -24,8 +41,15 @@ def test_preset_train_scrub_predict(page, app_url):
     page.keyboard.press("Home")
     wait_idle(page)
     assert timeline.get_attribute("aria-valuetext") == "0"
-    box = page.get_by_label("input tokens")
-    box.fill("1 2 3 4 5 6 7 8")
-    box.press("Enter")
+    page.keyboard.press("End")  # back to the trained model
     wait_idle(page)
+    for typed in ("1 2 3 4 5 6 7 8", "8 1 7 2 6 3 5 4"):
+        tokens = typed.split()
+        rows = try_input(page, typed)
+        assert [row[0] for row in rows] == tokens, rows  # the table follows the typed input
+        try_map = plotly_traces(page, "Layer 0: attention of each head")  # the last one: yours
+        assert try_map[0]["x"] == tokens  # its attention map's keys are the typed tokens
+        predicted = [row[1] for row in rows]
+        right = sum(p == t for p, t in zip(predicted, tokens[::-1], strict=True))
+        assert right >= 6, f"'{typed}' → {predicted}: the trained model reverses its input"
     assert_no_exception(page, "transformer-after")

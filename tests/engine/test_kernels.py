@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from types import SimpleNamespace
+
 import numpy as np
 import plotly.graph_objects as go
 import pytest
@@ -11,6 +14,7 @@ from attnviz.core.kernels import dot_product, log_fixed, mahalanobis
 from attnviz.data.toy import DATASETS, DatasetSpec
 from attnviz.figures.kernel import fit_1d, fit_2d, query_weights, weight_matrix
 from attnviz.figures.training import curves_figure
+from attnviz.models import kernel_smoother
 from attnviz.models.kernel_smoother import KernelSmoother, KernelSmootherConfig
 from attnviz.topics.kernel.task import KernelJobSpec, KernelTrainable, metric_ellipse, views
 from attnviz.training.trainer import TrainConfig, Trainer
@@ -81,6 +85,7 @@ def test_leave_one_out_excludes_the_diagonal():
     assert torch.all(torch.diagonal(off.model.weights(off.xs, off.xs).detach()) > 0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(DATASETS))
 def test_training_lowers_validation_loss_on_every_dataset(name):
     spec = KernelJobSpec(  # starts broad (h = 2): training has to find the right locality
@@ -100,15 +105,40 @@ def test_metric_ellipse_points_satisfy_the_equation():
     )
 
 
-def test_mahalanobis_starts_as_the_gaussian_of_the_starting_width():
-    h = 0.7
+def assert_starts_as_the_gaussian_of_its_width() -> None:
+    """The engine's starting θ is I/(√2 h) plus a jitter that does not depend on h."""
+    theta = {  # same seed, so the same jitter at every width: differences are exact
+        h: KernelSmoother(KernelSmootherConfig("mahalanobis", dim=2, rank=2, width=h))
+        .theta.detach()
+        .numpy()
+        for h in (0.7, 0.2)
+    }
+    np.testing.assert_allclose(
+        theta[0.7] - theta[0.2], np.eye(2) * (1 / 0.7 - 1 / 0.2) / np.sqrt(2), atol=1e-5
+    )
+    h = 0.05  # narrow: the jitter (0.1 · N(0, 1) on θ) moves log α at ‖x − x_s‖ = h by ≈ 0.01
     model = KernelSmoother(KernelSmootherConfig("mahalanobis", dim=2, rank=2, width=h))
-    theta = model.theta.detach().numpy()
-    np.testing.assert_allclose(theta, np.eye(2) / (np.sqrt(2) * h), atol=0.5)
-    x = torch.zeros(1, 2)
-    xs = torch.tensor([[h, 0.0], [0.0, h]])  # ‖u‖ = 1: the Gaussian gives exp(−1/2)
-    got = mahalanobis(x, xs, torch.eye(2) / (np.sqrt(2) * h))
-    np.testing.assert_allclose(got.numpy(), np.exp(-0.5), rtol=1e-6)
+    x, xs = torch.zeros(1, 2), torch.tensor([[h, 0.0], [0.0, h]])
+    with torch.no_grad():  # the engine's own θ, through the engine's own kernel
+        log_alpha = model.log_alpha(x, xs).numpy()
+    np.testing.assert_allclose(log_alpha, -0.5, atol=0.05)  # the Gaussian: exp(−‖u‖²/2), ‖u‖ = 1
+
+
+def test_mahalanobis_starts_as_the_gaussian_of_the_starting_width():
+    assert_starts_as_the_gaussian_of_its_width()
+
+
+def test_the_width_check_rejects_theta_starting_at_identity_over_h(monkeypatch):
+    # The wrong implementation this oracle was seen to reject: θ₀ = I/h instead of I/(√2 h)
+    # (the first difference is then √2 times too large; log α = −1 instead of −1/2).
+    def start(width):
+        return KernelSmoother(KernelSmootherConfig("mahalanobis", width=width)).theta.item()
+
+    right = start(0.5)
+    monkeypatch.setattr(kernel_smoother, "math", SimpleNamespace(sqrt=lambda _x: 1.0, log=math.log))
+    assert start(0.5) - right == pytest.approx(2 - np.sqrt(2), abs=1e-6)  # now I/h: 2, not √2
+    with pytest.raises(AssertionError):
+        assert_starts_as_the_gaussian_of_its_width()
 
 
 def test_absent_device_falls_back_to_cpu():

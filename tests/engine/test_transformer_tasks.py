@@ -34,12 +34,14 @@ def train(preset: str, steps: int) -> Trainer:
     return Trainer(build_trainable(TransformerJobSpec(task, model)), cfg).run()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", list(FAST))
 def test_task_reaches_95_percent_validation_accuracy(preset):
     trainer = train(preset, FAST[preset])
     assert trainer.history.val_metric[-1] >= 0.95, (preset, trainer.history.val_metric)
 
 
+@pytest.mark.slow
 def test_reverse_attention_is_the_anti_diagonal_and_snapshot_restores():
     trainer = train("Reverse: 1 layer, 1 head", 600)
     step, snap = trainer.snapshots[-1]
