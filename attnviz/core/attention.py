@@ -1,18 +1,32 @@
-"""Attention math: score functions, masked softmax, scaled dot-product attention, head split/merge.
+"""Attention math: score functions and their labels, masked softmax, scaled dot-product
+attention, head split/merge, row entropy.
 
-Every attention function here is pure and returns its weights: `(output, weights)`.
-Masks are boolean and True where attending is allowed (the convention of
-`torch.nn.functional.scaled_dot_product_attention`).
+This module owns the one explicit attention computation of the engine:
+`scaled_dot_product_attention` returns `(output, weights)` and every model's explicit path calls
+it (models/hooked_attention.py decides when the fused PyTorch kernel may run instead). Masks are
+boolean and True where attending is allowed (the convention of
+`torch.nn.functional.scaled_dot_product_attention`). float16/bfloat16 inputs are scored and
+normalised in float32 and returned in their own dtype, so raw q·k past 65504 does not overflow.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
+import numpy as np
 import torch
 from torch import Tensor
 
 SCORE_NAMES = ("dot", "scaled_dot", "additive", "general", "cosine", "neg_sq_dist")
+SCORE_LABELS = {  # name -> the formula a(q, k) as shown to a reader
+    "dot": "qᵀk",
+    "scaled_dot": "qᵀk / √d",
+    "additive": "wᵀ tanh(W_q q + W_k k)",
+    "general": "qᵀ W k",
+    "cosine": "qᵀk / (‖q‖ ‖k‖)",
+    "neg_sq_dist": "−‖q − k‖²",
+}
 _LOW_PRECISION = (torch.float16, torch.bfloat16)
 
 
@@ -92,16 +106,53 @@ def additive_score(q: Tensor, k: Tensor, w_q: Tensor, w_k: Tensor, w: Tensor) ->
 
 
 def scaled_dot_product_attention(
-    q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, scale: float | None = None
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    mask: Tensor | None = None,
+    scale: float | None = None,
+    *,
+    score_name: str = "dot",
+    temperature: float = 1.0,
+    score_params: dict[str, Tensor] | None = None,
+    on_scores: Callable[[Tensor], Tensor] | None = None,
+    on_weights: Callable[[Tensor], Tensor] | None = None,
+    dropout: Callable[[Tensor], Tensor] | None = None,
 ) -> tuple[Tensor, Tensor]:
-    """softmax(q kᵀ · scale, masked) v. q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv).
+    """softmax(score(q, k) · scale / temperature, masked) v; q (..., Tq, d), k (..., Tk, d),
+    v (..., Tk, dv). Returns (out (..., Tq, dv), weights (..., Tq, Tk)).
 
-    Returns (out (..., Tq, dv), weights (..., Tq, Tk)). `scale` defaults to 1/√d.
+    `scale` defaults to 1/√d for the "dot" score and to 1 for the others. `on_scores` and
+    `on_weights` see (and may replace) the scaled scores and the weights; for float16/bfloat16
+    inputs they see the float32 working tensors. `dropout` applies to the weights that mix v
+    only (the returned weights are the undropped ones). A fully masked row gets weights 0, out 0.
     """
-    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
-    scores = (q @ k.transpose(-2, -1)) * scale  # (..., Tq, Tk)
-    weights = masked_softmax(scores, mask)
-    return weights @ v, weights
+    if scale is None:
+        scale = 1.0 / math.sqrt(q.shape[-1]) if score_name == "dot" else 1.0
+    dtype = v.dtype
+    if q.dtype in _LOW_PRECISION:  # q·k past 65504 would be inf in float16
+        q, k, v = q.float(), k.float(), v.float()
+        score_params = {n: p.float() for n, p in (score_params or {}).items()}
+    scores = score(score_name, q, k, **(score_params or {})) * scale  # (..., Tq, Tk)
+    if on_scores is not None:
+        scores = on_scores(scores)
+    weights = masked_softmax(scores, mask, temperature=temperature)  # (..., Tq, Tk)
+    if on_weights is not None:
+        weights = on_weights(weights)
+    mixing = weights if dropout is None else dropout(weights)
+    return (mixing @ v).to(dtype), weights.to(dtype)
+
+
+def fused_attention(
+    q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, scale: float | None = None
+) -> Tensor:
+    """The same output as `scaled_dot_product_attention` for the dot score, by PyTorch's fused
+    kernel (no weights to show). Fully masked rows come back as 0, as ours do. (..., Tq, dv)"""
+    out = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)
+    if mask is None:
+        return out
+    empty = fully_masked(mask)[..., None]  # (..., Tq, 1)
+    return torch.where(empty, torch.zeros((), dtype=out.dtype), out)
 
 
 def split_heads(x: Tensor, n_heads: int) -> Tensor:
@@ -118,7 +169,10 @@ def merge_heads(x: Tensor) -> Tensor:
     return x.transpose(1, 2).reshape(b, t, h * dh)
 
 
-def row_entropy(weights: Tensor) -> Tensor:
-    """Shannon entropy (nats) of each attention row; 0 · log 0 counts as 0. (..., Tq, Tk) -> (..., Tq)."""
+def row_entropy(weights: Tensor | np.ndarray) -> Tensor | np.ndarray:
+    """Shannon entropy (nats) of each attention row; 0 · log 0 counts as 0. (..., Tq, Tk) ->
+    (..., Tq). The engine's one entropy: a NumPy array in gives a NumPy array out."""
+    if isinstance(weights, np.ndarray):
+        return row_entropy(torch.from_numpy(np.ascontiguousarray(weights))).numpy()
     logs = torch.where(weights > 0, weights.clamp_min(1e-30).log(), torch.zeros_like(weights))
     return -(weights * logs).sum(-1)

@@ -1,13 +1,16 @@
 """Identity hook points and `run_with_cache`: how models expose their attention.
 
-A model places `HookPoint()` modules where an interesting tensor flows (scores, weights).
-They do nothing on their own; `run_with_cache` attaches forward hooks to every HookPoint,
-runs the model once and returns `(output, cache)` with the tensors keyed by module name.
-A hook may also replace the tensor (ablation) through `run_with_hooks`.
+This module owns the one hook mechanism of the engine. A model places `HookPoint()` modules
+where an interesting tensor flows (q, k, scores, weights, per-head output). A HookPoint keeps
+its own list of hooks (it never reads torch's private `_forward_hooks`): with none attached it
+returns its input unchanged; each attached hook sees the tensor and may return a replacement.
+`run_with_cache` attaches a recording hook to every HookPoint, runs the model once and returns
+`(output, cache)` keyed by module name; `run_with_hooks` attaches hooks that may edit (ablation).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -15,10 +18,43 @@ import torch
 from torch import Tensor, nn
 
 HookFn = Callable[[Tensor, str], Tensor | None]
+PointHook = Callable[[Tensor], Tensor | None]
+_ids = itertools.count()
+
+
+class HookHandle:
+    """Returned by `HookPoint.add_hook`; `remove()` detaches the hook (twice is harmless)."""
+
+    def __init__(self, point: HookPoint, hook_id: int):
+        self._point, self._id = point, hook_id
+
+    def remove(self) -> None:
+        self._point._hooks.pop(self._id, None)
 
 
 class HookPoint(nn.Identity):
-    """An identity module that marks a tensor worth capturing or editing."""
+    """An identity module that marks a tensor worth capturing or editing; owns its hooks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._hooks: dict[int, PointHook] = {}
+
+    def add_hook(self, fn: PointHook) -> HookHandle:
+        """Call `fn(tensor)` on every forward; a non-None result replaces the tensor."""
+        hook_id = next(_ids)
+        self._hooks[hook_id] = fn
+        return HookHandle(self, hook_id)
+
+    @property
+    def has_hooks(self) -> bool:
+        return bool(self._hooks)
+
+    def forward(self, x: Tensor) -> Tensor:
+        for fn in list(self._hooks.values()):
+            replaced = fn(x)
+            if replaced is not None:
+                x = replaced
+        return x
 
 
 def hook_points(model: nn.Module) -> dict[str, HookPoint]:
@@ -27,8 +63,8 @@ def hook_points(model: nn.Module) -> dict[str, HookPoint]:
 
 
 def model_is_capturing(model: nn.Module) -> bool:
-    """True while any HookPoint of `model` has a hook attached (models then skip fused fast paths)."""
-    return any(mod._forward_hooks for mod in hook_points(model).values())
+    """True while any HookPoint of `model` has a hook attached (models then skip fused paths)."""
+    return any(point.has_hooks for point in hook_points(model).values())
 
 
 @contextmanager
@@ -39,8 +75,7 @@ def hooks_attached(model: nn.Module, fns: dict[str, HookFn]) -> Iterator[None]:
     if unknown:
         raise KeyError(f"no hook point named {sorted(unknown)}")
     handles = [
-        points[name].register_forward_hook(lambda _m, _i, out, n=name, f=fn: f(out, n))
-        for name, fn in fns.items()
+        points[name].add_hook(lambda tensor, n=name, f=fn: f(tensor, n)) for name, fn in fns.items()
     ]
     try:
         yield

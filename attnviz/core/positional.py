@@ -6,6 +6,8 @@ The first two are added to the token embeddings; RoPE instead rotates each (2i, 
 a head's query and key by the angle pos · 10000^(-2i/d_head), so q·k depends only on the offset
 between the two positions. Without any of them self-attention is permutation-equivariant:
 shuffle the tokens and the outputs shuffle the same way.
+`rope_angles` is the one RoPE angle table: `rope` (the rotation) and `rope_table` (its heatmap)
+both read it.
 """
 
 from __future__ import annotations
@@ -42,10 +44,12 @@ def encoding(name: str, max_len: int, d_model: int, seed: int = 0) -> np.ndarray
     raise ValueError(f"unknown positional encoding {name!r}; choose one of {', '.join(ENCODINGS)}")
 
 
-def rope_angles(max_len: int, d_head: int, base: float = 10_000.0) -> np.ndarray:
-    """(max_len, d_head // 2) rotation angles pos · base^(-2i/d_head) of RoPE."""
-    freqs = np.power(base, -2 * np.arange(d_head // 2) / d_head)
-    return (np.arange(max_len)[:, None] * freqs[None, :]).astype(np.float32)
+def rope_angles(positions: int | np.ndarray, d_head: int, base: float = 10_000.0) -> np.ndarray:
+    """RoPE's one angle table, float64: (T, d_head // 2) angles pos · base^(-2i/d_head) for
+    positions 0..T-1 (an int T) or the given positions (T,)."""
+    pos = np.arange(positions) if np.ndim(positions) == 0 else np.asarray(positions)
+    freqs = np.power(base, -2 * np.arange(d_head // 2) / d_head)  # (d_head/2,)
+    return pos.astype(np.float64)[:, None] * freqs[None, :]
 
 
 def rope_table(max_len: int, d_head: int) -> np.ndarray:
@@ -58,14 +62,13 @@ def rope_table(max_len: int, d_head: int) -> np.ndarray:
 
 
 def rope(x: Tensor, positions: Tensor | None = None) -> Tensor:
-    """Rotate the (2i, 2i+1) pairs of x (..., T, d) by pos · 10000^(-2i/d); an odd last
+    """Rotate the (2i, 2i+1) pairs of x (..., T, d) by the angles of `rope_angles`; an odd last
     dimension is left as it is. `positions` (T,) defaults to 0..T-1."""
     t, d = x.shape[-2], x.shape[-1]
     half = d // 2
-    pos = torch.arange(t, dtype=x.dtype) if positions is None else positions.to(x.dtype)
-    freqs = torch.pow(torch.tensor(10_000.0, dtype=x.dtype), -2 * torch.arange(half) / d)
-    angles = pos[:, None] * freqs[None, :]  # (T, d/2)
-    cos, sin = angles.cos(), angles.sin()
+    pos = t if positions is None else positions.detach().cpu().numpy()
+    angles = rope_angles(pos, d)  # (T, d/2) float64
+    cos, sin = (torch.from_numpy(f(angles)).to(x.device, x.dtype) for f in (np.cos, np.sin))
     even, odd = x[..., 0 : 2 * half : 2], x[..., 1 : 2 * half : 2]
     out = x.clone()
     out[..., 0 : 2 * half : 2] = even * cos - odd * sin

@@ -1,9 +1,10 @@
-"""Attention layers as torch modules: multi-head self-attention with hook points.
+"""Multi-head self-attention as a torch module (the tiny transformer's attention).
 
-Q = zW_q + B_q, K = zW_k + B_k, V = zW_v + B_v (seed 004), split into heads, attention
-weights computed explicitly and passed through identity HookPoints so that
-`run_with_cache` can read them. When nothing is captured, the fused
-`torch.nn.functional.scaled_dot_product_attention` is used instead.
+This module owns the learned Q/K/V/output projections: Q = zW_q + B_q, K = zW_k + B_k,
+V = zW_v + B_v (seed 004), split into heads. The attention itself is
+`HookedAttention.attend` (models/hooked_attention.py): core.attention's explicit
+`scaled_dot_product_attention` through the hook points `hook_q`, `hook_k`, `hook_scores`,
+`hook_weights`, `hook_out`, or the fused PyTorch kernel when nothing is captured.
 """
 
 from __future__ import annotations
@@ -11,12 +12,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import torch
-import torch.nn.functional as F
 from torch import Tensor, nn
 
-from attnviz.core.attention import masked_softmax, merge_heads, split_heads
-from attnviz.core.hooks import HookPoint
+from attnviz.core.attention import merge_heads, split_heads
+from attnviz.models.hooked_attention import HookedAttention
 
 
 @dataclass
@@ -29,11 +28,12 @@ class SelfAttentionConfig:
     dropout: float = 0.0
 
 
-class MultiHeadSelfAttention(nn.Module):
-    """Multi-head self-attention.
+class MultiHeadSelfAttention(HookedAttention):
+    """Multi-head self-attention with learned projections.
 
-    Hook points: `hook_scores` and `hook_weights` (B, H, T, T); `hook_head_out` (B, H, T, Dh),
-    each head's output before the heads are merged (replace a head's slice to ablate it).
+    Hook points: `hook_q`, `hook_k` (B, H, T, Dh); `hook_scores`, `hook_weights` (B, H, T, T);
+    `hook_out` (B, H, T, Dh), each head's output before the heads are merged (replace a head's
+    slice to ablate it).
     """
 
     def __init__(self, config: SelfAttentionConfig):
@@ -48,27 +48,14 @@ class MultiHeadSelfAttention(nn.Module):
         self.k_proj = nn.Linear(d, d, bias=config.bias)
         self.v_proj = nn.Linear(d, d, bias=config.bias)
         self.o_proj = nn.Linear(d, d, bias=config.bias) if config.out_proj else nn.Identity()
-        self.hook_scores = HookPoint()
-        self.hook_weights = HookPoint()
-        self.hook_head_out = HookPoint()
         self.dropout = nn.Dropout(config.dropout)
 
-    def capturing(self) -> bool:
-        points = (self.hook_scores, self.hook_weights, self.hook_head_out)
-        return any(p._forward_hooks for p in points)
-
     def forward(self, z: Tensor, mask: Tensor | None = None) -> Tensor:
-        """z (B, T, D); mask broadcastable to (B, H, T, T), True = may attend."""
+        """z (B, T, D); mask broadcastable to (B, H, T, T), True = may attend. -> (B, T, D)"""
         h = self.config.n_heads
         q = split_heads(self.q_proj(z), h)  # (B, H, T, Dh)
         k = split_heads(self.k_proj(z), h)
         v = split_heads(self.v_proj(z), h)
         scale = 1 / math.sqrt(q.shape[-1]) if self.config.scaled else 1.0
-        if not self.capturing() and not (self.training and self.config.dropout):
-            out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)
-            out = torch.nan_to_num(out)  # a fully masked row gives NaN there; ours gives 0
-        else:
-            scores = self.hook_scores(q @ k.transpose(-2, -1) * scale)  # (B, H, T, T)
-            weights = self.hook_weights(masked_softmax(scores, mask))  # (B, H, T, T)
-            out = self.hook_head_out(self.dropout(weights) @ v)  # (B, H, T, Dh)
+        out = self.attend(q, k, v, mask, scale=scale, dropout=self.dropout)  # (B, H, T, Dh)
         return self.o_proj(merge_heads(out))

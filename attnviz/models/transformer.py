@@ -2,9 +2,9 @@
 
 Encoder (bidirectional) or decoder (causal) by config. Each block's attention is
 `attnviz.models.attention_layer.MultiHeadSelfAttention`, so `run_with_cache(model, x)` captures
-`blocks.{i}.attn.hook_weights` (B, H, T, T) and `hook_scores`; with nothing captured the fused
-`scaled_dot_product_attention` runs. Heads are ablated by zeroing their slice of
-`blocks.{i}.attn.hook_head_out` (see `ablate_head`).
+`blocks.{i}.attn.hook_weights` (B, H, T, T), `hook_scores`, `hook_q`, `hook_k` and `hook_out`;
+with nothing captured the fused `scaled_dot_product_attention` runs. Heads are ablated by
+zeroing their slice of `blocks.{i}.attn.hook_out` (see `ablate_heads`).
 """
 
 from __future__ import annotations
@@ -113,6 +113,7 @@ class TinyTransformer(nn.Module):
 
 
 def attention_hook_name(layer: int, what: str = "hook_weights") -> str:
+    """The cache key of block `layer`'s hook point `what` (one of hooked_attention.HOOK_NAMES)."""
     return f"blocks.{layer}.attn.{what}"
 
 
@@ -135,6 +136,6 @@ def ablate_heads(model: TinyTransformer, ids: Tensor, heads: list[tuple[int, int
 
         return fn
 
-    fns = {attention_hook_name(lay, "hook_head_out"): zero(hs) for lay, hs in by_layer.items()}
+    fns = {attention_hook_name(lay, "hook_out"): zero(hs) for lay, hs in by_layer.items()}
     with torch.no_grad():
         return run_with_hooks(model, fns, ids)

@@ -1,4 +1,4 @@
-"""The text page's attention layer, RoPE, the temperature experiment, the downloads and the
+"""The text page's attention layer (models/text_layer.py), RoPE, the temperature experiment, the downloads and the
 head-view data, each against a hand computation or an invariant."""
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from attnviz.core.hooks import run_with_cache
 from attnviz.core.positional import rope, rope_angles
 from attnviz.figures.head_view import head_view_data
 from attnviz.figures.text import HEAD_VIEW_MAX
+from attnviz.models.text_layer import TextLayerConfig, TextSelfAttention
 from attnviz.topics.text.attention import (
     PAD,
     TextConfig,
-    TextSelfAttention,
     analyse,
     attention_csv,
     attention_json,
@@ -70,23 +70,53 @@ def test_rope_scores_depend_only_on_the_offset(m, n, shift):
     assert rotated_score(m, n) == pytest.approx(rotated_score(m + shift, n + shift), abs=1e-9)
 
 
+def hand_attention(layer: TextSelfAttention, x: np.ndarray, keep: np.ndarray, cfg: TextConfig):
+    """Seed 004 in NumPy from the input x (B, T, D) and the layer's W and b: per sequence and head,
+    q = x W_q + b_q sliced to the head's columns, RoPE by complex numbers on q and k only, scores
+    q kᵀ/√d_h/τ, masked entries −∞, softmax, weights · v. Returns (weights (B, H, T, T),
+    out (B, T, D))."""
+    w = {n: getattr(layer, f"w_{n}").double().numpy() for n in "qkv"}  # (D, D)
+    b = {n: getattr(layer, f"b_{n}").double().numpy() for n in "qkv"}  # (D,)
+    bsz, t, d = x.shape
+    dh = d // cfg.n_heads
+    weights = np.zeros((bsz, cfg.n_heads, t, t))
+    out = np.zeros((bsz, t, d))
+    for i in range(bsz):
+        allowed = np.tril(np.ones((t, t), bool)) if cfg.causal else np.ones((t, t), bool)
+        allowed = allowed & keep[i][None, :]
+        for h in range(cfg.n_heads):
+            cols = slice(h * dh, (h + 1) * dh)
+            q, k, v = (x[i] @ w[n][:, cols] + b[n][cols] for n in "qkv")  # (T, Dh)
+            if cfg.positional == "rope":
+                q, k = rope_by_complex_numbers(q), rope_by_complex_numbers(k)
+            logits = np.where(allowed, q @ k.T / math.sqrt(dh) / cfg.temperature, -np.inf)
+            e = np.exp(logits - logits.max(1, keepdims=True))
+            weights[i, h] = e / e.sum(1, keepdims=True)
+            out[i, :, cols] = weights[i, h] @ v
+    return weights, out
+
+
+# rejects: RoPE over the whole d_model before the heads are split, RoPE applied to v as well,
+# the biases left out, and ÷√d_model instead of ÷√d_head
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("positional", ["none", "rope"])
-def test_fast_path_equals_the_captured_path_and_a_hand_softmax(causal, positional):
+def test_layer_equals_a_hand_computation_from_the_input_and_its_weights(causal, positional):
     cfg = TextConfig(d_model=16, n_heads=4, causal=causal, positional=positional, temperature=0.7)
-    layer = TextSelfAttention(cfg)
+    layer = TextSelfAttention(cfg.layer())
     x = torch.randn(2, 6, 16, generator=torch.Generator().manual_seed(1))
     keep = torch.tensor([[True] * 6, [True] * 4 + [False] * 2])
+    weights, out = hand_attention(layer, x.double().numpy(), keep.numpy(), cfg)
     fast = layer(x, keep)  # nothing captured: F.scaled_dot_product_attention
-    slow, cache = run_with_cache(layer, x, keep)
-    torch.testing.assert_close(fast, slow, atol=1e-5, rtol=1e-5)
-    q, k = cache["hook_q"], cache["hook_k"]  # (B, H, T, Dh)
-    logits = (q @ k.transpose(-2, -1)) / math.sqrt(4) / 0.7
-    allowed = keep[:, None, None, :] & (
-        torch.tril(torch.ones(6, 6, dtype=torch.bool)) if causal else True
-    )
-    expected = torch.softmax(logits.masked_fill(~allowed, -torch.inf), dim=-1)
-    torch.testing.assert_close(cache["hook_weights"], expected, atol=1e-6, rtol=1e-5)
+    slow, cache = run_with_cache(layer, x, keep)  # explicit path through the hook points
+    np.testing.assert_allclose(cache["hook_weights"].numpy(), weights, atol=1e-5, rtol=1e-4)
+    np.testing.assert_allclose(slow.numpy(), out, atol=1e-5, rtol=1e-4)
+    np.testing.assert_allclose(fast.numpy(), out, atol=1e-5, rtol=1e-4)
+
+
+def test_page_config_hands_every_layer_setting_to_the_layer():
+    assert TextConfig().layer() == TextLayerConfig()  # the same defaults in both
+    cfg = TextConfig("char", 50, 8, 2, "rope", "cosine", False, 0.5, True, 3)  # as the page does
+    assert cfg.layer() == TextLayerConfig(8, 2, "rope", "cosine", False, 0.5, True, 3)
 
 
 def test_padding_mask_off_lets_pad_keys_take_weight_and_an_empty_text_stays_finite():

@@ -1,4 +1,7 @@
-"""Measurements on attention maps: rollout, entropy, distance, head-type labels, Q/K projections.
+"""Measurements on attention maps: rollout, entropy, distance, head-type labels, Q/K projections,
+and one query's scores and weights (for the query/key view).
+
+Entropy and softmax come from core.attention (the engine's one entropy and one softmax).
 
 Rollout (Abnar & Zuidema, 2020): with the residual connection, each layer's effective mixing is
 Â = ½(mean over heads of A) + ½I, rows renormalised; rollout = Â_L ··· Â_1.
@@ -6,7 +9,12 @@ Rollout (Abnar & Zuidema, 2020): with the residual connection, each layer's effe
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+import torch
+
+from attnviz.core.attention import masked_softmax, row_entropy, score
 
 LABELS = (
     "previous token",
@@ -31,9 +39,16 @@ def rollout(attentions: np.ndarray) -> np.ndarray:
 
 
 def entropy(attentions: np.ndarray) -> np.ndarray:
-    """Mean row entropy in nats: (..., T, T) -> (...)."""
-    p = np.clip(attentions, 1e-12, 1.0)
-    return -(attentions * np.log(p)).sum(-1).mean(-1)
+    """Mean row entropy in nats (core.attention.row_entropy): (..., T, T) -> (...)."""
+    return row_entropy(np.asarray(attentions)).mean(-1)
+
+
+def query_row(q: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One query's scores q·k_j/√d (T,) and their softmax (T,), which is the model's attention
+    row. q (d,), keys (T, d)."""
+    tq, tk = torch.from_numpy(np.asarray(q)[None]), torch.from_numpy(np.asarray(keys))
+    scores = score("dot", tq, tk)[0] / math.sqrt(tq.shape[-1])  # (T,)
+    return scores.numpy(), masked_softmax(scores).numpy()
 
 
 def mean_distance(attentions: np.ndarray) -> np.ndarray:

@@ -1,4 +1,7 @@
-"""Seed 004's self-attention layer, one named intermediate at a time.
+"""Seed 004's self-attention layer, one named intermediate at a time (the step-by-step page).
+
+This module owns the teaching walk-through in NumPy float64; tests/engine/test_steps.py pins it
+to the engine's core.attention.scaled_dot_product_attention.
 
 z [m × d] → Q = zW_q + B_q [m × e], K = zW_k + B_k [m × e], V = zW_v + B_v [m × d₂]
 → QKᵀ [m × m] → ÷√e → mask → softmax (each row a distribution) → softmax(·)V [m × d₂].
@@ -63,6 +66,7 @@ def compute_steps(
     probs = masked_softmax(torch.from_numpy(scaled_scores), torch.from_numpy(allowed)).numpy()
     out = probs @ v
     divide = f"÷ √e = ÷ {math.sqrt(e):.3g}" if scaled else "(scaling off)"
+    output = "softmax(Q Kᵀ/√e) V" if scaled else "softmax(Q Kᵀ) V"
     return [
         Step("z", "z", z, "the input: one row per patch/token"),
         Step("Q", "Q = z W_q + B_q", q, "what each patch is looking for"),
@@ -74,5 +78,5 @@ def compute_steps(
         Step(
             "weights", "softmax(·) row by row", probs, "each row is a distribution: ≥ 0, sums to 1"
         ),
-        Step("out", "softmax(Q Kᵀ/√e) V", out, "each output row is a weighted mix of V's rows"),
+        Step("out", output, out, "each output row is a weighted mix of V's rows"),
     ]

@@ -1,12 +1,11 @@
-"""Self-attention on a sentence: tokens → embeddings + positions → Q, K, V per head → weights.
+"""The text page's pipeline: tokens → embeddings + positions → the text layer → weights.
 
-Embeddings are seeded random vectors keyed by the token string (the same token always gets
-the same vector). W_q, W_k, W_v and their biases are seeded. Scores come from
-attnviz.core.attention.score; "scaled" divides by √d_k; temperature divides once more; masks:
-causal, and padding in the two-sentence batch. The layer exposes its tensors through
-HookPoints (read with run_with_cache). Also the experiments that need their own computation:
-permutation equivariance without positions, softmax saturation as d_k grows, and one query
-row across temperatures.
+This module owns the page's engine: `TextConfig` (the layer's settings plus the tokenizer),
+seeded embeddings keyed by the token string (the same token always gets the same vector),
+`analyse`, the padded two-sentence batch, and the experiments (permutation equivariance without
+positions, softmax saturation as d_k grows, one query row across temperatures) and downloads.
+The layer itself (seeded W_q, W_k, W_v, RoPE, masks) is models/text_layer.TextSelfAttention,
+read through its hook points with run_with_cache.
 """
 
 from __future__ import annotations
@@ -17,24 +16,16 @@ import io
 import json
 import math
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
 
-from attnviz.core.attention import (
-    causal_mask,
-    masked_softmax,
-    merge_heads,
-    row_entropy,
-    score,
-    split_heads,
-)
-from attnviz.core.hooks import HookPoint, model_is_capturing, run_with_cache
-from attnviz.core.positional import encoding, rope, rope_table
+from attnviz.core.attention import masked_softmax, row_entropy
+from attnviz.core.hooks import run_with_cache
+from attnviz.core.positional import encoding, rope_table
 from attnviz.core.tokenizers import tokenize
+from attnviz.models.text_layer import TextLayerConfig, TextSelfAttention
 
 MAX_TOKENS = 512
 PAIR_MAX = 64  # tokens per sentence in the padded batch and the permutation experiment
@@ -44,6 +35,8 @@ PAD = "[PAD]"
 
 @dataclass(frozen=True)
 class TextConfig:
+    """The page's settings: how the text is tokenized, then the layer's (`layer()`)."""
+
     tokenizer: str = "word"
     bpe_vocab: int = 400
     d_model: int = 32
@@ -54,6 +47,10 @@ class TextConfig:
     temperature: float = 1.0
     causal: bool = False
     seed: int = 0
+
+    def layer(self) -> TextLayerConfig:
+        """The text layer's config (models/text_layer.TextLayerConfig) from these settings."""
+        return TextLayerConfig(**{f.name: getattr(self, f.name) for f in fields(TextLayerConfig)})
 
 
 @dataclass
@@ -83,58 +80,12 @@ def embed(tokens: list[str], d_model: int, seed: int) -> np.ndarray:
     return np.asarray(rows, dtype=np.float32).reshape(len(tokens), d_model)
 
 
-class TextSelfAttention(nn.Module):
-    """Multi-head self-attention with seeded W_q, W_k, W_v (D, D) and biases, no output map.
-
-    Hook points: hook_q, hook_k (B, H, T, Dh) after RoPE; hook_scores (B, H, T, T) after ÷√d_k;
-    hook_weights (B, H, T, T). With nothing captured and the dot score, the fused
-    F.scaled_dot_product_attention computes the same output.
-    """
-
-    def __init__(self, cfg: TextConfig):
-        super().__init__()
-        if cfg.d_model % cfg.n_heads:
-            raise ValueError(f"d_model={cfg.d_model} is not divisible by {cfg.n_heads} heads")
-        self.cfg = cfg
-        gen = torch.Generator().manual_seed(cfg.seed + 101)
-        d, scale = cfg.d_model, 1 / math.sqrt(cfg.d_model)  # scores start in a readable range
-        for n in "qkv":
-            self.register_buffer(f"w_{n}", torch.randn(d, d, generator=gen) * scale)
-        for n in "qkv":
-            self.register_buffer(f"b_{n}", torch.randn(d, generator=gen) * 0.1)
-        self.hook_q, self.hook_k = HookPoint(), HookPoint()
-        self.hook_scores, self.hook_weights = HookPoint(), HookPoint()
-
-    def forward(self, x: Tensor, key_mask: Tensor | None = None) -> Tensor:
-        """x (B, T, D); key_mask (B, T) True for real tokens. Returns (B, T, D)."""
-        cfg, t = self.cfg, x.shape[1]
-        q, k, v = (
-            split_heads(x @ getattr(self, f"w_{n}") + getattr(self, f"b_{n}"), cfg.n_heads)
-            for n in "qkv"
-        )  # (B, H, T, Dh)
-        if cfg.positional == "rope":
-            q, k = rope(q), rope(k)
-        q, k = self.hook_q(q), self.hook_k(k)
-        mask = causal_mask(t) if cfg.causal else torch.ones(t, t, dtype=torch.bool)
-        if key_mask is not None:
-            mask = mask & key_mask[:, None, None, :]  # (B, 1, T, T)
-        scale = 1 / math.sqrt(q.shape[-1]) if cfg.scaled and cfg.score == "dot" else 1.0
-        if cfg.score == "dot" and not model_is_capturing(self):
-            out = F.scaled_dot_product_attention(
-                q, k, v, attn_mask=mask, scale=scale / cfg.temperature
-            )
-            return merge_heads(out)
-        scores = self.hook_scores(score(cfg.score, q, k) * scale)  # (B, H, T, T)
-        weights = self.hook_weights(masked_softmax(scores, mask, temperature=cfg.temperature))
-        return merge_heads(weights @ v)  # (B, T, D)
-
-
 def attend(
     x: np.ndarray, cfg: TextConfig, key_mask: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Self-attention of x (B, T, D): (outputs (B, T, D), weights and scores (B, H, T, T))."""
     mask = None if key_mask is None else torch.from_numpy(key_mask)
-    out, cache = run_with_cache(TextSelfAttention(cfg), torch.from_numpy(x), mask)
+    out, cache = run_with_cache(TextSelfAttention(cfg.layer()), torch.from_numpy(x), mask)
     return out.numpy(), cache["hook_weights"].numpy(), cache["hook_scores"].numpy()
 
 
@@ -155,7 +106,7 @@ def analyse(text: str, cfg: TextConfig) -> TextAttention:
     else:
         positions = encoding(cfg.positional, t, cfg.d_model, cfg.seed)
     out, weights, scores = attend(model_input(tokens, cfg), cfg)
-    ent = row_entropy(torch.from_numpy(weights[0])).numpy()
+    ent = row_entropy(weights[0])  # (H, T)
     return TextAttention(
         tokens, ids, len(toks.tokens), emb, positions, scores[0], weights[0], out[0], ent
     )
@@ -199,7 +150,7 @@ def temperature_rows(
     s = torch.from_numpy(np.asarray(scores_row, dtype=np.float32))
     mask = None if causal_query is None else torch.arange(len(s)) <= causal_query
     rows = torch.stack([masked_softmax(s, mask, temperature=tau) for tau in temperatures])
-    return rows.numpy(), row_entropy(rows).numpy()
+    return rows.numpy(), row_entropy(rows.numpy())
 
 
 def saturation_curve(
