@@ -13,6 +13,7 @@ from attnviz.topics.pretrained.analysis import (
     drop_tokens,
     head_table,
     project_queries_keys,
+    query_row,
     rollout,
 )
 from attnviz.topics.pretrained.model import MAX_TOKENS, load
@@ -126,7 +127,7 @@ with big_col:
 q, k = result.queries[layer, head, query], result.keys[layer, head]
 st.caption(f"Query token: '{result.tokens[query]}' (computed on all {t} tokens, specials included)")
 show(qk_products(q, k, result.tokens, result.tokens[query]), "qk_products")
-score_fig, soft_fig = qk_bars(q, k, result.tokens)
+score_fig, soft_fig = qk_bars(*query_row(q, k), result.tokens)
 a, b = st.columns(2)
 with a:
     show(score_fig, "qk_scores")

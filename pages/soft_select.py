@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from attnviz.core.attention import SCORE_LABELS
 from attnviz.figures import base as plots
 from attnviz.figures.select import key_plane, temperature_figure
 from attnviz.io.table_text import decode_table, encode_table
@@ -19,15 +20,6 @@ from attnviz.ui.figures import show
 from attnviz.ui.params.soft_select import TABLE
 from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
 from attnviz.ui.sidebar import settings
-
-SCORE_LABELS = {
-    "dot": "qᵀk",
-    "scaled_dot": "qᵀk / √d",
-    "additive": "wᵀ tanh(W_q q + W_k k), W_q, W_k, w seeded",
-    "general": "qᵀ W k, W seeded",
-    "cosine": "qᵀk / (‖q‖ ‖k‖)",
-    "neg_sq_dist": "−‖q − k‖²",
-}
 
 
 def move_query_to_click() -> None:
@@ -71,7 +63,8 @@ with controls:
     q1 = draw(TABLE, "ss_q1")
     q2 = draw(TABLE, "ss_q2")
     score_name = draw(TABLE, "ss_score")
-    st.caption(f"a(q, k) = {SCORE_LABELS[score_name]}")
+    seeded = " (W seeded)" if score_name in ("additive", "general") else ""
+    st.caption(f"a(q, k) = {SCORE_LABELS[score_name]}{seeded}")
     temperature = draw(TABLE, "ss_temp")
     with st.expander("Edit the table of keys and values"):
         table = st.data_editor(table_from_url(), num_rows="dynamic", key="ss_editor")

@@ -7,7 +7,6 @@ import plotly.graph_objects as go
 
 from attnviz.figures.base import bar_chart, fast_figure, heatmap
 from attnviz.figures.text import block_average, shown
-from attnviz.topics.pretrained.analysis import query_row
 
 MODEL_VIEW_POOL = 48
 
@@ -85,10 +84,11 @@ def qk_products(q: np.ndarray, keys: np.ndarray, tokens: list[str], query_token:
     )
 
 
-def qk_bars(q: np.ndarray, keys: np.ndarray, tokens: list[str]) -> tuple[go.Figure, go.Figure]:
-    """q·k_j/√d per key, and its softmax (which equals the model's attention row); the numbers
-    come from topics.pretrained.analysis.query_row (figures compute no attention)."""
-    scores, weights = query_row(q, keys)  # (T,), (T,)
+def qk_bars(
+    scores: np.ndarray, weights: np.ndarray, tokens: list[str]
+) -> tuple[go.Figure, go.Figure]:
+    """q·k_j/√d per key (T,), and its softmax (T,), which equals the model's attention row (both
+    from topics.pretrained.analysis.query_row: figures compute no attention)."""
     labels = shown(tokens)
     return (
         bar_chart(scores, labels, "q·k / √d_head for each key", "score"),

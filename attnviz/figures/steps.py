@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.figures.base import matrix_figure
-from attnviz.topics.self_attention.steps import Step
+
+if TYPE_CHECKING:  # figures import no torch, which the steps module needs
+    from attnviz.topics.self_attention.steps import Step
 
 ROW_STEPS = {"Q", "QK", "scaled", "masked", "weights", "out"}  # steps whose rows are queries
 COL_NAMES = {"z": "feature", "Q": "dim of e", "K": "dim of e", "V": "dim of d₂", "out": "dim of d₂"}

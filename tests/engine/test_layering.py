@@ -89,3 +89,15 @@ def test_figures_and_training_rooms_keep_their_promises():
             if module.startswith(("attnviz.models", "attnviz.topics", "attnviz.ui")):
                 bad.append(f"training/{path.name} imports {module}")
     assert bad == [], bad
+
+
+def test_figures_load_without_torch():
+    """Figures are Plotly builders over NumPy: importing them (and what they import) loads no torch."""
+    mods = [f"attnviz.figures.{p.stem}" for p in (PACKAGE / "figures").glob("*.py")]
+    code = (
+        "import importlib, sys\n"
+        f"[importlib.import_module(m) for m in {mods!r}]\n"
+        "print('torch loaded' if 'torch' in sys.modules else 'clean')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.stdout.strip() == "clean", done.stdout + done.stderr
