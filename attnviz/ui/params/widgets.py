@@ -147,7 +147,8 @@ def preset_buttons(
         return
     st.markdown("**Presets**")
     names = list(table.presets)
-    per_row = per_row or (4 if len(names) <= 4 else 3)
+    roomy = len(names) <= 4 and max(len(n) for n in names) <= 24  # no label cut to '…'
+    per_row = per_row or (4 if roomy else 3)
     for start in range(0, len(names), per_row):
         for col, name in zip(st.columns(per_row), names[start : start + per_row], strict=False):
 
