@@ -7,9 +7,9 @@ import streamlit as st
 
 from attnviz.core.kernels import LEARNED
 from attnviz.data.toy import DATASETS, DatasetSpec
-from attnviz.figures.kernel import fit_1d, fit_2d, query_weights, weight_matrix
+from attnviz.figures.kernel import fit_1d, fit_2d, gap_note, query_weights, weight_matrix
 from attnviz.models.kernel_smoother import KernelSmootherConfig
-from attnviz.topics.kernel.task import KernelJobSpec, KernelTrainable, views
+from attnviz.topics.kernel.task import KernelJobSpec, KernelTrainable, KernelViews, views
 from attnviz.ui import downloads, layout
 from attnviz.ui.figures import show
 from attnviz.ui.params.kernel import TABLE
@@ -85,6 +85,32 @@ with q_cols[1]:
 query = np.array([qx, qy][: task.data.dim], dtype=np.float32)
 
 
+def undefined_notes(v: KernelViews) -> None:
+    """Where n(x) = 0, f is undefined: say how many points, and what that does to the loss."""
+    n_grid = len(v.f_grid)
+    if v.train_undefined == task.n_train:
+        st.error(
+            f"None of the {task.n_train} training points has a sample in reach: f is undefined "
+            "at all of them, so there is no loss to train (Start stops with this reason). "
+            "Widen the kernel" + (" or turn leave-one-out off." if loo else ".")
+        )
+    elif v.train_undefined:
+        st.warning(
+            f"{v.train_undefined} of {task.n_train} training points have no sample in reach: "
+            "left out of the loss (and of the metrics)."
+        )
+    if v.grid_undefined:
+        st.info(
+            f"f is undefined at {v.grid_undefined} of {n_grid} plotted points (no sample in "
+            "reach, n(x) = 0): the fit shows a gap there, not a value."
+        )
+    if v.grid_overflow:
+        st.warning(
+            f"f is past the float32 range at {v.grid_overflow} of {n_grid} plotted points "
+            "(unnormalised, log α ≳ 88): not drawn. Nothing is clamped."
+        )
+
+
 def draw_views(run: LiveRun) -> None:
     """The fit, the query's weights and the weight matrix: of the run's θ when it was trained
     with these settings (the panel gives a snapshot only then), else of the untrained model."""
@@ -93,16 +119,19 @@ def draw_views(run: LiveRun) -> None:
     if run.snapshot:
         task.load_snapshot(run.snapshot)
     v = views(task, query)
+    undefined_notes(v)
     left, right = st.columns([3, 2])
     with left:
+        note = gap_note(v.grid_undefined, v.grid_overflow)
         fit = (
-            fit_1d(task.data, v.grid, v.f_grid, qx, v.ellipse)
+            fit_1d(task.data, v.grid, v.f_grid, qx, v.ellipse, note)
             if task.data.dim == 1
-            else fit_2d(task.data, v.axes, v.f_grid, query, v.ellipse)
+            else fit_2d(task.data, v.axes, v.f_grid, query, v.ellipse, note)
         )
         show(fit, "kernel_fit", key="ks_fit", on_select=move_query, selection_mode="points")
     with right:
-        show(query_weights(task.data, v.query_weights), "query_weights")
+        weights = query_weights(task.data, v.query_weights, v.normalised, v.query_defined)
+        show(weights, "query_weights")
     show(weight_matrix(v.train_weights, v.order), "weight_matrix")
     downloads.matrices(
         {"training weights": v.train_weights, "query weights": v.query_weights[None, :]},
@@ -121,5 +150,7 @@ layout.try_this(
         "Rings: **Mahalanobis** learns a metric (the dashed ellipse) and separates the ring; **dot product** "
         "can only weigh by direction, and fails.",
         "Set K = 1 on rings with Mahalanobis: θ is a single row, so the ellipse becomes a band.",
+        "**Boxcar** at width 0.05: where no sample is in reach, n(x) = 0 and f is undefined: the "
+        "curve breaks there, and those training points are left out of the loss.",
     ]
 )

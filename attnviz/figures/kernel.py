@@ -1,5 +1,8 @@
 """Figures of the kernel-smoother page: data with the fitted f, one query's weights, the sorted
-query × sample weight matrix, and the Mahalanobis metric ‖θ(x − x_s)‖ = 1 around the query."""
+query × sample weight matrix, and the Mahalanobis metric ‖θ(x − x_s)‖ = 1 around the query.
+
+f is NaN where it is undefined (no sample in reach, n(x) = 0): the 1-D curve breaks there (a
+gap, never a drawn 0) and the 2-D heatmap leaves those cells blank; the titles say so."""
 
 from __future__ import annotations
 
@@ -36,10 +39,23 @@ def _points(x: np.ndarray, y: np.ndarray, name: str, **marker) -> dict:
     }
 
 
+def gap_note(undefined: int, overflow: int) -> str:
+    """The fit's title suffix naming why it has gaps ("" when it has none)."""
+    why = ["no sample in reach, f undefined"] if undefined else []
+    why += ["f past the float32 range"] if overflow else []
+    return f" (gaps: {'; '.join(why)})" if why else ""
+
+
 def fit_1d(
-    data: ToyData, grid: np.ndarray, f: np.ndarray, query: float, ellipse: np.ndarray | None
+    data: ToyData,
+    grid: np.ndarray,
+    f: np.ndarray,
+    query: float,
+    ellipse: np.ndarray | None,
+    note: str = "",
 ) -> go.Figure:
-    """Samples, f over the input line, the query as a vertical line (and the metric's interval)."""
+    """Samples, f over the input line (a gap where f is NaN), the query as a vertical line (and
+    the metric's interval). grid (G, 1), f (G,); `note` ends the title (see `gap_note`)."""
     traces = [
         _points(data.x_train[:, 0], data.y_train, "training samples", color=BLUE, size=7),
         _points(data.x_val[:, 0], data.y_val, "validation samples", color=GREY, size=6),
@@ -49,10 +65,19 @@ def fit_1d(
             "y": f.astype(np.float32),
             "mode": "lines",
             "name": "f_θ(x)",
+            "connectgaps": False,  # NaN (f undefined) breaks the line
             "line": {"color": ORANGE, "width": 3},
             "hovertemplate": "x %{x:.2f}<br>f %{y:.3f}<extra></extra>",
         },
     ]
+    title = "Data and the fitted f_θ(x); click a point to make it the query"
+    layout = _layout(title + note, "x", "y")
+    layout["shapes"] = _query_shapes(query, ellipse)
+    return fast_figure(traces, layout)
+
+
+def _query_shapes(query: float, ellipse: np.ndarray | None) -> list[dict]:
+    """The query as a dotted vertical line, and the metric's interval shaded (1-D)."""
     shapes = [
         {
             "type": "line",
@@ -83,9 +108,7 @@ def fit_1d(
                 "layer": "below",
             }
         )
-    layout = _layout("Data and the fitted f_θ(x); click a point to make it the query", "x", "y")
-    layout["shapes"] = shapes
-    return fast_figure(traces, layout)
+    return shapes
 
 
 def fit_2d(
@@ -94,8 +117,11 @@ def fit_2d(
     f: np.ndarray,
     query: np.ndarray,
     ellipse: np.ndarray | None,
+    note: str = "",
 ) -> go.Figure:
-    """f over the plane as a heatmap, samples coloured by label, the query and its metric ellipse."""
+    """f over the plane as a heatmap (blank cells where f is NaN), samples coloured by label, the
+    query and its metric ellipse. f (len(axes[0]) · len(axes[1]),) laid out as meshgrid "ij";
+    `note` ends the title (see `gap_note`)."""
     z = f.reshape(len(axes[0]), len(axes[1])).T.astype(np.float32)
     traces = [
         {
@@ -123,21 +149,25 @@ def fit_2d(
         )
     )
     if ellipse is not None:
-        traces.append(
-            {
-                "type": "scatter",
-                "x": ellipse[:, 0].astype(np.float32),
-                "y": ellipse[:, 1].astype(np.float32),
-                "mode": "lines",
-                "name": "‖θ(x − x_s)‖ = 1",
-                "line": {"color": "black", "dash": "dash"},
-                "hovertemplate": "metric ellipse<extra></extra>",
-            }
-        )
-    layout = _layout("f_θ over the plane; click anywhere to move the query", "x₁", "x₂", 480)
+        traces.append(_ellipse_trace(ellipse))
+    title = "f_θ over the plane; click anywhere to move the query"
+    layout = _layout(title + note, "x₁", "x₂", 480)
     layout["xaxis"]["range"] = [float(axes[0][0]), float(axes[0][-1])]
     layout["yaxis"].update(range=[float(axes[1][0]), float(axes[1][-1])])
     return fast_figure(traces, layout)
+
+
+def _ellipse_trace(ellipse: np.ndarray) -> dict:
+    """The metric ellipse ‖θ(x − x_s)‖ = 1 around the query: points (m, 2)."""
+    return {
+        "type": "scatter",
+        "x": ellipse[:, 0].astype(np.float32),
+        "y": ellipse[:, 1].astype(np.float32),
+        "mode": "lines",
+        "name": "‖θ(x − x_s)‖ = 1",
+        "line": {"color": "black", "dash": "dash"},
+        "hovertemplate": "metric ellipse<extra></extra>",
+    }
 
 
 def _samples_2d(data: ToyData) -> list[dict]:
@@ -172,9 +202,24 @@ def _click_overlay(axes: list[np.ndarray], f: np.ndarray) -> dict:
     }
 
 
-def query_weights(data: ToyData, weights: np.ndarray) -> go.Figure:
-    """Each training sample's weight α(x, x_s)/n(x) for the chosen query."""
+def weights_title(normalised: bool, defined: bool) -> str:
+    """The query-weight panel's title: it claims "sums to 1" only when that is true."""
+    if not normalised:
+        return "The query's weight α(x, x_s)/|S| on each sample (unnormalised: need not sum to 1)"
+    if not defined:
+        return (
+            "The query's weights are all 0 — no sample in reach of this query: f is undefined here"
+        )
+    return "The query's weight α(x, x_s)/n(x) on each sample (sums to 1)"
+
+
+def query_weights(
+    data: ToyData, weights: np.ndarray, normalised: bool = True, defined: bool = True
+) -> go.Figure:
+    """Each training sample's weight α(x, x_s)/n(x) (or α/|S|) for the chosen query: (n_train,).
+    `defined`: the query has a sample in reach (n(x) > 0)."""
     w = weights.astype(np.float32)
+    title = weights_title(normalised, defined)
     if data.dim == 1:
         trace = {
             "type": "bar",
@@ -187,12 +232,7 @@ def query_weights(data: ToyData, weights: np.ndarray) -> go.Figure:
         }
         return fast_figure(
             [trace],
-            _layout(
-                "The query's weight on each sample (sums to 1 if normalised)",
-                "sample x_s",
-                "weight",
-                320,
-            ),
+            _layout(title, "sample x_s", "weight", 320),
         )
     trace = _points(
         data.x_train[:, 0],
@@ -206,9 +246,7 @@ def query_weights(data: ToyData, weights: np.ndarray) -> go.Figure:
     )
     trace["customdata"] = w
     trace["hovertemplate"] = "x_s (%{x:.2f}, %{y:.2f})<br>weight %{customdata:.4f}<extra></extra>"
-    return fast_figure(
-        [trace], _layout("The query's weight on each sample (size and colour)", "x₁", "x₂", 380)
-    )
+    return fast_figure([trace], _layout(title + "; size and colour", "x₁", "x₂", 380))
 
 
 def weight_matrix(weights: np.ndarray, order: np.ndarray) -> go.Figure:

@@ -88,15 +88,20 @@ def padding(text: str, cfg: TextConfig, head: int) -> None:
         st.caption(f"Each sentence uses its first {PAIR_MAX} tokens.")
 
 
+SAME = 1e-5  # a max difference below this is rounding: the maps are the same
+
+
 def shuffle(tokens: list[str], cfg: TextConfig, head: int) -> None:
     label = "(a) Why positional encodings? Shuffle the tokens"
     with lazy_expander(label, "ta_open_shuffle") as box:
         if not box.open:
             return
+        diffs = {}
         for pe in ("none", cfg.positional if cfg.positional != "none" else "sinusoidal"):
             exp = cached_permutation(
                 tuple(tokens[:PAIR_MAX]), dataclasses.replace(cfg, positional=pe)
             )
+            diffs[pe] = exp["max_difference"]
             st.markdown(
                 f"**positional = {pe}**: max |attention(shuffled) − P·attention·Pᵀ| = "
                 f"`{exp['max_difference']:.2e}`"
@@ -108,11 +113,40 @@ def shuffle(tokens: list[str], cfg: TextConfig, head: int) -> None:
                 with col:
                     figure = weights_map(exp[name][head], perm_tokens, f"{title} (head {head})")
                     show(figure, name + pe)
-        st.info(
-            "Without positions the two maps are identical: self-attention is "
-            "permutation-equivariant (shuffle the tokens and the attention shuffles the same "
-            "way). With positions they differ."
+        st.info(shuffle_lesson(diffs, cfg.causal))
+
+
+def shuffle_lesson(diffs: dict[str, float], causal: bool) -> str:
+    """What the shuffle shows, chosen by the measured differences and the causal mask: never a
+    claim the printed numbers contradict. `diffs`: max difference per positional encoding, the
+    first one "none"."""
+    (_, without), (pe, with_pe) = diffs.items()
+    if without >= SAME and causal:
+        lesson = (
+            "The causal mask depends on positions, so even without positional encodings the "
+            f"maps differ (max difference {without:.2g}): the mask alone tells the model the "
+            "order, and attention is no longer permutation-equivariant. Turn the causal mask "
+            "off to see the equivariance."
         )
+    elif without >= SAME:
+        lesson = (
+            f"Without positions the maps differ by {without:.2g}, more than rounding: something "
+            "other than positional encodings depends on the order here."
+        )
+    else:
+        lesson = (
+            f"Without positions the two maps are identical up to the permutation (max "
+            f"difference {without:.1e}): attention without positions is permutation-equivariant "
+            "(shuffle the tokens and the attention shuffles the same way)."
+        )
+        if causal:  # equal although the mask is on: this shuffle kept what the mask sees
+            lesson += (
+                " That holds here only because this shuffle leaves the order the causal mask "
+                "sees unchanged; in general the mask depends on positions and breaks it."
+            )
+    if with_pe >= SAME:
+        return lesson + f" With {pe} positions they differ (max difference {with_pe:.2g})."
+    return lesson + f" With {pe} positions they agree here too (max difference {with_pe:.1e})."
 
 
 def saturation(d_k: int) -> None:

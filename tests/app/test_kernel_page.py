@@ -206,3 +206,36 @@ def test_switching_to_2d_after_a_1d_run_never_draws_the_old_model(page):
     at.button(key="ks_step").click().run()  # Step starts a run with the new settings
     no_exception(at)
     assert not changed_warning(at) and "step 1 of 100" in status(at)
+
+
+def weights_figure(at: AppTest) -> dict:
+    return next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("The query's"))
+
+
+def test_undefined_f_is_a_gap_with_counts_never_a_zero_that_sums_to_1():
+    """Repro (issue 16 item 2): boxcar at h = 0.05 drew f = 0 at 18 of 60 plotted points, and
+    the weight panel summed to 0 under a "sums to 1" title."""
+    at = open_page(PAGE)
+    at.selectbox(key="ks_kernel").set_value("boxcar").run()
+    at.select_slider(key="ks_width").set_value(0.05).run()
+    at.slider(key="ks_qx").set_value(6.0).run()  # beyond the data: nothing in reach
+    no_exception(at)
+    notes = [m.value for m in (*at.warning, *at.info)]
+    left_out = "24 of 60 training points have no sample in reach: left out of the loss"
+    assert any(left_out in n for n in notes), notes
+    assert any("f is undefined at 18 of 60 plotted points" in n for n in notes), notes
+    fit = fit_figure(at)
+    curve = next(tr for tr in fit["data"] if tr["name"] == "f_θ(x)")
+    assert np.isnan(plotly_array(curve["y"])).sum() == 18, "a gap, not a drawn 0"
+    assert "gaps: no sample in reach" in fit["layout"]["title"]["text"]
+    weights = weights_figure(at)
+    title = weights["layout"]["title"]["text"]
+    assert "sums to 1" not in title
+    assert "no sample in reach of this query: f is undefined here" in title
+    assert plotly_array(weights["data"][0]["y"]).sum() == 0
+    at.select_slider(key="ks_width").set_value(1.0).run()  # wide: every point in reach
+    at.slider(key="ks_qx").set_value(0.0).run()  # amid the data
+    no_exception(at)
+    assert "sums to 1" in weights_figure(at)["layout"]["title"]["text"]
+    assert not any("no sample in reach" in m.value for m in (*at.warning, *at.info))
+    np.testing.assert_allclose(plotly_array(weights_figure(at)["data"][0]["y"]).sum(), 1, atol=1e-5)

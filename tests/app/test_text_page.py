@@ -136,3 +136,36 @@ def test_presets_and_reset_win_over_the_old_value_in_the_url():
     no_exception(at)
     assert (at.session_state["ta_head"], at.session_state["ta_query"]) == (0, 0)
     assert at.session_state["ta_text"] == "a large airplane flying in the blue sky"
+
+
+def shuffle_lesson(at) -> tuple[dict[str, float], str]:
+    """The shuffle experiment's printed differences per encoding, and its lesson."""
+    lines = [m.value for m in at.markdown if m.value.startswith("**positional =")]
+    diffs = {line.split("**")[1]: float(line.split("`")[1]) for line in lines}
+    lessons = [i.value for i in at.info if "positions" in i.value and "max difference" in i.value]
+    assert len(lessons) == 1, [i.value for i in at.info]
+    return diffs, lessons[0]
+
+
+def test_shuffle_lesson_without_the_causal_mask_is_equivariance():
+    at = open_page(PAGE)
+    at.selectbox(key="ta_pos").set_value("none").run()
+    open_section(at, "ta_open_shuffle")
+    diffs, lesson = shuffle_lesson(at)
+    assert diffs["positional = none"] < 1e-5
+    assert "identical up to the permutation" in lesson and "permutation-equivariant" in lesson
+    assert "causal" not in lesson
+
+
+def test_shuffle_lesson_with_the_causal_mask_says_the_mask_tells_the_order():
+    """Repro (issue 16 item 3): causal on printed 0.93, then "the two maps are identical"."""
+    at = open_page(PAGE)
+    at.toggle(key="ta_causal").set_value(True).run()
+    at.selectbox(key="ta_pos").set_value("none").run()
+    open_section(at, "ta_open_shuffle")
+    diffs, lesson = shuffle_lesson(at)
+    without = diffs["positional = none"]
+    assert without > 0.1, "the causal mask breaks permutation equivariance on its own"
+    assert "identical" not in lesson and "no longer permutation-equivariant" in lesson
+    assert "the mask alone tells the model the order" in lesson
+    assert f"max difference {without:.2g}" in lesson, "the lesson quotes the printed number"

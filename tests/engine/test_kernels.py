@@ -12,11 +12,17 @@ import torch
 
 from attnviz.core.kernels import dot_product, log_fixed, mahalanobis
 from attnviz.data.toy import DATASETS, DatasetSpec
-from attnviz.figures.kernel import fit_1d, fit_2d, query_weights, weight_matrix
+from attnviz.figures.kernel import fit_1d, fit_2d, gap_note, query_weights, weight_matrix
 from attnviz.figures.training import curves_figure
 from attnviz.models import kernel_smoother
 from attnviz.models.kernel_smoother import KernelSmoother, KernelSmootherConfig
-from attnviz.topics.kernel.task import KernelJobSpec, KernelTrainable, metric_ellipse, views
+from attnviz.topics.kernel.task import (
+    KernelJobSpec,
+    KernelTrainable,
+    NoSampleInReach,
+    metric_ellipse,
+    views,
+)
 from attnviz.training.trainer import TrainConfig, Trainer
 
 RNG = np.random.default_rng(0)
@@ -168,3 +174,105 @@ def test_kernel_figures_are_valid_plotly_with_hover(name):
         assert fig.layout.title.text and fig.layout.xaxis.title.text
         hover = [tr.hovertemplate for tr in fig.data if tr.hoverinfo != "skip"]
         assert hover and all(hover), fig.layout.title.text
+
+
+COMPACT = {  # the kernels with compact support: α = 0 beyond ‖u‖ = 1, so n(x) can be 0
+    "boxcar": lambda u: (u <= 1).astype(float),
+    "epanechnikov": lambda u: np.maximum(0, 1 - u**2),
+}
+
+
+def hand_f(x, xs, ys, alpha, exclude=None):
+    """Seed 000 by hand: f(x) = Σ_s α g / n(x), NaN where n(x) = Σ_s α = 0. x (n_q,), xs (n_s,)."""
+    a = alpha(np.abs(x[:, None] - xs[None, :]))  # (n_q, n_s)
+    a = a if exclude is None else np.where(exclude, 0.0, a)
+    n = a.sum(1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, (a @ ys) / n, np.nan), n
+
+
+@pytest.mark.parametrize("name", list(COMPACT))
+def test_f_is_nan_exactly_where_no_sample_is_in_reach(name):
+    h = 0.3
+    xs, ys = np.sort(RNG.uniform(0, 4, 12)), RNG.normal(size=12)
+    x = np.linspace(-1, 5, 200)
+    exclude = np.abs(x[:, None] - xs[None, :]) < 0.05  # some pairs dropped, as leave-one-out
+    model = KernelSmoother(KernelSmootherConfig(name, dim=1, width=h)).double()
+    h = float(model.log_width.detach().exp())  # 0.3 up to the float32 it was made from
+    want, n = hand_f(x, xs, ys, lambda u: COMPACT[name](u / h), exclude)
+    assert 0 < np.isnan(want).sum() < len(x), "the check needs both kinds of point"
+    with torch.no_grad():
+        got, defined = model.fit(t(x[:, None]), t(xs[:, None]), t(ys), t(exclude))
+    np.testing.assert_array_equal(np.isnan(got.numpy()), n == 0)
+    np.testing.assert_array_equal(defined.numpy(), n > 0)
+    ok = n > 0
+    np.testing.assert_allclose(got.numpy()[ok], want[ok], rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", list(COMPACT))
+def test_the_page_defaults_count_undefined_points_and_the_loss_skips_them(name):
+    """Issue 16 item 2: h = 0.05 on the 1-D defaults (n = 60) left 18 of 60 plotted points and
+    24 of 60 leave-one-out training points with no sample in reach, drawn as f = 0."""
+    page = DatasetSpec("sine_1d", n=60, noise=0.3, seed=0)
+    task = KernelTrainable(KernelJobSpec(page, KernelSmootherConfig(name, width=0.05)))
+    v = views(task, np.array([6.0], dtype=np.float32))
+    x, y = task.data.x_train[:, 0].astype(float), task.data.y_train.astype(float)
+    loo = np.eye(len(x), dtype=bool)
+    h = float(task.model.log_width.detach().exp())  # 0.05 as float32 holds it
+    want, n = hand_f(x, x, y, lambda u: COMPACT[name](u / h), loo)
+    assert (v.train_undefined, v.grid_undefined) == (int((n == 0).sum()), 18) == (24, 18)
+    assert np.isnan(v.f_grid).sum() == 18 and not v.query_defined
+    assert v.query_weights.sum() == 0
+    loss = task.loss(torch.arange(task.n_train))
+    ok = n > 0
+    assert float(loss.detach()) == pytest.approx(np.mean((want[ok] - y[ok]) ** 2), rel=1e-5)
+    if loss.requires_grad:  # Epanechnikov learns h: the undefined points add no NaN
+        loss.backward()
+        assert all(torch.isfinite(p.grad).all() for p in task.parameters())
+    lone = torch.tensor(np.flatnonzero(n == 0)[:3])  # a batch of undefined points only
+    assert float(task.loss(lone).detach()) == 0.0
+    assert np.isfinite(list(task.evaluate().values())).all()
+
+
+def test_a_loss_with_every_point_undefined_ends_the_run_with_the_reason():
+    task = KernelTrainable(KernelJobSpec(model=KernelSmootherConfig("epanechnikov", width=0.05)))
+    task.load_snapshot({"log_width": np.array(math.log(1e-5))})  # nothing within 1e-5
+    with pytest.raises(NoSampleInReach, match="no training point has a sample within reach"):
+        task.loss(torch.arange(5))
+    with pytest.raises(NoSampleInReach, match="Widen the kernel or turn leave-one-out off"):
+        Trainer(task, TrainConfig(steps=5))  # its first evaluation: the worker reports it
+
+
+def test_unnormalised_mode_is_exact_for_large_log_alpha():
+    """α = exp(⟨θ_q x, θ_k x_s⟩) with log α up to ≈ 80, against float64 by hand. The wrong
+    implementation this rejects: log α clamped at 30 (the old engine; off by up to e^50)."""
+    cfg = KernelSmootherConfig("dot_product", dim=2, rank=2, normalised=False)
+    model = KernelSmoother(cfg)
+    tq, tk = np.diag([3.0, 2.0]), np.diag([3.0, 2.5])
+    with torch.no_grad():
+        model.theta_q.copy_(t(tq)), model.theta_k.copy_(t(tk))
+    rng = np.random.default_rng(3)
+    x, xs = rng.uniform(0.5, 2.2, (5, 2)), rng.uniform(0.5, 2.2, (7, 2))
+    ys = rng.normal(size=7)
+    log_a = (x @ tq.T) @ (xs @ tk.T).T  # (5, 7) float64
+    assert log_a.max() > 40  # e^10 and more above the old clamp
+    want = np.exp(log_a) @ ys / len(xs)
+    clamped = np.exp(np.minimum(log_a, 30)) @ ys / len(xs)
+    assert not np.allclose(clamped, want, rtol=1e-2), "the old clamp must fail this check"
+    with torch.no_grad():
+        got = model(t(x).float(), t(xs).float(), t(ys).float()).numpy()
+    np.testing.assert_allclose(got, want, rtol=2e-5)  # float32 inputs: rounding of log α only
+
+
+def test_the_2d_fit_leaves_undefined_cells_blank():
+    task = KernelTrainable(
+        KernelJobSpec(DatasetSpec("rings_2d", n=60), KernelSmootherConfig("boxcar", width=0.2))
+    )
+    query = np.zeros(2, dtype=np.float32)
+    v = views(task, query)
+    assert 0 < v.grid_undefined < len(v.f_grid)
+    note = gap_note(v.grid_undefined, v.grid_overflow)
+    fig = fit_2d(task.data, v.axes, v.f_grid, query, v.ellipse, note)
+    z = np.asarray(fig.data[0].z, dtype=float)  # a NaN cell is drawn blank by Plotly
+    assert np.isnan(z).sum() == v.grid_undefined
+    assert fig.layout.title.text.endswith("(gaps: no sample in reach, f undefined)")

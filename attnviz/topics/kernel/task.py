@@ -5,6 +5,11 @@ a `KernelTrainable`; the Trainable never changes the spec (the input dimension J
 data into its own model config). Regression uses the squared error; classification
 (labels ±1) the logistic loss log(1 + exp(−y f)). Leave-one-out predicts each training point
 from the others, so the kernel cannot simply look itself up.
+
+Where no sample is in reach of a point (n(x) = 0, boxcar or Epanechnikov), f is undefined (NaN):
+losses and metrics average over the defined points only, and the views count the rest. If no
+training point is defined there is nothing to train on: `loss` and `evaluate` raise
+`NoSampleInReach` with the reason, which ends the run (never a NaN loss).
 """
 
 from __future__ import annotations
@@ -19,6 +24,10 @@ from torch import Tensor
 from attnviz.data.toy import DatasetSpec, ToyData, make_dataset
 from attnviz.models.kernel_smoother import KernelSmoother, KernelSmootherConfig
 from attnviz.training.devices import resolve_device
+
+
+class NoSampleInReach(ValueError):
+    """No training point has a sample within the kernel's reach: f is undefined everywhere."""
 
 
 @dataclass(frozen=True)
@@ -57,30 +66,64 @@ class KernelTrainable:
             return None
         return rows[:, None] == torch.arange(self.n_train, device=rows.device)[None, :]
 
-    def predict_train(self, rows: Tensor) -> Tensor:
+    def predict_train(self, rows: Tensor) -> tuple[Tensor, Tensor]:
+        """(f at the training points `rows` (n,), NaN where undefined; defined (n,) bool)."""
         rows = rows.to(self.device)
-        return self.model(self.xs[rows], self.xs, self.ys, self.exclude_self(rows))
+        return self.model.fit(self.xs[rows], self.xs, self.ys, self.exclude_self(rows))
 
-    def objective(self, pred: Tensor, target: Tensor) -> Tensor:
-        if self.data.classification:
-            return F.softplus(-target * pred * 4).mean()  # logistic loss on a score in [−1, 1]
-        return F.mse_loss(pred, target)
+    def objective(self, pred: Tensor, target: Tensor, defined: Tensor | None = None) -> Tensor:
+        """The mean loss over the defined points (NaN if there is none). pred, target (n,)."""
+        ok = ~torch.isnan(pred) if defined is None else defined
+        pred = torch.where(ok, pred, target)  # undefined points: a finite stand-in, masked below
+        logistic = F.softplus(-target * pred * 4)  # on a score in [−1, 1] (classification)
+        each = logistic if self.data.classification else (pred - target) ** 2  # (n,)
+        count = ok.sum()
+        if not count:
+            return each.sum() * float("nan")
+        return torch.where(ok, each, torch.zeros_like(each)).sum() / count
 
     def metric(self, pred: Tensor, target: Tensor) -> float:
+        """Accuracy or R² over the defined points (NaN if there is none)."""
+        ok = ~torch.isnan(pred)
+        pred, target = pred[ok], target[ok]
+        if not len(pred):
+            return float("nan")
         if self.data.classification:
             return float(((pred >= 0) == (target > 0)).float().mean())
         total = float(((target - target.mean()) ** 2).sum()) or 1.0
         return 1.0 - float(((target - pred) ** 2).sum()) / total
 
-    def loss(self, batch: Tensor) -> Tensor:
-        batch = batch.to(self.device)
-        return self.objective(self.predict_train(batch), self.ys[batch])
+    def undefined_reason(self) -> str:
+        """Why no training point has a prediction, and what to change."""
+        cfg = self.model_config
+        width = float(self.model.log_width.detach().exp())
+        loo = self.spec.leave_one_out
+        return (
+            f"no training point has a sample within reach of the {cfg.kernel} kernel "
+            f"(h = {width:.3g}{', leave-one-out' if loo else ''}): f is undefined at all "
+            f"{self.n_train} of them, so there is no loss to train. Widen the kernel"
+            + (" or turn leave-one-out off." if loo else ".")
+        )
 
+    def loss(self, batch: Tensor) -> Tensor:
+        """The batch's loss over its defined points; 0 (with a gradient) if it has none."""
+        batch = batch.to(self.device)
+        pred, defined = self.predict_train(batch)
+        if defined.any():
+            return self.objective(pred, self.ys[batch], defined)
+        if not self.predict_train(torch.arange(self.n_train))[1].any():
+            raise NoSampleInReach(self.undefined_reason())
+        return torch.where(defined, pred, torch.zeros_like(pred)).sum()  # 0, no point to learn
+
+    @torch.no_grad()
     def evaluate(self) -> dict[str, float]:
-        train_pred = self.predict_train(torch.arange(self.n_train, device=self.device))
+        """Losses and metrics over the defined points; raises NoSampleInReach if none is."""
+        train_pred, defined = self.predict_train(torch.arange(self.n_train, device=self.device))
+        if not defined.any():
+            raise NoSampleInReach(self.undefined_reason())
         val_pred = self.model(self.xv, self.xs, self.ys)
         return {
-            "train_loss": float(self.objective(train_pred, self.ys)),
+            "train_loss": float(self.objective(train_pred, self.ys, defined)),
             "val_loss": float(self.objective(val_pred, self.yv)),
             "train_metric": self.metric(train_pred, self.ys),
             "val_metric": self.metric(val_pred, self.yv),
@@ -115,13 +158,14 @@ def query_grid(data: ToyData, steps: int = 60) -> tuple[np.ndarray, list[np.ndar
     return np.stack([m.ravel() for m in mesh], 1).astype(np.float32), axes
 
 
-def predict(task: KernelTrainable, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(f(x) (n,), weights (n, n_train)) for query points against all training samples."""
+def predict(task: KernelTrainable, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(f(x) (n,) NaN where undefined, weights (n, n_train), defined (n,) bool) for query
+    points against all training samples."""
     with torch.no_grad():
         q = torch.from_numpy(np.asarray(x, dtype=np.float32)).to(task.device)
-        w = task.model.weights(q, task.xs)
-        f = w @ task.model.values(task.xs, task.ys)
-    return f.cpu().numpy(), w.cpu().numpy()
+        w, defined = task.model.weights_and_defined(q, task.xs)
+        f = task.model.fit(q, task.xs, task.ys)[0]
+    return f.cpu().numpy(), w.float().cpu().numpy(), defined.cpu().numpy()
 
 
 @dataclass
@@ -130,20 +174,31 @@ class KernelViews:
 
     grid: np.ndarray  # (G, J) points where f is drawn
     axes: list[np.ndarray]
-    f_grid: np.ndarray  # (G,)
+    f_grid: np.ndarray  # (G,) NaN where f is undefined or past float32 (a gap in the figure)
     query_weights: np.ndarray  # (n_train,) the chosen query's weights
     train_weights: np.ndarray  # (n_train, n_train) with leave-one-out if on
     order: np.ndarray  # sorting of the training points for the matrix view
     ellipse: np.ndarray | None  # points of ‖θ(x − x_s)‖ = 1 around the query (Mahalanobis only)
+    grid_undefined: int = 0  # grid points with no sample in reach (n(x) = 0)
+    grid_overflow: int = 0  # grid points where f is defined but past the float32 range
+    train_undefined: int = 0  # training points left out of the loss (n(x) = 0)
+    query_defined: bool = True  # the query has a sample in reach
+    normalised: bool = True  # the weights are α/n(x) (else α/|S|)
 
 
 def views(task: KernelTrainable, query: np.ndarray) -> KernelViews:
     grid, axes = query_grid(task.data)
-    f_grid, _ = predict(task, grid)
-    _, wq = predict(task, query[None, :])
+    f_grid, _, grid_ok = predict(task, grid)
+    overflow = grid_ok & ~np.isfinite(f_grid)
+    f_grid = np.where(np.isfinite(f_grid), f_grid, np.nan)  # (G,)
+    _, wq, query_ok = predict(task, query[None, :])
     with torch.no_grad():
         rows = torch.arange(task.n_train, device=task.device)
-        train_w = task.model.weights(task.xs, task.xs, task.exclude_self(rows)).cpu().numpy()
+        train_w, train_ok = task.model.weights_and_defined(
+            task.xs, task.xs, task.exclude_self(rows)
+        )
+        train_w = train_w.float().cpu().numpy()
+        train_undefined = int((~train_ok).sum())
     x = task.data.x_train
     order = np.argsort(
         x[:, 0]
@@ -154,7 +209,20 @@ def views(task: KernelTrainable, query: np.ndarray) -> KernelViews:
     if task.spec.model.kernel == "mahalanobis":
         reach = float(np.ptp(grid, axis=0).max())
         ellipse = metric_ellipse(task.model.theta.detach().cpu().numpy(), query, reach)
-    return KernelViews(grid, axes, f_grid, wq[0], train_w, order, ellipse)
+    return KernelViews(
+        grid,
+        axes,
+        f_grid,
+        wq[0],
+        train_w,
+        order,
+        ellipse,
+        grid_undefined=int((~grid_ok).sum()),
+        grid_overflow=int(overflow.sum()),
+        train_undefined=train_undefined,
+        query_defined=bool(query_ok[0]),
+        normalised=task.model_config.normalised,
+    )
 
 
 def metric_ellipse(theta: np.ndarray, center: np.ndarray, reach: float) -> np.ndarray:
