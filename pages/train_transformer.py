@@ -6,7 +6,7 @@ import streamlit as st
 
 from attnviz.data.tasks import TaskSpec, build_task
 from attnviz.models.transformer import TransformerConfig
-from attnviz.topics.transformer.task import TransformerJobSpec, restore
+from attnviz.topics.transformer.task import SEQUENCE_ACCURACY, TransformerJobSpec, restore
 from attnviz.ui import layout
 from attnviz.ui.params.training_form import train_config, training_form
 from attnviz.ui.params.transformer import TABLE
@@ -79,6 +79,18 @@ st.caption(f"{task.notes} Probe example: `{' '.join(probe_tokens)}`")
 def draw_live(run: LiveRun) -> None:
     """The probe's attention maps and, once the run is paused or over, the tools; all built from
     the run's own spec (the panel gives a snapshot only when it is the page's current one)."""
+    history = run.state.history if run.state is not None else None
+    if history is not None and history.val_metric:
+        seq = history.latest_extra(SEQUENCE_ACCURACY)
+        per_token, per_sequence = st.columns(2)
+        per_token.metric("validation accuracy, per token", f"{history.val_metric[-1]:.1%}")
+        per_sequence.metric(
+            "validation accuracy, per sequence", "–" if seq is None else f"{seq:.1%}"
+        )
+        st.caption(
+            f"At step {history.eval_step[-1]}, on validation examples never seen in training. "
+            "Per sequence: the share of examples with every scored token right."
+        )
     if run.snapshot is None:
         st.caption("Attention maps of the probe example appear here once training starts.")
         return

@@ -2,7 +2,8 @@
 
     RunStatus     the lifecycle of a run (a str enum: `RunStatus.DONE == "done"`)
     Command       server → worker: pause, resume, step, stop
-    Evaluation    one evaluation of the Trainable (validation loss and metrics at a step)
+    Evaluation    one evaluation of the Trainable (validation loss and metrics at a step, and
+                  any further named numbers in `extra`)
     Progress      worker → server: the status, and what happened since the last message
     WorkerError   worker → server: the worker failed (the exception's text)
     WorkerArgs    everything a worker process is started with
@@ -64,17 +65,23 @@ class Evaluation:
     val_loss: float
     train_metric: float
     val_metric: float
+    extra: dict[str, float] = field(default_factory=dict)  # any further numbers, by name
 
     @classmethod
     def from_result(cls, step: int, result: dict[str, float]) -> Evaluation:
-        """From a `Trainable.evaluate()` dict (train_loss, val_loss, train_metric, val_metric)."""
+        """From a `Trainable.evaluate()` dict (train_loss, val_loss, train_metric, val_metric;
+        any other key, e.g. "val_sequence_accuracy", goes to `extra`)."""
         return cls(
             step,
             float(result.get("train_loss", float("nan"))),
             float(result["val_loss"]),
             float(result["train_metric"]),
             float(result["val_metric"]),
+            {k: float(v) for k, v in result.items() if k not in _CORE},
         )
+
+
+_CORE = frozenset({"train_loss", "val_loss", "train_metric", "val_metric"})
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,7 @@ def test_a_finished_run_is_bound_to_its_settings(page):
     """Repro (issue 9): Next character → Start → done → Copy showed a 40-line `size mismatch`
     traceback under the old run's attention maps."""
     at = page()
-    next(b for b in at.button if b.label == "Next character (song)").click().run()
+    next(b for b in at.button if b.label == "Next character (fables)").click().run()
     at.slider(key="tt_steps").set_value(50).run()
     at.button(key="tt_start").click().run()
     train_until_done(at)

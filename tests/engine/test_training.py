@@ -176,3 +176,18 @@ def test_a_loss_without_gradient_ends_with_a_reason():
 
     trainer = Trainer(Detached(), TrainConfig(steps=10)).run()
     assert trainer.status == "done" and "does not depend" in trainer.reason
+
+
+def test_extra_evaluation_numbers_reach_the_history_and_its_csv():
+    from attnviz.training.history import History
+    from attnviz.training.messages import Evaluation
+
+    result = {"train_loss": 1.0, "val_loss": 2.0, "train_metric": 0.5, "val_metric": 0.25}
+    history = History()
+    history.add_evaluation(Evaluation.from_result(0, result | {"val_sequence_accuracy": 0.125}))
+    assert history.latest_extra("val_sequence_accuracy") == 0.125
+    rows = history.to_csv().strip().splitlines()
+    assert rows == [
+        "step,train_loss,val_loss,train_metric,val_metric,val_sequence_accuracy",
+        "0,,2,0.5,0.25,0.125",
+    ]

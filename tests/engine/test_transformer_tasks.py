@@ -10,6 +10,7 @@ import torch
 from attnviz.data.tasks import IGNORE, TaskSpec, build_task
 from attnviz.topics.transformer.task import (
     PRESETS,
+    SEQUENCE_ACCURACY,
     TransformerJobSpec,
     build_trainable,
     restore,
@@ -21,9 +22,17 @@ FAST = {  # preset -> steps for the test (evaluation only at the end)
     "Reverse: 1 layer, 1 head": 600,
     "Sort: 1 layer, 2 heads": 700,
     "Copy: causal decoder": 600,
-    "Next character (song)": 1200,
-    "Fill in the blank (song)": 1200,
+    "Next character (fables)": 600,
+    "Fill in the blank (fables)": 800,
     "Modular addition (mod 47)": 2000,
+}
+# validation per-token accuracy each preset must reach on examples never seen in training. The
+# two text tasks are scored on held-out paragraphs of text that never repeats: measured at these
+# steps (seed 0, 2 threads) next character 0.311 (per sequence 0.000) and fill in the blank
+# 0.368, so a margin below that; the rest measured 0.993 (sort) to 1.000 (reverse)
+TARGET = {name: 0.95 for name in FAST} | {
+    "Next character (fables)": 0.25,
+    "Fill in the blank (fables)": 0.30,
 }
 
 
@@ -36,9 +45,12 @@ def train(preset: str, steps: int) -> Trainer:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", list(FAST))
-def test_task_reaches_95_percent_validation_accuracy(preset):
+def test_task_reaches_its_validation_accuracy(preset):
     trainer = train(preset, FAST[preset])
-    assert trainer.history.val_metric[-1] >= 0.95, (preset, trainer.history.val_metric)
+    seq = trainer.history.latest_extra(SEQUENCE_ACCURACY)
+    print(f"{preset}: val per token {trainer.history.val_metric[-1]:.3f}, per sequence {seq:.3f}")
+    assert trainer.history.val_metric[-1] >= TARGET[preset], (preset, trainer.history.val_metric)
+    assert seq is not None and 0.0 <= seq <= trainer.history.val_metric[-1] + 1e-6
 
 
 @pytest.mark.slow

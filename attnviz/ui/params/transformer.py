@@ -53,7 +53,7 @@ TABLE = PageParams(
         *training_params(
             "tt", optimizer="adamw", lr=3e-3, batch_mode="minibatch", batch_size=64, steps=800
         ),
-        Param("tt_prompt", "prompt", "text_input", "old macdonald", url=False),
+        Param("tt_prompt", "prompt", "text_input", "a small fox", url=False),
         Param(
             "tt_gen_temp",
             "sampling temperature (0 = greedy)",
