@@ -27,7 +27,7 @@ TASK_NOTES = {
     "copy": "causal decoder: digits, '|', then the same digits again",
     "modular_addition": "encoder: a + b = (a + b) mod p, scored on sums never seen in training. "
     "With small p it memorises first and generalises late (grokking); p = 47 finds the rule sooner",
-    "next_char": "causal decoder: predict the next character of a song",
+    "next_char": "causal decoder: predict the next character of the bundled fables",
     "fill_blank": "encoder, self-supervised: fill in the hidden character '_'",
 }
 
