@@ -31,9 +31,7 @@ def test_every_try_this_item_has_a_test():
         items = getattr(importlib.import_module(module_name), "TRY_THIS", None)
         assert items, f"{module_name} has no TRY_THIS list (the page's Try this box)"
         missing += [
-            f"{url} #{n}: {text[:60]}"
-            for n, text in enumerate(items, 1)
-            if (url, n) not in marked
+            f"{url} #{n}: {text[:60]}" for n, text in enumerate(items, 1) if (url, n) not in marked
         ]
     assert not missing, "untested Try this items:\n" + "\n".join(missing)
 
