@@ -12,7 +12,7 @@ from attnviz.models.kernel_smoother import KernelSmootherConfig
 from attnviz.topics.kernel.task import KernelJobSpec, KernelTrainable, KernelViews, views
 from attnviz.ui import downloads, layout
 from attnviz.ui.figures import show
-from attnviz.ui.params.kernel import TABLE
+from attnviz.ui.params.kernel import TABLE, TRY_THIS
 from attnviz.ui.params.training_form import train_config, training_form
 from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
 from attnviz.ui.sidebar import settings
@@ -31,11 +31,14 @@ def move_query() -> None:
 
 layout.intro(
     "Attention as a learned kernel smoother",
-    "Seed 000 defines attention as a learnable function: **f_θ(x) = (1/n(x)) Σ_s α(x, x_s) g(x_s)** "
-    "with n(x) = Σ_s α(x, x_s). Every labelled sample x_s votes with its value g(x_s) (its label y_s, "
-    "or a learned linear ⟨θ', x_s⟩), weighted by how much the query x *attends* to it. The kernel α "
-    "can be learned: **dot product** exp(⟨θ_q x, θ_k x_s⟩) or **Mahalanobis** exp(−‖θ(x − x_s)‖²) "
-    "with θ ∈ R^{K×J}. Press Start and watch θ learn.",
+    "Seed 000 defines attention as a learnable function: "
+    r"$f_\theta(x) = \frac{1}{n(x)} \sum_s \alpha(x, x_s)\, g(x_s)$ with "
+    r"$n(x) = \sum_s \alpha(x, x_s)$. Every labelled sample $x_s$ votes with its value $g(x_s)$ "
+    r"(its label $y_s$, or a learned linear $\langle \theta', x_s \rangle$), weighted by how much "
+    r"the query $x$ *attends* to it. The kernel $\alpha$ can be learned: **dot product** "
+    r"$\exp\langle \theta_q x, \theta_k x_s \rangle$ or **Mahalanobis** "
+    r"$\exp(-\lVert \theta (x - x_s) \rVert^2)$ with $\theta \in \mathbb{R}^{K \times J}$. "
+    "Press Start and watch θ learn.",
 )
 preset_buttons(TABLE)
 reset_button(TABLE)
@@ -85,6 +88,21 @@ with q_cols[1]:
 query = np.array([qx, qy][: task.data.dim], dtype=np.float32)
 
 
+FIT_TITLES = {  # by input dimension; short, so that they fit the figure's column
+    1: "Data and the fitted f_θ(x) (click: move the query)",
+    2: "f_θ over the plane (click: move the query)",
+}
+
+
+def two_lines(title: str) -> str:
+    """Break a long figure title at its first " — " or " (" so that it fits a narrow column."""
+    for sep, keep in ((" — ", ""), (" (", "(")):
+        if sep in title:
+            head, tail = title.split(sep, 1)
+            return f"{head}<br>{keep}{tail}"
+    return title
+
+
 def undefined_notes(v: KernelViews) -> None:
     """Where n(x) = 0, f is undefined: say how many points, and what that does to the loss."""
     n_grid = len(v.f_grid)
@@ -122,15 +140,18 @@ def draw_views(run: LiveRun) -> None:
     undefined_notes(v)
     left, right = st.columns([3, 2])
     with left:
-        note = gap_note(v.grid_undefined, v.grid_overflow)
+        note = gap_note(v.grid_undefined, v.grid_overflow).strip()
+        note = f"<br>{note}" if note else ""  # on its own line: a long title is never clipped
         fit = (
             fit_1d(task.data, v.grid, v.f_grid, qx, v.ellipse, note)
             if task.data.dim == 1
             else fit_2d(task.data, v.axes, v.f_grid, query, v.ellipse, note)
         )
+        fit.update_layout(title_text=FIT_TITLES[task.data.dim] + note)
         show(fit, "kernel_fit", key="ks_fit", on_select=move_query, selection_mode="points")
     with right:
         weights = query_weights(task.data, v.query_weights, v.normalised, v.query_defined)
+        weights.update_layout(title_text=two_lines(weights.layout.title.text))
         show(weights, "query_weights")
     show(weight_matrix(v.train_weights, v.order), "weight_matrix")
     downloads.matrices(
@@ -142,15 +163,4 @@ def draw_views(run: LiveRun) -> None:
 
 training_panel("ks", spec, config, draw_views)
 
-layout.try_this(
-    [
-        "Fixed Gaussian kernel on the 1-D data: set the width to 0.05 (wiggly, it chases noise) and 5 (flat).",
-        "Press **Overfit without leave-one-out** and Start: the training loss falls towards 0 while the "
-        "validation loss rises: the kernel learned to look each point up. Turn leave-one-out back on.",
-        "Rings: **Mahalanobis** learns a metric (the dashed ellipse) and separates the ring; **dot product** "
-        "can only weigh by direction, and fails.",
-        "Set K = 1 on rings with Mahalanobis: θ is a single row, so the ellipse becomes a band.",
-        "**Boxcar** at width 0.05: where no sample is in reach, n(x) = 0 and f is undefined: the "
-        "curve breaks there, and those training points are left out of the loss.",
-    ]
-)
+layout.try_this(TRY_THIS)

@@ -17,7 +17,7 @@ from attnviz.topics.soft_select.select import (
 )
 from attnviz.ui import downloads, layout
 from attnviz.ui.figures import show
-from attnviz.ui.params.soft_select import TABLE
+from attnviz.ui.params.soft_select import TABLE, TRY_THIS
 from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
 from attnviz.ui.sidebar import settings
 
@@ -49,11 +49,11 @@ def table_from_url() -> pd.DataFrame:
 
 layout.intro(
     "Soft select: query, keys, values",
-    "A database **select** compares a query q with every key k_j and returns the value of the one "
-    "key that matches. **Attention** is a *soft* select: it turns the scores a(q, k_j) into "
-    "weights α_j = softmax(a(q, k_j)/T) with 0 ≤ α_j ≤ 1 and Σ α_j = 1, and returns the weighted "
-    "mix Σ α_j v_j. Move the query, change the score function or the temperature T, and watch the "
-    "weights.",
+    "A database **select** compares a query $q$ with every key $k_j$ and returns the value of the "
+    "one key that matches. **Attention** is a *soft* select: it turns the scores $a(q, k_j)$ into "
+    r"weights $\alpha_j = \mathrm{softmax}_j\big(a(q, k_j)/T\big)$ with $0 \le \alpha_j \le 1$ "
+    r"and $\sum_j \alpha_j = 1$, and returns the weighted mix $\sum_j \alpha_j v_j$. Move the "
+    "query, change the score function or the temperature $T$, and watch the weights.",
 )
 preset_buttons(TABLE)
 reset_button(TABLE, on_reset=forget_table)
@@ -67,7 +67,9 @@ with controls:
     st.caption(f"a(q, k) = {SCORE_LABELS[score_name]}{seeded}")
     temperature = draw(TABLE, "ss_temp")
     with st.expander("Edit the table of keys and values"):
-        table = st.data_editor(table_from_url(), num_rows="dynamic", key="ss_editor")
+        table = st.data_editor(
+            table_from_url(), num_rows="dynamic", hide_index=True, key="ss_editor"
+        )
 
 problems = table_problems(table)
 if problems:
@@ -140,15 +142,7 @@ show(
     "temperature",
 )
 
-layout.try_this(
-    [
-        "Press **Nearly hard select**: one weight is ≈ 1, the soft result equals the database select.",
-        "Press **Plain mean**: every weight is ≈ 1/m and the result is the mean of the values.",
-        "Choose *cosine* and drag q1 from 0.5 to 2: the weights do not change, only direction counts. "
-        "With *dot* they sharpen as the query grows.",
-        "Edit the table: give two rows the same key and watch them share their weight.",
-    ]
-)
+layout.try_this(TRY_THIS)
 downloads.matrices(
     {
         "scores": result.scores[None, :],

@@ -1,4 +1,8 @@
-"""An editable matrix whose hand edits are kept in the URL so a shared link shows them."""
+"""An editable matrix whose hand edits are kept in the URL so a shared link shows them.
+
+Rows and columns count from 0, as in the step figures ("patch 0", "key 0"): the grid's row
+index, its column names (x0, x1, ...) and the messages about bad cells all agree.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +12,31 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz.io.matrix_text import decode_matrix, encode_matrix, finite_problem
+from attnviz.io.matrix_text import decode_matrix, encode_matrix
 
 
-def edit_matrix(default: np.ndarray, name: str, url_key: str, col_prefix: str) -> np.ndarray | None:
-    """Show `default` (or the URL's version) in a data editor; return the edited matrix.
+def bad_cells_message(matrix: np.ndarray, name: str) -> str | None:
+    """A message naming (0-based, as the grid shows) the empty, NaN or infinite cells, else None."""
+    arr = np.asarray(matrix, dtype=np.float64)  # (rows, cols)
+    if np.isfinite(arr).all():
+        return None
+    rows, cols = np.nonzero(~np.isfinite(arr))
+    cells = list(zip(rows.tolist(), cols.tolist(), strict=True))
+    where = ", ".join(f"(row {r}, column {c})" for r, c in cells[:5])
+    more = f" and {len(cells) - 5} more" if len(cells) > 5 else ""
+    return (
+        f"{name} has empty, NaN or infinite cells at {where}{more} (counting from 0, as the grid "
+        "does): type finite numbers."
+    )
 
-    Returns None (after showing a clear message) when a cell is empty, NaN or infinite.
+
+def edit_matrix(
+    default: np.ndarray, name: str, url_key: str, col_prefix: str, title: str = ""
+) -> np.ndarray | None:
+    """Show `default` (or the URL's version) in a titled data editor; return the edited matrix.
+
+    `title` (markdown, may hold LaTeX) heads the grid; `name` is used in messages. Returns None
+    (after showing a clear message) when a cell is empty, NaN or infinite.
     """
     base = default
     shared = st.query_params.get(url_key)
@@ -23,11 +45,13 @@ def edit_matrix(default: np.ndarray, name: str, url_key: str, col_prefix: str) -
             base = decode_matrix(shared, default.shape)
         except ValueError as err:
             st.warning(f"The link's {name} was ignored: {err}.")
-    frame = pd.DataFrame(base, columns=[f"{col_prefix}{j + 1}" for j in range(base.shape[1])])
-    shape_key = f"{url_key}_{default.shape[0]}x{default.shape[1]}_{encode_matrix(default)}"
+    rows, cols = default.shape
+    st.markdown(f"{title or name} &nbsp; [{rows} × {cols}]")
+    frame = pd.DataFrame(base, columns=[f"{col_prefix}{j}" for j in range(cols)])
+    shape_key = f"{url_key}_{rows}x{cols}_{encode_matrix(default)}"
     edited = st.data_editor(frame, key=f"ed_{zlib.crc32(shape_key.encode())}", width="stretch")
     matrix = edited.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
-    problem = finite_problem(matrix, name)
+    problem = bad_cells_message(matrix, name)
     if problem:
         st.error(problem)
         return None

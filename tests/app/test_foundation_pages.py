@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from attnviz.ui.matrix_editor import bad_cells_message
 from tests.support.apptest import figures, no_exception, open_page, plotly_array
 
 SOFT = "pages/soft_select.py"
@@ -108,7 +109,7 @@ def test_sizes_change_shapes_and_causal_masks():
     at.toggle(key="sa_causal").set_value(True).run()
     titles = step_titles(at)
     assert "softmax(Q Kᵀ/√e) V   [6 × 5]" in titles
-    masked = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("mask"))
+    masked = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("causal mask"))
     assert sum(a["text"] == "−∞" for a in masked["layout"]["annotations"]) == 15
 
 
@@ -158,3 +159,61 @@ def test_query_patch_is_in_the_url_and_reset_clears_hand_edits():
     assert "sa_z" not in at.query_params and at.slider(key="sa_i").value == 0
     z = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("z "))
     assert not np.allclose(np.asarray(plotly_array(z["data"][0]["z"]))[:3], np.eye(3))
+
+
+def test_all_six_weight_figures_with_their_titles():
+    """Repro (issue 10): a zip over 3 columns and 6 figures showed W_q, B_q, W_k only."""
+    at = open_page(STEPS, query={"sa_d": "2", "sa_e": "3", "sa_d2": "4"})
+    no_exception(at)
+    shapes = {"W_q": "2 × 3", "B_q": "1 × 3", "W_k": "2 × 3", "B_k": "1 × 3"}
+    shapes |= {"W_v": "2 × 4", "B_v": "1 × 4"}
+    shown = [t for t in step_titles(at) if t[:3] in {"W_q", "B_q", "W_k", "B_k", "W_v", "B_v"}]
+    assert sorted(shown) == sorted(f"{name}   [{shape}]" for name, shape in shapes.items())
+
+
+def test_hand_edit_grids_are_titled_and_a_bias_edit_changes_q():
+    query = {"sa_m": "2", "sa_d": "2", "sa_e": "2", "sa_z": "1,0;0,1", "sa_wq": "1,0;0,1"}
+    at = open_page(STEPS, query=query)
+    heads = [m.value for m in at.markdown if "[" in m.value and "×" in m.value]
+    for name in ("input $z$", "$W_q$", "$B_q$", "$W_k$", "$B_k$", "$W_v$", "$B_v$"):
+        assert any(h.startswith(name) for h in heads), (name, heads)
+    q_before = np.asarray(plotly_array(_fig(at, "Q = ")["data"][0]["z"]), dtype=float)
+    at = open_page(STEPS, query=query | {"sa_bq": "10,-10"})
+    no_exception(at)
+    q_after = np.asarray(plotly_array(_fig(at, "Q = ")["data"][0]["z"]), dtype=float)
+    np.testing.assert_allclose(q_after, np.eye(2) + [[10.0, -10.0]], atol=1e-6)  # z W_q + B_q
+    assert not np.allclose(q_before, q_after)
+    assert "sa_bq" in at.query_params
+
+
+def test_biases_off_hides_their_grids_and_zeroes_them():
+    at = open_page(STEPS, query={"sa_bias": "false", "sa_bq": "10,10,10"})
+    no_exception(at)
+    assert not any(m.value.startswith("$B_q$") for m in at.markdown)
+    b_q = np.asarray(plotly_array(_fig(at, "B_q")["data"][0]["z"]), dtype=float)
+    assert (b_q == 0).all()
+
+
+def _fig(at, start: str) -> dict:
+    return next(f for f in figures(at) if f["layout"]["title"]["text"].startswith(start))
+
+
+def test_step_5_text_follows_the_mask():
+    """Repro (issue 10): step 5 said "causal" with the mask off."""
+    at = open_page(STEPS)
+    texts = [c.value for c in at.caption] + step_titles(at)
+    assert not any("causal" in t for t in texts), texts
+    assert _fig(at, "mask off (nothing removed)")
+    at.toggle(key="sa_causal").set_value(True).run()
+    texts = [c.value for c in at.caption] + step_titles(at)
+    assert any("causal: query i may not look ahead" in t for t in texts)
+    assert _fig(at, "causal mask (−∞ above the diagonal)")
+
+
+def test_bad_cell_message_counts_from_0_as_the_grid_does():
+    """Repro (issue 10): a message said row/column (1, 2) for the grid's cell (0, 1)."""
+    at = open_page(STEPS, query={"sa_m": "2", "sa_d": "2"})
+    (grid,) = [d for d in at.dataframe if list(d.value.columns) == ["x0", "x1"]]
+    assert list(grid.value.index) == [0, 1]  # rows and columns both count from 0
+    message = bad_cells_message(np.array([[1.0, np.nan], [2.0, 3.0]]), "z")
+    assert "(row 0, column 1)" in message and "counting from 0" in message

@@ -45,3 +45,12 @@ def test_output_title_follows_the_scaling_toggle(scaled):
     else:
         assert steps["out"].title == "softmax(Q Kᵀ) V"
         assert steps["scaled"].title == "Q Kᵀ (scaling off)"
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_the_mask_step_says_what_the_switch_does(causal):
+    """Repro (issue 10): the mask step's note said "causal" with the mask off."""
+    steps = by_key(compute_steps(random_input(3, 2, 0), random_weights(2, 2, 2, 0), causal=causal))
+    text = steps["masked"].title + " " + steps["masked"].note
+    assert ("causal" in text) is causal
+    assert np.isinf(steps["masked"].matrix).any() is np.bool_(causal)

@@ -65,6 +65,7 @@ def compute_steps(
     shown_masked = np.where(allowed, scaled_scores, -np.inf)
     probs = masked_softmax(torch.from_numpy(scaled_scores), torch.from_numpy(allowed)).numpy()
     out = probs @ v
+    mask_title, mask_note = _mask_text(causal)
     divide = f"÷ √e = ÷ {math.sqrt(e):.3g}" if scaled else "(scaling off)"
     output = "softmax(Q Kᵀ/√e) V" if scaled else "softmax(Q Kᵀ) V"
     return [
@@ -74,9 +75,16 @@ def compute_steps(
         Step("V", "V = z W_v + B_v", v, "what each patch hands over when attended to"),
         Step("QK", "Q Kᵀ", raw, "row i, column j: how well query i matches key j"),
         Step("scaled", f"Q Kᵀ {divide}", scaled_scores, "keeps scores in softmax's useful range"),
-        Step("masked", "mask (−∞ where not allowed)", shown_masked, "causal: no looking ahead"),
+        Step("masked", mask_title, shown_masked, mask_note),
         Step(
             "weights", "softmax(·) row by row", probs, "each row is a distribution: ≥ 0, sums to 1"
         ),
         Step("out", output, out, "each output row is a weighted mix of V's rows"),
     ]
+
+
+def _mask_text(causal: bool) -> tuple[str, str]:
+    """The mask step's title and note, which follow the causal switch."""
+    if causal:
+        return "causal mask (−∞ above the diagonal)", "causal: query i may not look ahead at j > i"
+    return "mask off (nothing removed)", "no mask: every query sees every key; scores unchanged"

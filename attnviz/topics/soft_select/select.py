@@ -44,8 +44,12 @@ def table_problems(table: pd.DataFrame) -> list[str]:
     numeric = table[["key 1", "key 2", "value"]].apply(pd.to_numeric, errors="coerce")
     bad = ~np.isfinite(numeric.to_numpy(dtype=float))
     if bad.any():
-        rows = sorted({int(r) + 1 for r in np.nonzero(bad)[0]})
-        return [f"Row(s) {rows} hold an empty, NaN or infinite number: type finite numbers."]
+        rows = sorted({int(r) for r in np.nonzero(bad)[0]})
+        named = ", ".join(repr(str(table["name"].iloc[r])) for r in rows)
+        return [  # counted from 1: the editor shows no index, so rows are counted as a person does
+            f"Row(s) {[r + 1 for r in rows]} ({named}) hold an empty, NaN or infinite number: "
+            "type finite numbers."
+        ]
     return []
 
 

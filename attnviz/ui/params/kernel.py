@@ -1,4 +1,6 @@
-"""Parameters of the Attention as a kernel smoother page (seed 000): data, model, training, query."""
+"""Parameters of the Attention as a kernel smoother page (seed 000): data, model, training,
+query, and the page's "Try this" claims (each tested: tests/engine/test_kernel_try_this.py and
+tests/app/test_kernel_page.py)."""
 
 from attnviz.core.kernels import KERNELS, LEARNED
 from attnviz.data.toy import DATASETS
@@ -70,3 +72,16 @@ TABLE = PageParams(
         ),
     },
 )
+
+TRY_THIS = [
+    "Fixed Gaussian kernel on the 1-D data: set the width to 0.05 (wiggly, it chases noise) and "
+    "5 (flat).",
+    "Press **Overfit without leave-one-out** and Start: the training loss falls towards 0 while "
+    "the validation loss, after a first dip, climbs back up: the kernel learned to look each "
+    "point up. Turn leave-one-out back on.",
+    "Rings: **Mahalanobis** learns a metric (the dashed ellipse) and separates the ring; **dot "
+    "product** can only weigh by direction, and fails.",
+    "Set K = 1 on rings with Mahalanobis: θ is a single row, so the ellipse becomes a band.",
+    "**Boxcar** at width 0.05: where no sample is in reach, n(x) = 0 and f is undefined: the "
+    "curve breaks there, and those training points are left out of the loss.",
+]

@@ -1,14 +1,11 @@
-"""Parameters of the Self-attention, step by step page (seed 004): sizes, switches, reveal."""
+"""Parameters of the Self-attention, step by step page (seed 004): sizes, switches, reveal, and
+the page's "Try this" claims (each tested: tests/app/test_self_attention_try_this.py)."""
 
 from attnviz.ui.params.table import PageParams, Param
 
 STEP_NAMES = ("z", "Q, K, V", "Q Kᵀ", "÷ √e", "mask", "softmax", "· V")
-MATRIX_URL_KEYS = (
-    "sa_z",
-    "sa_wq",
-    "sa_wk",
-    "sa_wv",
-)  # hand-edited matrices (URL text, not widgets)
+# hand-edited matrices (URL text, not widgets): the input, then each weight and its bias
+MATRIX_URL_KEYS = ("sa_z", "sa_wq", "sa_bq", "sa_wk", "sa_bk", "sa_wv", "sa_bv")
 
 
 def _size(key: str, label: str, default: int) -> Param:
@@ -58,3 +55,11 @@ TABLE = PageParams(
         "Large e, no scaling": {"sa_e": 8, "sa_d": 8, "sa_scaled": False, "sa_reveal": "softmax"},
     },
 )
+
+TRY_THIS = [
+    "Press **Lecture: 3 patches** and click **Next ▶** (or press →) to reveal the layer one step "
+    "at a time.",
+    "Turn off *divide by √e* with e = 8: the softmax rows get peakier (closer to one-hot).",
+    "Turn on the causal mask: the upper triangle becomes −∞ and its weights exactly 0.",
+    "Edit z so two patches are identical: their rows of Q, K, V and of the output match.",
+]

@@ -1,4 +1,5 @@
-"""Parameters of the Soft select page (seeds 001, 004): the query, the score function, T."""
+"""Parameters of the Soft select page (seeds 001, 004): the query, the score function, T, and
+the page's "Try this" claims (each tested: tests/app/test_soft_select_try_this.py)."""
 
 from attnviz.core.attention import SCORE_NAMES
 from attnviz.ui.params.table import PageParams, Param
@@ -27,3 +28,12 @@ TABLE = PageParams(
         "Cosine ignores length": {"ss_score": "cosine", "ss_temp": 0.1, "ss_q1": 2.0, "ss_q2": 0.0},
     },
 )
+
+TRY_THIS = [
+    "Press **Nearly hard select**: one weight is ≈ 1, the soft result equals the database select.",
+    "Press **Plain mean**: every weight is ≈ 1/m and the result is the mean of the values.",
+    "Choose *cosine*, set the query to (0.5, 0.5), then to (2, 2): q keeps its direction, so the "
+    "weights do not change. Do the same with *dot*: the weights sharpen as q grows.",
+    "Edit the table: give two rows the same key: they get exactly the same weight (attention "
+    "cannot tell them apart).",
+]
