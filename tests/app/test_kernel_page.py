@@ -212,6 +212,7 @@ def weights_figure(at: AppTest) -> dict:
     return next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("The query's"))
 
 
+@pytest.mark.try_this("kernel-smoother", 5)
 def test_undefined_f_is_a_gap_with_counts_never_a_zero_that_sums_to_1():
     """Repro (issue 16 item 2): boxcar at h = 0.05 drew f = 0 at 18 of 60 plotted points, and
     the weight panel summed to 0 under a "sums to 1" title."""

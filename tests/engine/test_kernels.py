@@ -276,3 +276,25 @@ def test_the_2d_fit_leaves_undefined_cells_blank():
     z = np.asarray(fig.data[0].z, dtype=float)  # a NaN cell is drawn blank by Plotly
     assert np.isnan(z).sum() == v.grid_undefined
     assert fig.layout.title.text.endswith("(gaps: no sample in reach, f undefined)")
+
+
+def test_the_unnormalised_query_weights_shown_are_not_clamped():
+    """Repro (issue 10 item 5): with a large dot-product θ, five of nine weights of the panel
+    read e^30/|S| (log α clamped at 30). The panel's weights against float64 by hand."""
+    spec = KernelJobSpec(
+        DatasetSpec("rings_2d", n=20, noise=0.3, seed=0),
+        KernelSmootherConfig("dot_product", rank=2, normalised=False),
+    )
+    task = KernelTrainable(spec)
+    tq, tk = np.diag([4.0, 4.0]), np.diag([4.0, 4.0])
+    with torch.no_grad():
+        task.model.theta_q.copy_(t(tq)), task.model.theta_k.copy_(t(tk))
+    query = np.array([1.5, 1.5], dtype=np.float32)
+    v = views(task, query)
+    xs = task.data.x_train.astype(float)  # (n_train, 2)
+    log_a = (tq @ query.astype(float)) @ (xs @ tk.T).T  # (n_train,)
+    assert (log_a > 31).sum() >= 3, "the check needs several weights above the old clamp"
+    want = np.exp(log_a) / len(xs)
+    np.testing.assert_allclose(v.query_weights, want, rtol=1e-4)
+    top = np.sort(v.query_weights)[-3:]
+    assert len(set(top.tolist())) == 3, "a clamp would make the top weights equal (e^30/|S|)"
