@@ -1,5 +1,6 @@
 """Page 2: attention as a learned kernel smoother (seed 000), trained live."""
 
+import textwrap
 from dataclasses import replace
 
 import numpy as np
@@ -94,13 +95,20 @@ FIT_TITLES = {  # by input dimension; short, so that they fit the figure's colum
 }
 
 
-def two_lines(title: str) -> str:
-    """Break a long figure title at its first " — " or " (" so that it fits a narrow column."""
-    for sep, keep in ((" — ", ""), (" (", "(")):
-        if sep in title:
-            head, tail = title.split(sep, 1)
-            return f"{head}<br>{keep}{tail}"
-    return title
+def retitle(fig, title: str) -> None:
+    """Set a title of one or more lines (<br>) with room above the plot for every line."""
+    lines = title.count("<br>") + 1
+    fig.update_layout(
+        title={"text": title, "yanchor": "top", "yref": "container", "pad": {"t": 26}},
+        title_y=1.0,
+        margin_t=30 + 32 * lines,  # a line of the title at lecture size is about 30 px
+    )
+
+
+def in_lines(title: str, width: int = 34) -> str:
+    """Wrap a long figure title at spaces into lines of at most `width` characters, so that it
+    fits a narrow column (the words stay as they are: joining the lines gives the title back)."""
+    return "<br>".join(textwrap.wrap(title, width, break_long_words=False))
 
 
 def undefined_notes(v: KernelViews) -> None:
@@ -147,11 +155,11 @@ def draw_views(run: LiveRun) -> None:
             if task.data.dim == 1
             else fit_2d(task.data, v.axes, v.f_grid, query, v.ellipse, note)
         )
-        fit.update_layout(title_text=FIT_TITLES[task.data.dim] + note)
+        retitle(fit, FIT_TITLES[task.data.dim] + note)
         show(fit, "kernel_fit", key="ks_fit", on_select=move_query, selection_mode="points")
     with right:
         weights = query_weights(task.data, v.query_weights, v.normalised, v.query_defined)
-        weights.update_layout(title_text=two_lines(weights.layout.title.text))
+        retitle(weights, in_lines(weights.layout.title.text))
         show(weights, "query_weights")
     show(weight_matrix(v.train_weights, v.order), "weight_matrix")
     downloads.matrices(
