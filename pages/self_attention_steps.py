@@ -73,10 +73,11 @@ def show_step(
         show(step_figure(steps[key], query_row), f"step_{key}")
     if keys == ["Q", "K", "V"]:
         with st.expander("the weights behind Q, K, V"):
-            for col, letter in zip(st.columns(3), "qkv", strict=True):
-                with col:
-                    w, b = getattr(weights, f"w_{letter}"), getattr(weights, f"b_{letter}")
-                    for fig in weight_figures({f"W_{letter}": w, f"B_{letter}": b}):
+            for letter in "qkv":  # W next to its bias B: a row each for q, k, v
+                w, b = getattr(weights, f"w_{letter}"), getattr(weights, f"b_{letter}")
+                figs = weight_figures({f"W_{letter}": w, f"B_{letter}": b})
+                for col, fig in zip(st.columns([3, 2]), figs, strict=True):
+                    with col:
                         show(fig, "weights")
 
 
@@ -101,6 +102,7 @@ layout.intro(
 preset_buttons(TABLE)
 reset_button(TABLE, on_reset=forget_hand_edits)
 
+edit_box = st.expander("Edit z and the weights by hand")  # full width; filled below
 controls, stage = st.columns([1, 2.3], gap="medium")
 with controls:
     reveal = draw(TABLE, "sa_reveal")
@@ -137,9 +139,8 @@ with controls:
     causal = draw(TABLE, "sa_causal")
     scaled = draw(TABLE, "sa_scaled")
     with_bias = draw(TABLE, "sa_bias")
-    seed = settings().seed
-    with st.expander("Edit z and the weights by hand"):
-        weights = hand_edits(m, d, e, d2, seed, with_bias)
+with edit_box:
+    weights = hand_edits(m, d, e, d2, settings().seed, with_bias)
 if weights is None:
     st.stop()
 z, weights = weights
