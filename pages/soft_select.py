@@ -30,6 +30,20 @@ def move_query_to_click() -> None:
         st.session_state["ss_q2"] = round(float(points[0]["y"]), 1)
 
 
+def readable(value: float) -> str:
+    """A number for a label or table: 4 decimals, and "< 0.0001" for a tiny nonzero value
+    (never e-notation such as 7.02e-19, which reads as a large number on a projector)."""
+    if value != 0 and abs(value) < 5e-5:
+        return "< 0.0001" if value > 0 else "> −0.0001"
+    return f"{value:.4f}"
+
+
+def bar_labels(fig, values: np.ndarray):
+    """Label each bar with `readable` numbers (3 decimals are enough above the tiny ones)."""
+    fig.update_traces(text=[readable(v) if abs(v) < 5e-5 else f"{v:.3g}" for v in values])
+    return fig
+
+
 def forget_table() -> None:
     """Reset: back to the example table (the edited one lives in the URL and the editor)."""
     st.query_params.pop("ss_table", None)
@@ -110,19 +124,18 @@ mean.metric("Plain mean of values (T → ∞)", f"{values.mean():.3f}")
 
 score_col, weight_col = st.columns(2)
 with score_col:
-    show(plots.bar_chart(result.scores, names, "1. Scores a(q, k_j)", "score"), "scores")
+    scores = plots.bar_chart(result.scores, names, "1. Scores a(q, k_j)", "score")
+    show(bar_labels(scores, result.scores), "scores")
 with weight_col:
-    show(
-        plots.bar_chart(
-            result.weights,
-            names,
-            f"2. Weights α_j = softmax(a / {temperature:g})  (sum = {result.weights.sum():.3f})",
-            "weight α",
-            y_range=(0, 1.15),
-            highlight=result.hard_index,
-        ),
-        "weights",
+    weights = plots.bar_chart(
+        result.weights,
+        names,
+        f"2. Weights α_j = softmax(a / {temperature:g})  (sum = {result.weights.sum():.3f})",
+        "weight α",
+        y_range=(0, 1.15),
+        highlight=result.hard_index,
     )
+    show(bar_labels(weights, result.weights), "weights")
 st.markdown("**3. The weighted sum, term by term**")
 st.dataframe(
     pd.DataFrame(
@@ -133,7 +146,7 @@ st.dataframe(
             "value v": values[:, 0],
             "α · v": result.weights * values[:, 0],
         }
-    ).style.format(precision=4),
+    ).style.format(readable, subset=["score a(q,k)", "weight α", "value v", "α · v"]),
     hide_index=True,
 )
 sweep_t = np.geomspace(0.01, 100, 81)

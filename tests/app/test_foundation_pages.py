@@ -217,3 +217,16 @@ def test_bad_cell_message_counts_from_0_as_the_grid_does():
     assert list(grid.value.index) == [0, 1]  # rows and columns both count from 0
     message = bad_cells_message(np.array([[1.0, np.nan], [2.0, 3.0]]), "z")
     assert "(row 0, column 1)" in message and "counting from 0" in message
+
+
+def test_tiny_weights_read_without_e_notation():
+    """Repro (issue 10): at T = 0.01 the weight bars read 1.8e-35, 2.68e-33, 5.9e-29."""
+    at = open_page(SOFT, query={"ss_temp": "0.01"})
+    no_exception(at)
+    fig = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("2. Weights"))
+    labels = fig["data"][0]["text"]
+    weights = np.asarray(plotly_array(fig["data"][0]["y"]), dtype=float)
+    assert ((weights > 0) & (weights < 1e-20)).sum() >= 2  # the case: tiny but not 0
+    assert not any("e-" in label for label in labels), labels
+    # every softmax weight is > 0 (lemon's underflows the float32 bar, not the float64 label)
+    assert labels == ["< 0.0001", "< 0.0001", "1", "< 0.0001", "< 0.0001"]
