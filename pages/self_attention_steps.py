@@ -76,7 +76,7 @@ def show_step(
             for letter in "qkv":  # W next to its bias B: a row each for q, k, v
                 w, b = getattr(weights, f"w_{letter}"), getattr(weights, f"b_{letter}")
                 figs = weight_figures({f"W_{letter}": w, f"B_{letter}": b})
-                for col, fig in zip(st.columns([3, 2]), figs, strict=True):
+                for col, fig in zip(st.columns(2), figs, strict=True):
                     with col:
                         show(fig, "weights")
 
