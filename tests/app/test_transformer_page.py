@@ -207,8 +207,15 @@ def test_the_reverse_map_drawn_on_the_page_is_anti_diagonal(page):
     until heads_grid draws categorical token axes: the figures branch.)"""
     at = page()
     start(at, "Reverse: 1 layer, 1 head", 500)
-    trace = layer_maps(at)[0]["data"][0]
-    x, z = list(trace["x"]), plotly_array(trace["z"])  # z: (T, T)
+    fig = layer_maps(at)[0]
+    trace, axis = fig["data"][0], fig["layout"]["xaxis"]
+    z = plotly_array(trace["z"])  # (T, T)
     t = len(z)
-    assert len(x) == t and len(set(x)) == t, f"x labels {x} are not one per position"
+    if axis.get("type") == "category":  # token labels as categories, one column each
+        labels = list(trace["x"])
+    else:  # or numeric columns 0..T−1 labelled with tick texts
+        x = list(trace.get("x", range(t)))
+        assert x == list(range(t)), f"token labels {x} on a numeric axis: drawn as numbers"
+        labels = list(axis.get("ticktext", []))
+    assert len(labels) == t and len(set(labels)) == t, f"x labels {labels}: not one per column"
     assert [int(i) for i in np.asarray(z).argmax(-1)] == list(range(t))[::-1]

@@ -53,3 +53,30 @@ def test_preset_train_scrub_predict(page, app_url):
         right = sum(p == t for p, t in zip(predicted, tokens[::-1], strict=True))
         assert right >= 6, f"'{typed}' → {predicted}: the trained model reverses its input"
     assert_no_exception(page, "transformer-after")
+
+
+OVERFLOWING_BUTTONS = """() => [...document.querySelectorAll("[data-testid='stMain'] button")]
+  .filter((b) => b.offsetParent !== null && b.scrollWidth > b.clientWidth + 1)
+  .map((b) => b.innerText.trim())"""
+
+
+def test_space_starts_and_pauses_training_in_lecture_mode(page, app_url):
+    """At 1280×720 in lecture mode no button of the page truncates its label; Space (focus on
+    the page, not in a field) presses Start, then Pause, then Resume."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    query = "?sidebar_lecture=true&tt_steps=200&tt_speed=5%20steps%2Fs"  # slow motion: 40 s
+    open_app_page(page, app_url, "train-transformer", query)
+    assert page.evaluate(OVERFLOWING_BUTTONS) == []
+    page.get_by_role("heading", name="Train a transformer live").click()
+    page.keyboard.press("Space")
+    page.wait_for_function("() => document.body.innerText.includes('running — step')")
+    wait_idle(page)
+    assert page.evaluate(OVERFLOWING_BUTTONS) == []
+    page.get_by_role("heading", name="Train a transformer live").click()
+    page.keyboard.press("Space")
+    page.wait_for_function("() => document.body.innerText.includes('paused — step')")
+    page.keyboard.press("Space")
+    page.wait_for_function("() => document.body.innerText.includes('running — step')")
+    assert_no_exception(page, "transformer-space")
+    page.get_by_role("button", name="Reset").click()
+    wait_idle(page)
