@@ -78,5 +78,5 @@ def test_space_starts_and_pauses_training_in_lecture_mode(page, app_url):
     page.keyboard.press("Space")
     page.wait_for_function("() => document.body.innerText.includes('running — step')")
     assert_no_exception(page, "transformer-space")
-    page.get_by_role("button", name="Reset").click()
+    page.get_by_role("button", name="Reset", exact=True).click()
     wait_idle(page)
