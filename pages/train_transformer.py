@@ -40,6 +40,7 @@ layout.intro(
 )
 preset_buttons(TABLE, per_row=3)
 reset_button(TABLE)
+buttons = st.container()  # Start, Pause, ... right here: in the first screen (space works too)
 
 task_col, model_col, train_col = st.columns(3)
 with task_col:
@@ -122,6 +123,6 @@ def draw_live(run: LiveRun) -> None:
         ablation(trained, trained_task)
 
 
-training_panel("tt", spec, config, draw_live, problems=model.problems())
+training_panel("tt", spec, config, draw_live, problems=model.problems(), buttons_in=buttons)
 
 layout.try_this(TRY_THIS)

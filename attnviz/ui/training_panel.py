@@ -284,10 +284,14 @@ def training_panel(
     config: TrainConfig,
     draw_live: DrawLive,
     problems: list[str] | None = None,
+    buttons_in: Any = None,
 ) -> None:
-    """Buttons, then the live fragment (see the module docstring)."""
+    """Buttons, then the live fragment (see the module docstring). `buttons_in`: a container the
+    page made earlier (e.g. above its settings, so Start is in the first screen); the buttons
+    are drawn there instead of here."""
     job_pool()  # start the fork server (and its imports) now, so that the first Start is quick
-    controls(key, spec, config, problems or [])
+    with buttons_in if buttons_in is not None else st.container():
+        controls(key, spec, config, problems or [])
     job = current_job(key)
     running = job is not None and job.poll().active
 

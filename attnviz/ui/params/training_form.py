@@ -80,14 +80,19 @@ def training_params(
     )
 
 
+MORE = ("sched", "mode", "bs", "wd", "patience")  # in an expander: the form fits a first screen
+
+
 def training_form(table: PageParams) -> dict[str, Any]:
-    """Draw the form (in the current container) and return {field: value}."""
+    """Draw the form (in the current container; the fields of MORE in an expander) and return
+    {field: value}."""
     st.markdown("**Training**")
     k = f"{table.prefix}_"
-    values = {}
-    for field in FIELDS:
-        minibatch = st.session_state.get(k + "mode", table[k + "mode"].default) == "minibatch"
-        values[field] = draw(table, k + field, disabled=field == "bs" and not minibatch)
+    minibatch = st.session_state.get(k + "mode", table[k + "mode"].default) == "minibatch"
+    values = {f: draw(table, k + f) for f in FIELDS if f not in MORE}
+    with st.expander("More: schedule, batches, weight decay, early stopping"):
+        for field in MORE:
+            values[field] = draw(table, k + field, disabled=field == "bs" and not minibatch)
     return values
 
 
