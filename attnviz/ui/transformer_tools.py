@@ -18,6 +18,7 @@ from attnviz.topics.transformer.checks import (
     ANSWER_ROWS,
     TEXT_TASKS,
     fit_problems,
+    modular_answer,
     parse_input,
     shown_chars,
     split_known,
@@ -67,10 +68,15 @@ def try_input(model: TinyTransformer, task: SequenceTask) -> None:
         st.error(f"{err}. Vocabulary: {' '.join(task.vocab)}")
         return
     pred, maps = run_input(model, ids)
+    outputs = task.decode(torch.as_tensor(pred))
     st.caption(ANSWER_ROWS.get(task.spec.name, ""))
-    st.dataframe(
-        {"input": tokens, "model output": task.decode(torch.as_tensor(pred))}, width="stretch"
-    )
+    answer = modular_answer(tokens, task.spec.n_symbols)
+    if task.spec.name == "modular_addition" and answer is not None:
+        a, b, p = tokens[0], tokens[2], task.spec.n_symbols
+        st.markdown(
+            f"Right answer: ({a} + {b}) mod {p} = **{answer}**; the model says **{outputs[-1]}**."
+        )
+    st.dataframe({"input": tokens, "model output": outputs}, width="stretch")
     attention_by_layer(maps, tokens, "tt_try")
 
 

@@ -163,6 +163,11 @@ def test_modular_addition_says_only_the_last_row_is_the_answer(page):
     start(at, "Modular addition (mod 47)", 50)
     assert at.text_input(key="tt_input").value.endswith("=")
     assert any("Only the last row is the answer" in c.value for c in at.caption)
+    at.text_input(key="tt_input").set_value("30 + 40 =").run()
+    no_exception(at)
+    said = next(m.value for m in at.markdown if m.value.startswith("Right answer"))
+    assert said.startswith("Right answer: (30 + 40) mod 47 = **23**; the model says **"), said
+    assert said.endswith(f"**{at.dataframe[0].value['model output'].iloc[-1]}**.")
 
 
 def test_unknown_characters_are_named_not_silently_dropped(page):

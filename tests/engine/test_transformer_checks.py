@@ -8,7 +8,13 @@ import dataclasses
 from attnviz.data.tasks import TaskSpec, build_task
 from attnviz.models.checkpoint import load_model, save_model
 from attnviz.models.transformer import TinyTransformer, TransformerConfig
-from attnviz.topics.transformer.checks import fit_problems, parse_input, split_known, trained_on
+from attnviz.topics.transformer.checks import (
+    fit_problems,
+    modular_answer,
+    parse_input,
+    split_known,
+    trained_on,
+)
 from attnviz.topics.transformer.task import model_config
 
 SMALL = TransformerConfig(d_model=16, d_ff=32)
@@ -50,3 +56,8 @@ def test_unknown_characters_are_named_once_in_order():
     digits = build_task(TaskSpec("reverse"))
     assert parse_input(" 1 2 banana ", digits) == (["1", "2", "banana"], []), "encode names these"
     assert parse_input("123", digits) == (["1", "2", "3"], [])
+
+
+def test_the_modular_answer_of_a_sum():
+    assert modular_answer(["30", "+", "40", "="], 47) == 23
+    assert modular_answer(["3", "+", "4"], 7) is None and modular_answer(list("3+4="), 7) == 0

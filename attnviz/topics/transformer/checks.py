@@ -81,3 +81,12 @@ def parse_input(text: str, task: SequenceTask) -> tuple[list[str], list[str]]:
 def shown_chars(chars: list[str]) -> str:
     """Characters listed for a message: each quoted, the space named."""
     return ", ".join("space" if c == " " else repr(c) for c in chars)
+
+
+def modular_answer(tokens: list[str], p: int) -> int | None:
+    """(a + b) mod p for the input `a + b =` of the modular-addition task; None for other input."""
+    if len(tokens) != 4 or tokens[1] != "+" or tokens[3] != "=":
+        return None
+    if not (tokens[0].isdigit() and tokens[2].isdigit()):
+        return None
+    return (int(tokens[0]) + int(tokens[2])) % p
