@@ -9,7 +9,7 @@ from attnviz.models.transformer import TransformerConfig
 from attnviz.topics.transformer.task import SEQUENCE_ACCURACY, TransformerJobSpec, restore
 from attnviz.ui import layout
 from attnviz.ui.params.training_form import train_config, training_form
-from attnviz.ui.params.transformer import TABLE
+from attnviz.ui.params.transformer import TABLE, TRY_THIS
 from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
 from attnviz.ui.sidebar import settings
 from attnviz.ui.training_panel import LiveRun, training_panel
@@ -40,6 +40,7 @@ layout.intro(
 )
 preset_buttons(TABLE, per_row=3)
 reset_button(TABLE)
+buttons = st.container()  # Start, Pause, ... right here: in the first screen (space works too)
 
 task_col, model_col, train_col = st.columns(3)
 with task_col:
@@ -94,12 +95,22 @@ def draw_live(run: LiveRun) -> None:
     if run.snapshot is None:
         st.caption("Attention maps of the probe example appear here once training starts.")
         return
-    attention_by_layer(run.snapshot["attention"], probe_tokens, "tt_live")
+    attention_by_layer(
+        run.snapshot["attention"], probe_tokens, "tt_live", download=not run.state.active
+    )
     if run.state.active:
         return
     trained_task, trained = restore(run.spec, run.snapshot["state"])
-    loaded = save_and_load(trained, {"task": dataclasses.asdict(run.spec.task)})
-    trained = loaded or trained
+    loaded = save_and_load(trained, {"task": dataclasses.asdict(run.spec.task)}, trained_task)
+    step = next((s for s, snap in run.state.snapshots if snap is run.snapshot), run.state.step)
+    if loaded is None:
+        st.caption(f"The maps above and the tools below: this run's model at step {step}.")
+    else:
+        trained = loaded[0]
+        st.caption(
+            f"The maps above: this run's model at step {step}. The tools below: **the loaded "
+            f"model**, trained on {loaded[1]}."
+        )
     tools = st.tabs(["Your input", "Generate", "Head ablation"])
     with tools[0]:
         try_input(trained, trained_task)
@@ -112,13 +123,6 @@ def draw_live(run: LiveRun) -> None:
         ablation(trained, trained_task)
 
 
-training_panel("tt", spec, config, draw_live, problems=model.problems())
+training_panel("tt", spec, config, draw_live, problems=model.problems(), buttons_in=buttons)
 
-layout.try_this(
-    [
-        "**Reverse: 1 layer, 1 head** → Start: within a few hundred steps the anti-diagonal appears.",
-        "Scrub the timeline after training: watch the attention go from blurry to sharp.",
-        "**Copy: causal decoder**: after '|' each position looks back at the digit it must copy (an offset diagonal).",
-        "Set positions to *none* on reverse: the model cannot know where a token is, and accuracy stalls.",
-    ]
-)
+layout.try_this(TRY_THIS)

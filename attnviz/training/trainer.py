@@ -45,6 +45,7 @@ class TrainConfig:
     snapshot_every: int = 20
     divergence_factor: float = 100.0  # loss above factor × first loss (and above 10) = diverged
     seed: int = 0
+    max_steps_per_s: float = 0.0  # slow motion, applied by the worker (pace.py); 0 = no cap
 
     def problems(self) -> list[str]:
         out = []
@@ -58,6 +59,8 @@ class TrainConfig:
             out.append("the learning rate must be a positive number")
         if self.steps < 1 or self.batch_size < 1 or self.eval_every < 1 or self.snapshot_every < 1:
             out.append("steps, batch size and intervals must be at least 1")
+        if not (self.max_steps_per_s >= 0 and math.isfinite(self.max_steps_per_s)):
+            out.append("the speed cap must be 0 (no cap) or a positive number of steps per second")
         return out
 
 

@@ -2,10 +2,11 @@
 
 `worker_main(args)` builds the Trainable from `args.spec.build()` and a Trainer whose "step",
 "eval" and "snapshot" callbacks fill an outbox; it then steps while not paused, obeying
-Commands (pause, resume, step, stop) from one queue and sending a `Progress` (status, and the
-outbox: new steps, evaluations, snapshots) on another at most every SEND_EVERY seconds, and at
-once after every command. A failure comes back as a `WorkerError`. It imports torch and the
-Trainer only: no Streamlit, so a worker starts quickly.
+Commands (pause, resume, step, stop) from one queue, at most `config.max_steps_per_s` steps a
+second when that cap is set (slow motion: it waits for commands between steps), and sending a
+`Progress` (status, and the outbox: new steps, evaluations, snapshots) on another at most every
+SEND_EVERY seconds, and at once after every command. A failure comes back as a `WorkerError`.
+It imports torch and the Trainer only: no Streamlit, so a worker starts quickly.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import time
 from typing import Any
 
 from attnviz.training.messages import Command, Progress, RunStatus, WorkerArgs, WorkerError
+from attnviz.training.pace import pace_delay
 from attnviz.training.trainer import Trainer
 
 SEND_EVERY = 0.1  # seconds between progress messages while running
@@ -74,6 +76,8 @@ class _WorkerLoop:
         self.cap, self.paused, self.start = args.time_cap, args.start_paused, time.perf_counter()
         self.last_send = 0.0
         self.rate, self.rate_mark = 0.0, (self.start, 0)  # recent steps/s, from (time, step)
+        self.speed_cap = trainer.config.max_steps_per_s
+        self.pace_mark = (self.start, 0)  # slow motion counts steps from (time, step)
 
     def run(self) -> None:
         self.send(force=True)
@@ -81,21 +85,30 @@ class _WorkerLoop:
             if time.perf_counter() - self.start > self.cap:  # paused time counts too
                 self.trainer.stop(f"stopped at the time cap of {self.cap:.0f} s")
                 break
-            if not self.obey(block=self.paused):
-                continue
-            if not self.paused:
+            wait = 0.0 if self.paused else self.pace_wait()
+            if not self.obey(block=self.paused or wait > 0, timeout=min(wait, 0.2) or 0.2):
+                continue  # a command, or slow motion's wait, came first: look again
+            if not self.paused and self.pace_wait() <= 0:
                 self.trainer.step()
             self.send()
         self.send(force=True)
 
-    def obey(self, block: bool) -> bool:
-        """Handle pending commands; False when a paused single step was just taken."""
+    def pace_wait(self) -> float:
+        """Seconds until slow motion allows the next step (0 without a cap)."""
+        mark_time, mark_step = self.pace_mark
+        taken = self.trainer.step_count - mark_step
+        return pace_delay(taken, time.perf_counter() - mark_time, self.speed_cap)
+
+    def obey(self, block: bool, timeout: float = 0.2) -> bool:
+        """Handle pending commands, waiting up to `timeout` s for one when `block`; False when
+        nothing may step yet (a blocking wait ran out, or a paused single step was just taken)."""
         try:
-            cmd = self.commands.get(timeout=0.2) if block else self.commands.get_nowait()
+            cmd = self.commands.get(timeout=timeout) if block else self.commands.get_nowait()
         except queue.Empty:
             return not block
         if cmd in (Command.PAUSE, Command.RESUME):
             self.paused = cmd == Command.PAUSE
+            self.pace_mark = (time.perf_counter(), self.trainer.step_count)
             self.send(force=True)
         elif cmd == Command.STOP:
             self.trainer.stop()

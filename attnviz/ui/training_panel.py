@@ -15,8 +15,9 @@
 - `problems`: messages about bad settings; they disable Start and Step and are shown.
 
 It draws Start / Pause-Resume / Step / Stop / Reset (outside any fragment, with on_click
-callbacks), then a fragment that polls the job every 0.5 s while it runs (and not at all
-otherwise): a status line with its reason (and queue position), a progress bar with steps/s,
+callbacks; the Space key presses Start when no run is live, else Pause or Resume; labels wrap
+rather than truncate), then a fragment that polls the job every 0.5 s while it runs (and not at
+all otherwise): a status line with its reason (and queue position), a progress bar with steps/s,
 live train/validation curves for the loss and the metric (log-scale toggle), once the run is
 paused or over a timeline slider over the snapshots and a CSV download of the history, and
 finally `draw_live`.
@@ -196,6 +197,7 @@ def controls(key: str, spec: JobSpec, config: TrainConfig, problems: list[str]) 
         "reset": ("Reset", "restart_alt", _reset, (), job is None, None),
     }
     token = uuid.uuid4().hex  # this render's clicks
+    space = "pause" if live and not paused else "resume" if live else "start"  # Space's button
     for col, (name, (label, icon, callback, args, disabled, tip)) in zip(
         st.columns(len(buttons)), buttons.items(), strict=True
     ):
@@ -209,6 +211,8 @@ def controls(key: str, spec: JobSpec, config: TrainConfig, problems: list[str]) 
             help=tip,
             type="primary" if name == "start" else "secondary",
             width="stretch",
+            shortcut="Space" if name == space else None,
+            wrap=True,  # a long label (large lecture fonts, narrow columns) wraps, never "…"
         )
     for problem in problems:
         st.error(problem)
@@ -280,10 +284,14 @@ def training_panel(
     config: TrainConfig,
     draw_live: DrawLive,
     problems: list[str] | None = None,
+    buttons_in: Any = None,
 ) -> None:
-    """Buttons, then the live fragment (see the module docstring)."""
+    """Buttons, then the live fragment (see the module docstring). `buttons_in`: a container the
+    page made earlier (e.g. above its settings, so Start is in the first screen); the buttons
+    are drawn there instead of here."""
     job_pool()  # start the fork server (and its imports) now, so that the first Start is quick
-    controls(key, spec, config, problems or [])
+    with buttons_in if buttons_in is not None else st.container():
+        controls(key, spec, config, problems or [])
     job = current_job(key)
     running = job is not None and job.poll().active
 

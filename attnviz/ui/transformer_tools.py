@@ -14,25 +14,48 @@ from attnviz.figures import base as plots
 from attnviz.figures.text import heads_grid, shown
 from attnviz.models.checkpoint import load_model, save_model
 from attnviz.models.transformer import TinyTransformer
+from attnviz.topics.transformer.checks import (
+    ANSWER_ROWS,
+    TEXT_TASKS,
+    fit_problems,
+    modular_answer,
+    parse_input,
+    shown_chars,
+    split_known,
+    trained_on,
+)
 from attnviz.topics.transformer.task import generate, head_ablation, run_input
+from attnviz.ui import downloads
 from attnviz.ui.figures import show
 from attnviz.ui.params.transformer import TABLE
 from attnviz.ui.params.widgets import draw
 
 
-def attention_by_layer(maps: np.ndarray, tokens: list[str], name: str) -> None:
-    """One small-multiples figure per layer: maps (L, H, T, T)."""
+def attention_by_layer(
+    maps: np.ndarray, tokens: list[str], name: str, download: bool = False
+) -> None:
+    """One small-multiples figure per layer: maps (L, H, T, T); with `download`, each layer's
+    maps as CSV / JSON under its figure (not while a run polls: buttons redrawn twice a second)."""
     for layer in range(maps.shape[0]):
         fig = heads_grid(maps[layer], tokens, columns=min(4, maps.shape[1]))
         fig.layout.title.text = f"Layer {layer}: attention of each head (row: query, column: key)"
         show(fig, f"{name}_layer{layer}", key=f"{name}_layer{layer}")
+        if download:
+            named = {f"layer {layer} head {h}": maps[layer, h] for h in range(maps.shape[1])}
+            downloads.matrices(named, f"{name}_attention_layer{layer}", f"{name}_dl{layer}")
 
 
 def try_input(model: TinyTransformer, task: SequenceTask) -> None:
-    st.markdown("**Try your own input** (tokens separated by spaces)")
-    probe = " ".join(task.decode(task.val_x[task.probe]))
-    text = st.text_input("input tokens", probe, key="tt_input")
-    tokens = text.split() if " " in text.strip() or len(text.strip()) <= 1 else list(text.strip())
+    text_task = task.spec.name in TEXT_TASKS
+    how = "one token a character" if text_task else "tokens separated by spaces"
+    st.markdown(f"**Try your own input** ({how})")
+    probe = task.decode(task.val_x[task.probe])
+    text = st.text_input(
+        "input tokens", "".join(probe) if text_task else " ".join(probe), key="tt_input"
+    )
+    tokens, dropped = parse_input(text, task)
+    if dropped:
+        st.warning(f"Not in this task's vocabulary, left out: {shown_chars(dropped)}.")
     if not tokens:
         st.warning("Type at least one token.")
         return
@@ -45,9 +68,15 @@ def try_input(model: TinyTransformer, task: SequenceTask) -> None:
         st.error(f"{err}. Vocabulary: {' '.join(task.vocab)}")
         return
     pred, maps = run_input(model, ids)
-    st.dataframe(
-        {"input": tokens, "model output": task.decode(torch.as_tensor(pred))}, width="stretch"
-    )
+    outputs = task.decode(torch.as_tensor(pred))
+    st.caption(ANSWER_ROWS.get(task.spec.name, ""))
+    answer = modular_answer(tokens, task.spec.n_symbols)
+    if task.spec.name == "modular_addition" and answer is not None:
+        a, b, p = tokens[0], tokens[2], task.spec.n_symbols
+        st.markdown(
+            f"Right answer: ({a} + {b}) mod {p} = **{answer}**; the model says **{outputs[-1]}**."
+        )
+    st.dataframe({"input": tokens, "model output": outputs}, width="stretch")
     attention_by_layer(maps, tokens, "tt_try")
 
 
@@ -55,7 +84,16 @@ def generate_text(model: TinyTransformer, task: SequenceTask) -> None:
     st.markdown("**Generate text** and scrub through it")
     prompt = draw(TABLE, "tt_prompt")
     temperature = draw(TABLE, "tt_gen_temp")
-    text = generate(model, task, prompt, 60, temperature)
+    known, dropped = split_known(list(prompt), task.vocab)
+    if dropped:
+        st.warning(
+            f"Not in the model's vocabulary, left out of the prompt: {shown_chars(dropped)}."
+        )
+    if not known:
+        st.warning(
+            f"No character of the prompt is in the vocabulary: starting from {task.vocab[0]!r}."
+        )
+    text = generate(model, task, "".join(known), 60, temperature)
     st.code(text, language=None)
     window = model.config.max_len
     pos = st.slider("generated character", 1, len(text) - 1, len(text) - 1, key="tt_gen_pos")
@@ -77,7 +115,7 @@ def generate_text(model: TinyTransformer, task: SequenceTask) -> None:
 def ablation(model: TinyTransformer, task: SequenceTask) -> None:
     st.markdown("**Head ablation**: zero one head's output and re-measure validation accuracy")
     if st.button("Measure every head", key="tt_ablate"):
-        drops = head_ablation(model, task)
+        drops = head_ablation(model, task)  # (L, H)
         labels = [f"L{lay} H{h}" for lay in range(drops.shape[0]) for h in range(drops.shape[1])]
         show(
             plots.bar_chart(
@@ -88,10 +126,16 @@ def ablation(model: TinyTransformer, task: SequenceTask) -> None:
             ),
             "tt_ablation",
         )
+        named = {"accuracy drop (points), row: layer, column: head": drops * 100}
+        downloads.matrices(named, "tt_head_ablation", "tt_ablation_dl")
 
 
-def save_and_load(model: TinyTransformer, spec_json: dict) -> TinyTransformer | None:
-    """Download buttons for the model; an uploader that accepts only safetensors + JSON config."""
+def save_and_load(
+    model: TinyTransformer, spec_json: dict, task: SequenceTask
+) -> tuple[TinyTransformer, str] | None:
+    """Download buttons for the model; an uploader that accepts only safetensors + JSON config.
+    A loaded model that fits `task` comes back with its task in words; one that does not is
+    refused with the reasons."""
     a, b = st.columns(2)  # the files are built when a button is clicked
     a.download_button(
         "Download weights (.safetensors)",
@@ -115,5 +159,16 @@ def save_and_load(model: TinyTransformer, spec_json: dict) -> TinyTransformer | 
     except ValueError as err:
         st.error(f"Could not load the model: {err}")
         return None
-    st.success(f"Loaded a model: {json.dumps(loaded.config.to_dict())}")
-    return loaded
+    problems = fit_problems(loaded.config, extra, task)
+    if problems:
+        st.error(
+            "This model does not fit the current task, so it is not used: "
+            + "; ".join(problems)
+            + f". It was trained on {trained_on(extra)}: pick that task (and its settings) "
+            "above, train for a step, and load it again."
+        )
+        return None
+    st.success(
+        f"Loaded a model trained on {trained_on(extra)}: {json.dumps(loaded.config.to_dict())}"
+    )
+    return loaded, trained_on(extra)

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Iterator
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.support.apptest import figures, no_exception, open_page
+from attnviz.data.tasks import TaskSpec, build_task
+from attnviz.models.checkpoint import save_model
+from attnviz.models.transformer import TinyTransformer, TransformerConfig
+from attnviz.topics.transformer.task import model_config
+from attnviz.ui.params.training_form import train_config
+from tests.support.apptest import figures, no_exception, open_page, plotly_array
 
 PAGE = "pages/train_transformer.py"
 
@@ -105,3 +112,115 @@ def test_a_finished_run_is_bound_to_its_settings(page):
     assert not layer_maps(at), "no stale attention maps of the old run"
     assert not at.get("text_input"), "no tools built from the old model"
     assert any("appear here once training starts" in c.value for c in at.caption)
+
+
+def start(at, preset: str, steps: int) -> None:
+    """Pick a preset, set the steps, press Start and wait until the run is done."""
+    next(b for b in at.button if b.label == preset).click().run()
+    at.slider(key="tt_steps").set_value(steps).run()
+    at.button(key="tt_start").click().run()
+    train_until_done(at)
+
+
+def checkpoint(task: TaskSpec) -> tuple[bytes, str]:
+    """An untrained model of `task`, saved as the page saves one (weights, config JSON)."""
+    model = TinyTransformer(model_config(build_task(task), TransformerConfig(d_model=16, d_ff=32)))
+    return save_model(model, {"task": dataclasses.asdict(task)})
+
+
+def upload(at, files: tuple[bytes, str]) -> None:
+    weights, config = files
+    at.get("file_uploader")[0].set_value(("m.safetensors", weights, "application/octet-stream"))
+    at.get("file_uploader")[1].set_value(("m.json", config.encode(), "application/json")).run()
+
+
+def test_a_model_trained_for_another_task_is_refused(page):
+    """Repro (issue 10): a next-character model loaded on the reverse task said "Loaded a model",
+    then "Your input" crashed with an IndexError."""
+    at = page()
+    start(at, "Reverse: 1 layer, 1 head", 50)
+    upload(at, checkpoint(TaskSpec("next_char", length=16)))
+    no_exception(at)
+    refusal = next(e.value for e in at.error if "does not fit the current task" in e.value)
+    assert "'next_char'" in refusal and "vocabulary has 30 tokens" in refusal, refusal
+    assert not any("Loaded a model" in m.value for m in at.success)
+    assert any("this run's model at step 50" in c.value for c in at.caption)
+    assert len(at.dataframe[0].value) == 8, "Your input still runs, on the run's own model"
+
+
+def test_a_fitting_model_is_loaded_and_named(page):
+    at = page()
+    start(at, "Reverse: 1 layer, 1 head", 50)
+    upload(at, checkpoint(TaskSpec("reverse", length=8)))
+    no_exception(at)
+    assert any("trained on reverse, length 8, 10 symbols" in m.value for m in at.success)
+    shown_task = "the loaded model**, trained on reverse, length 8, 10 symbols"
+    assert any(shown_task in c.value for c in at.caption)
+
+
+def test_modular_addition_says_only_the_last_row_is_the_answer(page):
+    at = page()
+    start(at, "Modular addition (mod 47)", 50)
+    assert at.text_input(key="tt_input").value.endswith("=")
+    assert any("Only the last row is the answer" in c.value for c in at.caption)
+    at.text_input(key="tt_input").set_value("30 + 40 =").run()
+    no_exception(at)
+    said = next(m.value for m in at.markdown if m.value.startswith("Right answer"))
+    assert said.startswith("Right answer: (30 + 40) mod 47 = **23**; the model says **"), said
+    assert said.endswith(f"**{at.dataframe[0].value['model output'].iloc[-1]}**.")
+
+
+def test_unknown_characters_are_named_not_silently_dropped(page):
+    """Repro (issue 10): unknown characters in Your input and the Generate prompt vanished."""
+    at = page()
+    start(at, "Next character (fables)", 50)
+    at.text_input(key="tt_input").set_value("The Fox!").run()
+    no_exception(at)
+    said = " ".join(w.value for w in at.warning)
+    assert "left out: 'T', 'F', '!'" in said, said
+    assert list(at.dataframe[0].value["input"]) == list("he ox"), "spaces are tokens of text"
+    at.text_input(key="tt_prompt").set_value("Zebra? a fox").run()
+    said = " ".join(w.value for w in at.warning)
+    assert "left out of the prompt: 'Z', '?'" in said, said
+    assert at.get("code")[0].value.startswith("ebra a fox")
+
+
+def test_maps_and_ablation_can_be_downloaded(page):
+    at = page()
+    start(at, "Sort: 1 layer, 2 heads", 50)
+    keys = {b.proto.id for b in at.get("download_button")}
+    assert any("tt_live_dl0_csv" in k for k in keys) and any("tt_live_dl0_json" in k for k in keys)
+    at.button(key="tt_ablate").click().run()
+    keys = {b.proto.id for b in at.get("download_button")}
+    assert any("tt_ablation_dl_csv" in k for k in keys), keys
+
+
+def test_the_speed_control_reaches_the_training_config():
+    values = {"opt": "adam", "lr": 0.01, "sched": "constant", "mode": "full", "bs": 8}
+    values |= {"steps": 100, "wd": 0.0, "patience": 0, "speed": 5}
+    assert train_config(values).max_steps_per_s == 5
+    at = open_page(PAGE)
+    assert at.select_slider(key="tt_speed").value == 0, "max by default on this page"
+    at.select_slider(key="tt_speed").set_value(20).run()
+    no_exception(at)
+
+
+@pytest.mark.try_this("train-transformer", 1)
+def test_the_reverse_map_drawn_on_the_page_is_anti_diagonal(page):
+    """The figure the page draws for the trained reverse preset: one distinct column per probe
+    position (repeated digits included) and row i's largest weight at column T−1−i. (Fails
+    until heads_grid draws categorical token axes: the figures branch.)"""
+    at = page()
+    start(at, "Reverse: 1 layer, 1 head", 500)
+    fig = layer_maps(at)[0]
+    trace, axis = fig["data"][0], fig["layout"]["xaxis"]
+    z = plotly_array(trace["z"])  # (T, T)
+    t = len(z)
+    if axis.get("type") == "category":  # token labels as categories, one column each
+        labels = list(trace["x"])
+    else:  # or numeric columns 0..T−1 labelled with tick texts
+        x = list(trace.get("x", range(t)))
+        assert x == list(range(t)), f"token labels {x} on a numeric axis: drawn as numbers"
+        labels = list(axis.get("ticktext", []))
+    assert len(labels) == t and len(set(labels)) == t, f"x labels {labels}: not one per column"
+    assert [int(i) for i in np.asarray(z).argmax(-1)] == list(range(t))[::-1]

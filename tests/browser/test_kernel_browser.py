@@ -30,19 +30,19 @@ def press_pause(page) -> None:
     One press used to be lost in 2 of 8 CI runs: Streamlit delivered the click to its on_click
     twice (in the fragment rerun in flight, then in the full rerun), and the old toggle paused
     then resumed. Pause is now an intent that acts once per render (see training_panel)."""
-    page.get_by_role("button", name="Pause", exact=True).click()
+    page.get_by_role("button", name=re.compile(r"^Pause\b")).click()
     try:
         page.wait_for_function("() => document.body.innerText.includes('paused —')", timeout=20_000)
     except Exception as err:
         labels = page.locator("[data-testid='stMain'] button").all_inner_texts()
         page.screenshot(path="artifacts/screenshots/kernel-pause-missed.png")
         raise AssertionError(f"not paused: {status_text(page)!r}, buttons {labels}") from err
-    page.get_by_role("button", name="Resume", exact=True).wait_for(timeout=20_000)
+    page.get_by_role("button", name=re.compile(r"^Resume\b")).wait_for(timeout=20_000)
 
 
 def test_live_training_grows_then_pause_step_reset(page, app_url):
     open_app_page(page, app_url, "kernel-smoother", "?ks_steps=20000&ks_n=200")
-    page.get_by_role("button", name="Start", exact=True).click()
+    page.get_by_role("button", name=re.compile(r"^Start\b")).click()
     page.wait_for_function(f"({CURVE_POINTS})() > 5", timeout=60_000)
     first = page.evaluate(CURVE_POINTS)
     page.wait_for_function(f"({CURVE_POINTS})() > {first + 20}", timeout=30_000)  # no user input

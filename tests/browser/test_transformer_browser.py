@@ -3,6 +3,8 @@ prediction for inputs typed into "Try your own input"."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.support.browser import assert_no_exception, open_app_page, plotly_traces, wait_idle
@@ -30,7 +32,7 @@ def test_preset_train_scrub_predict(page, app_url):
     open_app_page(page, app_url, "train-transformer", "?tt_steps=300")
     page.get_by_role("button", name="Reverse: 1 layer, 1 head").click()
     wait_idle(page)
-    page.get_by_role("button", name="Start", exact=True).click()
+    page.get_by_role("button", name=re.compile(r"^Start")).click()  # "Start Space": its shortcut
     page.wait_for_function("() => document.body.innerText.includes('done —')", timeout=180_000)
     wait_idle(page)
     assert page.get_by_text("Layer 0: attention of each head").count() >= 1
@@ -53,3 +55,30 @@ def test_preset_train_scrub_predict(page, app_url):
         right = sum(p == t for p, t in zip(predicted, tokens[::-1], strict=True))
         assert right >= 6, f"'{typed}' → {predicted}: the trained model reverses its input"
     assert_no_exception(page, "transformer-after")
+
+
+OVERFLOWING_BUTTONS = """() => [...document.querySelectorAll("[data-testid='stMain'] button")]
+  .filter((b) => b.offsetParent !== null && b.scrollWidth > b.clientWidth + 1)
+  .map((b) => b.innerText.trim())"""
+
+
+def test_space_starts_and_pauses_training_in_lecture_mode(page, app_url):
+    """At 1280×720 in lecture mode no button of the page truncates its label; Space (focus on
+    the page, not in a field) presses Start, then Pause, then Resume."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    query = "?sidebar_lecture=true&tt_steps=200&tt_speed=5%20steps%2Fs"  # slow motion: 40 s
+    open_app_page(page, app_url, "train-transformer", query)
+    assert page.evaluate(OVERFLOWING_BUTTONS) == []
+    page.get_by_role("heading", name="Train a transformer live").click()
+    page.keyboard.press("Space")
+    page.wait_for_function("() => document.body.innerText.includes('running — step')")
+    wait_idle(page)
+    assert page.evaluate(OVERFLOWING_BUTTONS) == []
+    page.get_by_role("heading", name="Train a transformer live").click()
+    page.keyboard.press("Space")
+    page.wait_for_function("() => document.body.innerText.includes('paused — step')")
+    page.keyboard.press("Space")
+    page.wait_for_function("() => document.body.innerText.includes('running — step')")
+    assert_no_exception(page, "transformer-space")
+    page.get_by_role("button", name="Reset", exact=True).click()
+    wait_idle(page)

@@ -11,6 +11,7 @@ import pytest
 
 from attnviz.training.jobs import Job, JobPool, JobState
 from attnviz.training.messages import RunStatus
+from attnviz.training.pace import pace_delay, speed_text
 from attnviz.training.specs import spec_changes
 from attnviz.training.testing_tasks import ExplodingSpec, SlowSpec
 from attnviz.training.trainer import TrainConfig
@@ -158,3 +159,31 @@ def test_run_status_values():
         RunStatus.RUNNING,
     ]
     assert f"{RunStatus.PAUSED}" == "paused"
+
+
+def test_pace_delay_caps_the_rate():
+    assert pace_delay(0, 0.0, 5) == 0.0, "the first step goes at once"
+    assert pace_delay(1, 0.0, 5) == pytest.approx(0.2), "at 5 steps/s the next waits 0.2 s"
+    assert pace_delay(10, 1.5, 5) == pytest.approx(0.5)
+    assert pace_delay(10, 3.0, 5) == 0.0, "a slow stretch is not made up with a burst wait"
+    assert pace_delay(1000, 0.0, 0) == 0.0, "0 = no cap"
+    assert speed_text(0) == "max" and speed_text(20) == "20 steps/s"
+
+
+def test_slow_motion_caps_a_jobs_steps_per_second(pool):
+    """A job capped at 20 steps/s (its steps cost nothing) takes about 20 steps a second, and
+    pause and resume still answer while it waits between steps."""
+    job = pool.submit(SlowSpec(0.0), TrainConfig(steps=100_000, max_steps_per_s=20))
+    started = wait_for(job, lambda s: s.status == RunStatus.RUNNING)
+    first, t0 = started.step, time.perf_counter()
+    time.sleep(1.0)
+    taken, elapsed = job.poll().step - first, time.perf_counter() - t0
+    assert 0 < taken <= 20 * elapsed + 3, f"{taken} steps in {elapsed:.2f} s at a cap of 20/s"
+    assert job.pause(wait=5).status == RunStatus.PAUSED
+    assert job.resume(wait=5).status == RunStatus.RUNNING
+    job.stop()
+    assert job.poll().status == RunStatus.STOPPED
+
+
+def test_a_negative_speed_cap_is_refused():
+    assert any("speed cap" in p for p in TrainConfig(max_steps_per_s=-1).problems())
