@@ -55,7 +55,7 @@ TABLE = PageParams(
             True,
             help="Predict each training point from the others. Off: a sharp kernel can just look itself up.",
         ),
-        *training_params("ks", optimizer="adam", lr=0.02, steps=400, max_steps=20_000),
+        *training_params("ks", optimizer="adam", lr=0.02, steps=400, max_steps=20_000, speed=50),
         _query("ks_qx", "query x", 2.5),
         _query("ks_qy", "query x₂", 0.0, shown_when=(("ks_data", "rings_2d"),)),
     ),
