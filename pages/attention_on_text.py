@@ -17,7 +17,7 @@ from attnviz.topics.text.attention import (
 from attnviz.ui import layout, text_sections
 from attnviz.ui.figures import show
 from attnviz.ui.head_view import head_view
-from attnviz.ui.params.text import HEAD_VIEW_HEADS, MAX_CHARS, TABLE
+from attnviz.ui.params.text import HEAD_VIEW_HEADS, MAX_CHARS, PRONOUN_TEXT, TABLE, TRY_THIS
 from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
 from attnviz.ui.sidebar import settings
 from attnviz.ui.text_sections import cached_analysis
@@ -35,8 +35,10 @@ layout.intro(
     "Attention on text",
     "Type a sentence. It is cut into **tokens**, each token becomes a vector (a seeded random "
     "**embedding** plus a **positional encoding**), and in each **head** every token's query "
-    "q = xW_q + b_q is compared with every token's key: softmax(QKᵀ/√d_k) row by row, then the "
-    "rows mix the values V. Each row says where that token looks.",
+    "$q = xW_q + b_q$ is compared with every token's key: "
+    r"$A = \operatorname{softmax}(QK^\top/\sqrt{d_k})$ row by row, then the rows mix the "
+    "values $V$. Each row says where that token looks. The layer is **untrained**: "
+    "$W_q, W_k, W_v$ are seeded random, so the maps show the mechanism, not learned meaning.",
 )
 preset_buttons(TABLE)
 reset_button(TABLE)
@@ -56,8 +58,9 @@ with c4:
     causal = draw(TABLE, "ta_causal")
     temperature = draw(TABLE, "ta_temp")
 st.caption(
-    f"d_k = {d_model}/{heads} = {d_model // heads} per head. Scores: dot qᵀk (÷√d_k when on), "
-    "cosine qᵀk/(‖q‖‖k‖), neg_sq_dist −‖q−k‖². RoPE rotates q and k by their position "
+    f"$d_k = {d_model}/{heads} = {d_model // heads}$ per head. Scores: dot $q^\\top k$ "
+    r"(÷$\sqrt{d_k}$ when on), cosine $q^\top k/(\lVert q\rVert\,\lVert k\rVert)$, "
+    r"neg_sq_dist $-\lVert q-k\rVert^2$. RoPE rotates $q$ and $k$ by their position "
     "instead of adding a vector to the embedding."
 )
 if not text.strip():
@@ -92,6 +95,7 @@ if t <= 48:  # a row that reads like the sentence; longer texts get a column (ch
     st.dataframe(token_table.T, width="stretch")
 else:
     st.dataframe(token_table, height=240, width="content")
+text_sections.token_notes(text, tokens, tokenizer, PRONOUN_TEXT)
 if t == 1:
     st.info("One token can only attend to itself: every weight is 1. Type a longer text.")
 show(heads_grid(result.weights, tokens), "heads_grid")
@@ -115,7 +119,14 @@ with row_col:
 with view_col:
     sync_head_pills(heads)
     picked = draw(TABLE, HEAD_VIEW_HEADS, choices=list(range(heads)))
-    head_view(result.weights, tokens, list(picked), query, "ta_hv", "ta_query")
+    head_view(
+        result.weights,
+        tokens,
+        text_sections.heads_to_draw(picked, heads),
+        query,
+        "ta_hv",
+        "ta_query",
+    )
 
 text_sections.vectors(result, cfg)
 text_sections.padding(text, cfg, head)
@@ -125,15 +136,7 @@ text_sections.saturation(d_model // heads)
 text_sections.causal(text, cfg, head, tokens)
 text_sections.temperature(result, cfg, head, query)
 
-layout.try_this(
-    [
-        "Press **No positions: a bag of words** and open (a): shuffled words give the same "
-        "attention, permuted.",
-        "Turn off *divide by √d_k* with 1 head and d_model 64: rows become nearly one-hot.",
-        "Press **Repeated pattern** and look for a head that attends to the same word one period back.",
-        "Temperature 0.05 vs 10: sharp vs uniform rows (watch the entropy under the bar chart).",
-    ]
-)
+layout.try_this(TRY_THIS)
 left, right = st.columns(2)
 left.download_button(
     "Download attention (CSV)",
