@@ -115,4 +115,4 @@ def test_bpe_tokens_show_text_never_the_byte_alphabet(text, expected):
     """Repro: "saß" showed `s a Ã Ł` (GPT-2's byte alphabet); ß is 2 bytes, 🚀 is 4."""
     toks = tokenize(text, "bpe", 400)
     assert toks.tokens == expected
-    assert detokenize(toks, "bpe") == text  # the ids still decode to the text
+    assert detokenize(toks, "bpe", 400) == text  # the ids still decode to the text
