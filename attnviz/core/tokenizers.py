@@ -54,7 +54,7 @@ def tokenize(text: str, kind: str = "word", bpe_vocab: int = 300) -> Tokens:
         tokens = WORD_RE.findall(text)
     elif kind == "bpe":
         enc = bpe_tokenizer(bpe_vocab).encode(text)
-        return Tokens(_readable(enc.tokens), list(enc.ids))
+        return Tokens(readable_pieces(enc.tokens), list(enc.ids))
     else:
         raise ValueError(f"unknown tokenizer {kind!r}; choose one of {', '.join(KINDS)}")
     return Tokens(tokens, [token_id(t) for t in tokens])
@@ -69,15 +69,30 @@ def _byte_of_char() -> dict[str, int]:
     return {chr(c): b for c, b in zip(chars, printable + extra, strict=True)}
 
 
-def _readable(pieces: list[str]) -> list[str]:
-    """Byte-level BPE pieces as text: each piece's bytes decoded as UTF-8, spaces as ▁. A
-    character whose bytes are split over several pieces (ß is the 2 bytes C3 9F) is shown in each
-    piece with the part it holds: 'ß‹1/2›', 'ß‹2/2›' (never the byte alphabet's 'Ã', 'Ł')."""
+def readable_pieces(pieces: list[str]) -> list[str]:
+    """Byte-level BPE pieces ('Ġcat', GPT-2's byte alphabet) as text: each piece's bytes decoded
+    as UTF-8, spaces as ▁. A character whose bytes are split over several pieces (ß is the 2
+    bytes C3 9F) is shown in each piece with the part it holds: 'ß‹1/2›', 'ß‹2/2›' (never the
+    byte alphabet's 'Ã', 'Ł'). A piece outside the byte alphabet (a special token) stays as is."""
     table = _byte_of_char()
+    out: list[str] = []
+    run: list[str] = []  # consecutive byte-level pieces, decoded together
+    for piece in [*pieces, None]:
+        if piece is not None and all(c in table for c in piece):
+            run.append(piece)
+            continue
+        out += _decoded_run(run, table) if run else []
+        run = []
+        if piece is not None:
+            out.append(piece)
+    return out
+
+
+def _decoded_run(pieces: list[str], table: dict[str, int]) -> list[str]:
+    """Labels for consecutive byte-level pieces (see readable_pieces)."""
     spans = [bytes(table[c] for c in p) for p in pieces]  # the bytes of each piece
-    whole = b"".join(spans)
     owner: list[tuple[str, int, int]] = []  # per byte: (its character, byte number, char length)
-    for char in whole.decode("utf-8", errors="replace"):
+    for char in b"".join(spans).decode("utf-8", errors="replace"):
         n = len(char.encode("utf-8")) if char != "\ufffd" else 1
         owner += [(char, k, n) for k in range(1, n + 1)]
     out, at = [], 0
