@@ -80,12 +80,12 @@ def compare_with_second_sentence(name: str, other: str, result, layer: int, head
     second = attend(name, other)
     diff = difference(result.attentions[layer, head], second.attentions[layer, head])
     pairs = zip(result.tokens, second.tokens[: diff.shape[0]], strict=False)
-    labels = shown([a if a == b else f"{a} | {b}" for a, b in pairs])  # 'tired | wide'
+    labels = shown([a if a == b else f"{a}|{b}" for a, b in pairs])  # "tired|wide"
     title = f"First − second, layer {layer}, head {head} (common leading positions)"
     show(plots.heatmap(diff, labels, labels, title, colorscale="RdBu_r", zmin=-1, zmax=1), "diff")
     st.caption(
         "Position i of both sentences; where their tokens differ the label shows both "
-        "(first | second). Red: the first sentence puts more weight there."
+        "(first|second). Red: the first sentence puts more weight there."
     )
     downloads.matrices({"first minus second": diff}, "attention_difference", "pe_dl_diff")
 
