@@ -33,16 +33,19 @@ def sync_head_pills(heads: int) -> None:
 
 layout.intro(
     "Attention on text",
-    "Type a sentence. It is cut into **tokens**, each token becomes a vector (a seeded random "
-    "**embedding** plus a **positional encoding**), and in each **head** every token's query "
-    "$q = xW_q + b_q$ is compared with every token's key: "
-    r"$A = \operatorname{softmax}(QK^\top/\sqrt{d_k})$ row by row, then the rows mix the "
-    "values $V$. Each row says where that token looks. The layer is **untrained**: "
-    "$W_q, W_k, W_v$ are seeded random, so the maps show the mechanism, not learned meaning.",
+    "Type a sentence. Its **tokens** become vectors (seeded random **embeddings** plus "
+    "**positions**); in each **head** every query $q = xW_q + b_q$ meets every key: "
+    r"$A = \operatorname{softmax}(QK^\top/\sqrt{d_k})$, row by row, and the rows mix the values "
+    "$V$. Each row says where a token looks. The layer is **untrained** (seeded random "
+    "$W_q, W_k, W_v$): the maps show the mechanism, not learned meaning.",
 )
-preset_buttons(TABLE)
-reset_button(TABLE)
-text = draw(TABLE, "ta_text", max_chars=MAX_CHARS, height=80)
+text_col, preset_col = st.columns([4, 1], vertical_alignment="bottom")
+with preset_col:  # presets in a popover, so the controls and the maps fit the first screen
+    with st.popover("Presets", width="stretch"):
+        preset_buttons(TABLE, per_row=1)
+    reset_button(TABLE)
+with text_col:
+    text = draw(TABLE, "ta_text", max_chars=MAX_CHARS, height=80)
 c1, c2, c3, c4 = st.columns(4)
 with c1:
     tokenizer = draw(TABLE, "ta_tok")
@@ -88,6 +91,10 @@ if result.truncated_from > t:
         f"The text has {result.truncated_from} tokens; only the first {MAX_TOKENS} are used."
     )
 
+text_sections.token_notes(text, tokens, tokenizer, PRONOUN_TEXT)
+if t == 1:
+    st.info("One token can only attend to itself: every weight is 1. Type a longer text.")
+show(heads_grid(result.weights, tokens), "heads_grid")
 vocab_note = f" (BPE vocabulary: {bpe_learned_size(vocab)} entries)" if tokenizer == "bpe" else ""
 st.markdown(f"**{t} tokens**{vocab_note}: each with its id")
 token_table = pd.DataFrame({"token": tokens, "id": [str(i) for i in result.ids]})
@@ -95,10 +102,6 @@ if t <= 48:  # a row that reads like the sentence; longer texts get a column (ch
     st.dataframe(token_table.T, width="stretch")
 else:
     st.dataframe(token_table, height=240, width="content")
-text_sections.token_notes(text, tokens, tokenizer, PRONOUN_TEXT)
-if t == 1:
-    st.info("One token can only attend to itself: every weight is 1. Type a longer text.")
-show(heads_grid(result.weights, tokens), "heads_grid")
 
 view_col, row_col = st.columns([3, 2])
 with row_col:

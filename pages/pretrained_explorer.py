@@ -23,6 +23,7 @@ from attnviz.ui.figures import show
 from attnviz.ui.head_view import head_view
 from attnviz.ui.params.pretrained import TABLE, TRY_THIS
 from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
+from attnviz.ui.text_sections import md_literal
 
 SPECIALS = {"[CLS]", "[SEP]", "<s>", "</s>", "[PAD]"}
 
@@ -92,23 +93,30 @@ def compare_with_second_sentence(name: str, other: str, result, layer: int, head
 
 layout.intro(
     "Pretrained model explorer",
-    "A real sentence-embedding model, **all-MiniLM-L6-v2** (6 layers × 12 heads), ships with AttnViz "
-    "and runs offline. Type a sentence and look at every head: the model view, one head's lines, the "
-    "queries and keys behind one weight, attention rollout across layers, and what each head does. "
-    "Another model: type a local folder (BERT-like, or GPT-2-like) or the name of a Hub model "
-    "already in the local cache; nothing is downloaded.",
+    "A real sentence-embedding model, **all-MiniLM-L6-v2** (6 layers × 12 heads), ships with "
+    "AttnViz and runs offline. Type a sentence and look at every head: the model view, one "
+    "head's lines, the queries and keys behind one weight, rollout, and what each head does.",
 )
-preset_buttons(TABLE)
-reset_button(TABLE)
-name = draw(TABLE, "pe_model")
-text = draw(TABLE, "pe_text", max_chars=20_000)
+text_col, preset_col = st.columns([4, 1], vertical_alignment="bottom")
+with preset_col:  # presets in a popover, so the controls and the model view fit the first screen
+    with st.popover("Presets", width="stretch"):
+        preset_buttons(TABLE, per_row=1)
+    reset_button(TABLE)
+with text_col:
+    text = draw(TABLE, "pe_text", max_chars=20_000, height=80)
+with st.expander("Model: the bundled MiniLM, or another one"):
+    name = draw(TABLE, "pe_model")
+    st.caption(
+        "A local folder (BERT-like, or GPT-2-like) or a Hub name already in the local Hugging "
+        "Face cache; nothing is downloaded."
+    )
 if not text.strip():
     st.warning("Type a sentence above (it is empty).")
     st.stop()
 try:
     result = attend(name.strip(), text)
 except ValueError as err:
-    st.error(f"{err}. Leave the model box empty for the bundled MiniLM.")
+    st.error(md_literal(str(err)) + ". Leave the model box empty for the bundled MiniLM.")
     st.stop()
 if result.truncated:
     st.warning(
@@ -153,7 +161,9 @@ with big_col:
         "pe_head_map",
     )
 q, k = result.queries[layer, head, query], result.keys[layer, head]
-st.caption(f"Query token: '{result.tokens[query]}' (computed on all {t} tokens, specials included)")
+st.caption(
+    f"Query token: '{md_literal(result.tokens[query])}' (computed on all {t} tokens, specials included)"
+)
 show(qk_products(q, k, result.tokens, result.tokens[query]), "qk_products")
 st.markdown(
     r"Each row sums to a score $q\cdot k_j = \sum_i q_i k_{j,i}$; the weights are "

@@ -85,6 +85,15 @@ def token_notes(text: str, tokens: list[str], tokenizer: str, pronoun_text: str)
         )
 
 
+MARKDOWN_SPECIALS = "\\`*_{}[]()<>#+-.!|~$:"
+
+
+def md_literal(text: str) -> str:
+    """Text a user typed, escaped so that Markdown shows it as typed (no link, image, emphasis
+    or formula is made from it)."""
+    return "".join("\\" + c if c in MARKDOWN_SPECIALS else c for c in text)
+
+
 def readable(x: float) -> str:
     """A small non-negative difference as a reader would write it: 6 decimals, never 7.02e-19."""
     return f"{x:.6f}" + (" (below 10⁻⁶: rounding)" if x < 1e-6 else "")

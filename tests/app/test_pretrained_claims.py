@@ -130,6 +130,15 @@ def test_model_box_messages_are_whole_and_no_traceback(typed, message):
     assert message in error.value and error.value.endswith("for the bundled MiniLM.")
 
 
+def test_a_typed_path_is_shown_as_typed_not_as_markdown():
+    at = open_page(PAGE)
+    at.text_input(key="pe_model").set_value("/![x](http://example.com/a.png)").run()
+    no_exception(at)
+    (error,) = at.error
+    assert "no model folder" in error.value and "![x](" not in error.value  # no image request
+    assert r"\!\[x\]\(http\://example\.com/a\.png\)" in error.value
+
+
 def test_tsne_is_computed_once_per_input(monkeypatch):
     import attnviz.topics.pretrained.analysis as analysis
 
