@@ -190,8 +190,7 @@ st.subheader("Across layers and heads")
 a, b = st.columns(2)
 with a:
     rolled = visible_part(cached_rollout(name.strip(), text), shown_positions(result.tokens, hide))
-    hidden_note = ", [CLS]/[SEP] hidden" if hide else ""
-    title = f"Attention rollout through all layers (full maps{hidden_note})"
+    title = "Attention rollout, all layers" + (" (specials hidden)" if hide else "")
     show(plots.heatmap(rolled, shown(tokens), shown(tokens), title=title, zmin=0), "rollout")
     st.markdown(
         r"$\hat A_l = \tfrac12\,\overline{A}_l + \tfrac12 I$ (mean over heads, rows "

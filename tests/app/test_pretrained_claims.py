@@ -100,7 +100,8 @@ def test_rollout_with_hidden_specials_is_the_papers_rollout_on_the_full_maps(min
     at.toggle(key="pe_hide").set_value(True).run()
     no_exception(at)
     fig = figure(at, "Attention rollout")
-    assert "full maps, [CLS]/[SEP] hidden" in fig["layout"]["title"]["text"]
+    assert fig["layout"]["title"]["text"].endswith("(specials hidden)")
+    assert any("on the full maps" in m.value for m in at.markdown)
     expected = paper_rollout(minilm.attend(DEFAULT_TEXT).attentions.astype(float))[1:-1, 1:-1]
     np.testing.assert_allclose(z(fig), expected, atol=1e-5)
 
