@@ -116,8 +116,9 @@ with row_col:
         "query_row",
     )
     st.caption(
-        f"Entropy of this row: {result.entropy[head, query]:.3f} nats "
-        f"(uniform would be {np.log(t):.3f}, one-hot 0)."
+        f"Entropy of this row: {result.entropy[head, query]:.3f} nats, "
+        r"$H = -\sum_j a_j \ln a_j$ "
+        f"(uniform would be $\\ln {t} = {np.log(t):.3f}$, one-hot 0)."
     )
 with view_col:
     sync_head_pills(heads)

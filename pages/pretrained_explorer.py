@@ -205,7 +205,10 @@ with a:
     )
     downloads.matrices({"rollout": rolled}, "rollout", "pe_dl_rollout")
 with b:
-    st.dataframe(pd.DataFrame(head_table(att)), hide_index=True, height=420)
+    numbers = {
+        c: st.column_config.NumberColumn(format="%.3f") for c in ("entropy", "mean distance")
+    }
+    st.dataframe(pd.DataFrame(head_table(att)), hide_index=True, height=420, column_config=numbers)
 
 st.subheader("Queries and keys together (in the spirit of AttentionViz)")
 method = draw(TABLE, "pe_proj")

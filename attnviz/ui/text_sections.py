@@ -199,8 +199,9 @@ def saturation(d_k: int) -> None:
             return
         show(saturation_figure(cached_saturation(), d_k), "saturation")
         st.caption(
-            "For random q, k with unit-variance entries, q·k has variance d_k: unscaled, the "
-            "softmax saturates towards one-hot and the entropy falls; divided by √d_k it stays level."
+            r"For random $q, k$ with unit-variance entries, $q\cdot k$ has variance $d_k$: "
+            "unscaled, the softmax saturates towards one-hot and the entropy falls; divided by "
+            r"$\sqrt{d_k}$ it stays level."
         )
 
 
@@ -215,9 +216,9 @@ def causal(text: str, cfg: TextConfig, head: int, tokens: list[str]) -> None:
                 title = f"causal mask {'on' if flag else 'off'} (head {head})"
                 show(weights_map(w, tokens[:n], title), f"causal_{flag}")
         st.caption(
-            "With the mask every weight above the diagonal is exactly 0 (score −∞ before the "
-            "softmax): token i sees only tokens 0…i, as a decoder (GPT) must when predicting the "
-            "next."
+            r"With the mask every weight above the diagonal is exactly 0 (score $-\infty$ before "
+            r"the softmax): token $i$ sees only tokens $0,\dots,i$, as a decoder (GPT) must when "
+            "predicting the next."
         )
 
 
@@ -232,6 +233,7 @@ def temperature(result: TextAttention, cfg: TextConfig, head: int, query: int) -
         show(temperature_figure(rows, sweep, result.tokens, label), "temperature")
         per_tau = ", ".join(f"τ={tau:g}: {e:.2f}" for tau, e in zip(sweep, ent, strict=True))
         st.caption(
-            f"Entropy of the row per temperature: {per_tau} nats. Small τ → one-hot "
-            "(a hard select), large τ → uniform (the mean)."
+            f"Entropy of the row per temperature: {per_tau} nats. The row is "
+            r"$\operatorname{softmax}(s/\tau)$: small $\tau$ → one-hot (a hard select), large "
+            r"$\tau$ → uniform (the mean)."
         )
