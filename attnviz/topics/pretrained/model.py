@@ -185,8 +185,8 @@ def load(name_or_path: str | None = None) -> PretrainedModel:
         if not Path(source).expanduser().is_dir():
             raise ValueError(
                 f"'{source}' is not a model folder and not in the local Hugging Face cache; "
-                "AttnViz never downloads a model. Download it once (for example "
-                f"`huggingface-cli download {source}`) or save it with save_pretrained and type "
+                "AttnViz never downloads a model. Download it once (for example with "
+                f"huggingface-cli download {source}) or save it with save_pretrained and type "
                 "its folder"
             ) from None
         raise ValueError(
