@@ -60,12 +60,6 @@ with c4:
     scaled = draw(TABLE, "ta_scaled")
     causal = draw(TABLE, "ta_causal")
     temperature = draw(TABLE, "ta_temp")
-st.caption(
-    f"$d_k = {d_model}/{heads} = {d_model // heads}$ per head. Scores: dot $q^\\top k$ "
-    r"(÷$\sqrt{d_k}$ when on), cosine $q^\top k/(\lVert q\rVert\,\lVert k\rVert)$, "
-    r"neg_sq_dist $-\lVert q-k\rVert^2$. RoPE rotates $q$ and $k$ by their position "
-    "instead of adding a vector to the embedding."
-)
 if not text.strip():
     st.warning("Type some text above: it is empty or only spaces.")
     st.stop()
@@ -91,10 +85,17 @@ if result.truncated_from > t:
         f"The text has {result.truncated_from} tokens; only the first {MAX_TOKENS} are used."
     )
 
-text_sections.token_notes(text, tokens, tokenizer, PRONOUN_TEXT)
+text_sections.pronoun_note(text, PRONOUN_TEXT)
 if t == 1:
     st.info("One token can only attend to itself: every weight is 1. Type a longer text.")
 show(heads_grid(result.weights, tokens), "heads_grid")
+st.caption(
+    f"$d_k = {d_model}/{heads} = {d_model // heads}$ per head. Scores: dot $q^\\top k$ "
+    r"(÷$\sqrt{d_k}$ when on), cosine $q^\top k/(\lVert q\rVert\,\lVert k\rVert)$, "
+    r"neg_sq_dist $-\lVert q-k\rVert^2$. RoPE rotates $q$ and $k$ by their position "
+    "instead of adding a vector to the embedding."
+)
+text_sections.bpe_note(tokens, tokenizer)
 vocab_note = f" (BPE vocabulary: {bpe_learned_size(vocab)} entries)" if tokenizer == "bpe" else ""
 st.markdown(f"**{t} tokens**{vocab_note}: each with its id")
 token_table = pd.DataFrame({"token": tokens, "id": [str(i) for i in result.ids]})

@@ -66,9 +66,8 @@ def heads_to_draw(picked, heads: int) -> list[int]:
     return kept or list(range(heads))
 
 
-def token_notes(text: str, tokens: list[str], tokenizer: str, pronoun_text: str) -> None:
-    """What the token row needs explained: byte pieces of a BPE character, and that the pronoun
-    puzzle runs on random weights."""
+def bpe_note(tokens: list[str], tokenizer: str) -> None:
+    """Explains the byte pieces of a BPE character (ß‹1/2›) when the tokens hold any."""
     if tokenizer == "bpe" and any("‹" in t for t in tokens):
         st.caption(
             "This BPE works on **bytes**, not characters: a character outside ASCII is 2–4 "
@@ -76,6 +75,10 @@ def token_notes(text: str, tokens: list[str], tokenizer: str, pronoun_text: str)
             "byte is its own token. Such tokens are labelled with the character and the bytes "
             "they hold, e.g. ß‹1/2› and ß‹2/2›."
         )
+
+
+def pronoun_note(text: str, pronoun_text: str) -> None:
+    """The pronoun puzzle runs on random weights: say so before its maps."""
     if text.strip() == pronoun_text:
         st.info(
             "**Random weights, not a trained model.** This layer's $W_q, W_k, W_v$ are seeded "
