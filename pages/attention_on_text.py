@@ -17,7 +17,7 @@ from attnviz.topics.text.attention import (
 from attnviz.ui import layout, text_sections
 from attnviz.ui.figures import show
 from attnviz.ui.head_view import head_view
-from attnviz.ui.params.text import HEAD_VIEW_HEADS, MAX_CHARS, TABLE
+from attnviz.ui.params.text import HEAD_VIEW_HEADS, MAX_CHARS, PRONOUN_TEXT, TABLE, TRY_THIS
 from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
 from attnviz.ui.sidebar import settings
 from attnviz.ui.text_sections import cached_analysis
@@ -33,14 +33,19 @@ def sync_head_pills(heads: int) -> None:
 
 layout.intro(
     "Attention on text",
-    "Type a sentence. It is cut into **tokens**, each token becomes a vector (a seeded random "
-    "**embedding** plus a **positional encoding**), and in each **head** every token's query "
-    "q = xW_q + b_q is compared with every token's key: softmax(QKᵀ/√d_k) row by row, then the "
-    "rows mix the values V. Each row says where that token looks.",
+    "Type a sentence. Its **tokens** become vectors (seeded random **embeddings** plus "
+    "**positions**); in each **head** every query $q = xW_q + b_q$ meets every key: "
+    r"$A = \operatorname{softmax}(QK^\top/\sqrt{d_k})$, row by row, and the rows mix the values "
+    "$V$. Each row says where a token looks. The layer is **untrained** (seeded random "
+    "$W_q, W_k, W_v$): the maps show the mechanism, not learned meaning.",
 )
-preset_buttons(TABLE)
-reset_button(TABLE)
-text = draw(TABLE, "ta_text", max_chars=MAX_CHARS, height=80)
+text_col, preset_col = st.columns([4, 1], vertical_alignment="bottom")
+with preset_col:  # presets in a popover, so the controls and the maps fit the first screen
+    with st.popover("Presets", width="stretch"):
+        preset_buttons(TABLE, per_row=1)
+    reset_button(TABLE)
+with text_col:
+    text = draw(TABLE, "ta_text", max_chars=MAX_CHARS, height=80)
 c1, c2, c3, c4 = st.columns(4)
 with c1:
     tokenizer = draw(TABLE, "ta_tok")
@@ -55,11 +60,6 @@ with c4:
     scaled = draw(TABLE, "ta_scaled")
     causal = draw(TABLE, "ta_causal")
     temperature = draw(TABLE, "ta_temp")
-st.caption(
-    f"d_k = {d_model}/{heads} = {d_model // heads} per head. Scores: dot qᵀk (÷√d_k when on), "
-    "cosine qᵀk/(‖q‖‖k‖), neg_sq_dist −‖q−k‖². RoPE rotates q and k by their position "
-    "instead of adding a vector to the embedding."
-)
 if not text.strip():
     st.warning("Type some text above: it is empty or only spaces.")
     st.stop()
@@ -85,6 +85,17 @@ if result.truncated_from > t:
         f"The text has {result.truncated_from} tokens; only the first {MAX_TOKENS} are used."
     )
 
+text_sections.pronoun_note(text, PRONOUN_TEXT)
+if t == 1:
+    st.info("One token can only attend to itself: every weight is 1. Type a longer text.")
+show(heads_grid(result.weights, tokens), "heads_grid")
+st.caption(
+    f"$d_k = {d_model}/{heads} = {d_model // heads}$ per head. Scores: dot $q^\\top k$ "
+    r"(÷$\sqrt{d_k}$ when on), cosine $q^\top k/(\lVert q\rVert\,\lVert k\rVert)$, "
+    r"neg_sq_dist $-\lVert q-k\rVert^2$. RoPE rotates $q$ and $k$ by their position "
+    "instead of adding a vector to the embedding."
+)
+text_sections.bpe_note(tokens, tokenizer)
 vocab_note = f" (BPE vocabulary: {bpe_learned_size(vocab)} entries)" if tokenizer == "bpe" else ""
 st.markdown(f"**{t} tokens**{vocab_note}: each with its id")
 token_table = pd.DataFrame({"token": tokens, "id": [str(i) for i in result.ids]})
@@ -92,9 +103,6 @@ if t <= 48:  # a row that reads like the sentence; longer texts get a column (ch
     st.dataframe(token_table.T, width="stretch")
 else:
     st.dataframe(token_table, height=240, width="content")
-if t == 1:
-    st.info("One token can only attend to itself: every weight is 1. Type a longer text.")
-show(heads_grid(result.weights, tokens), "heads_grid")
 
 view_col, row_col = st.columns([3, 2])
 with row_col:
@@ -109,13 +117,21 @@ with row_col:
         "query_row",
     )
     st.caption(
-        f"Entropy of this row: {result.entropy[head, query]:.3f} nats "
-        f"(uniform would be {np.log(t):.3f}, one-hot 0)."
+        f"Entropy of this row: {result.entropy[head, query]:.3f} nats, "
+        r"$H = -\sum_j a_j \ln a_j$ "
+        f"(uniform would be $\\ln {t} = {np.log(t):.3f}$, one-hot 0)."
     )
 with view_col:
     sync_head_pills(heads)
     picked = draw(TABLE, HEAD_VIEW_HEADS, choices=list(range(heads)))
-    head_view(result.weights, tokens, list(picked), query, "ta_hv", "ta_query")
+    head_view(
+        result.weights,
+        tokens,
+        text_sections.heads_to_draw(picked, heads),
+        query,
+        "ta_hv",
+        "ta_query",
+    )
 
 text_sections.vectors(result, cfg)
 text_sections.padding(text, cfg, head)
@@ -125,15 +141,7 @@ text_sections.saturation(d_model // heads)
 text_sections.causal(text, cfg, head, tokens)
 text_sections.temperature(result, cfg, head, query)
 
-layout.try_this(
-    [
-        "Press **No positions: a bag of words** and open (a): shuffled words give the same "
-        "attention, permuted.",
-        "Turn off *divide by √d_k* with 1 head and d_model 64: rows become nearly one-hot.",
-        "Press **Repeated pattern** and look for a head that attends to the same word one period back.",
-        "Temperature 0.05 vs 10: sharp vs uniform rows (watch the entropy under the bar chart).",
-    ]
-)
+layout.try_this(TRY_THIS)
 left, right = st.columns(2)
 left.download_button(
     "Download attention (CSV)",

@@ -15,13 +15,15 @@ from attnviz.topics.pretrained.analysis import (
     project_queries_keys,
     query_row,
     rollout,
+    visible_part,
 )
 from attnviz.topics.pretrained.model import MAX_TOKENS, load
-from attnviz.ui import layout
+from attnviz.ui import downloads, layout
 from attnviz.ui.figures import show
 from attnviz.ui.head_view import head_view
-from attnviz.ui.params.pretrained import TABLE
+from attnviz.ui.params.pretrained import TABLE, TRY_THIS
 from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
+from attnviz.ui.text_sections import md_literal
 
 SPECIALS = {"[CLS]", "[SEP]", "<s>", "</s>", "[PAD]"}
 
@@ -36,14 +38,33 @@ def attend(name: str, text: str):
     return shared_model(name).attend(text, MAX_TOKENS)
 
 
+def shown_positions(tokens: list[str], hide: bool) -> np.ndarray:
+    """(T,) bool: the positions on screen (all, or all but [CLS]/[SEP] when hiding them)."""
+    keep = np.array([not hide or tok not in SPECIALS for tok in tokens])
+    return keep if keep.any() else np.ones(len(tokens), dtype=bool)
+
+
 def visible_attention(result, hide: bool) -> tuple[list[str], np.ndarray]:
     """Tokens and attentions (L, H, T, T), without [CLS]/[SEP] (rows renormalised) if `hide`."""
-    keep = np.array([tok not in SPECIALS for tok in result.tokens])
-    if not hide or not keep.any():
+    keep = shown_positions(result.tokens, hide)
+    if keep.all():
         return result.tokens, result.attentions
     return [t for t, k in zip(result.tokens, keep, strict=True) if k], drop_tokens(
         result.attentions, keep
     )
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_rollout(name: str, text: str):
+    """Rollout (T, T) on the full maps, specials included (Abnar & Zuidema's definition)."""
+    return rollout(attend(name, text).attentions)
+
+
+@st.cache_data(max_entries=32, show_spinner="Projecting queries and keys (t-SNE takes seconds)…")
+def cached_projection(name: str, text: str, layer: int, head: int, method: str):
+    """(2T, 2) joint projection of one head's queries and keys, computed once per input."""
+    result = attend(name, text)
+    return project_queries_keys(result.queries[layer, head], result.keys[layer, head], method)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
@@ -59,28 +80,43 @@ def compare_with_second_sentence(name: str, other: str, result, layer: int, head
         return
     second = attend(name, other)
     diff = difference(result.attentions[layer, head], second.attentions[layer, head])
-    labels = shown(result.tokens[: diff.shape[0]])
-    title = "First − second (common leading tokens)"
+    pairs = zip(result.tokens, second.tokens[: diff.shape[0]], strict=False)
+    labels = shown([a if a == b else f"{a}|{b}" for a, b in pairs])  # "tired|wide"
+    title = f"First − second, layer {layer}, head {head} (common leading positions)"
     show(plots.heatmap(diff, labels, labels, title, colorscale="RdBu_r", zmin=-1, zmax=1), "diff")
+    st.caption(
+        "Position i of both sentences; where their tokens differ the label shows both "
+        "(first|second). Red: the first sentence puts more weight there."
+    )
+    downloads.matrices({"first minus second": diff}, "attention_difference", "pe_dl_diff")
 
 
 layout.intro(
     "Pretrained model explorer",
-    "A real sentence-embedding model, **all-MiniLM-L6-v2** (6 layers × 12 heads), ships with AttnViz "
-    "and runs offline. Type a sentence and look at every head: the model view, one head's lines, the "
-    "queries and keys behind one weight, attention rollout across layers, and what each head does.",
+    "A real sentence-embedding model, **all-MiniLM-L6-v2** (6 layers × 12 heads), ships with "
+    "AttnViz and runs offline. Type a sentence and look at every head: the model view, one "
+    "head's lines, the queries and keys behind one weight, rollout, and what each head does.",
 )
-preset_buttons(TABLE)
-reset_button(TABLE)
-name = draw(TABLE, "pe_model")
-text = draw(TABLE, "pe_text", max_chars=20_000)
+text_col, preset_col = st.columns([4, 1], vertical_alignment="bottom")
+with preset_col:  # presets in a popover, so the controls and the model view fit the first screen
+    with st.popover("Presets", width="stretch"):
+        preset_buttons(TABLE, per_row=1)
+    reset_button(TABLE)
+with text_col:
+    text = draw(TABLE, "pe_text", max_chars=20_000, height=80)
+with st.expander("Model: the bundled MiniLM, or another one"):
+    name = draw(TABLE, "pe_model")
+    st.caption(
+        "A local folder (BERT-like, or GPT-2-like) or a Hub name already in the local Hugging "
+        "Face cache; nothing is downloaded."
+    )
 if not text.strip():
     st.warning("Type a sentence above (it is empty).")
     st.stop()
 try:
     result = attend(name.strip(), text)
 except ValueError as err:
-    st.error(f"{err}. Leave the model box empty for the bundled MiniLM.")
+    st.error(md_literal(str(err)) + ". Leave the model box empty for the bundled MiniLM.")
     st.stop()
 if result.truncated:
     st.warning(
@@ -125,35 +161,64 @@ with big_col:
         "pe_head_map",
     )
 q, k = result.queries[layer, head, query], result.keys[layer, head]
-st.caption(f"Query token: '{result.tokens[query]}' (computed on all {t} tokens, specials included)")
+st.caption(
+    f"Query token: '{md_literal(result.tokens[query])}' (computed on all {t} tokens, specials included)"
+)
 show(qk_products(q, k, result.tokens, result.tokens[query]), "qk_products")
-score_fig, soft_fig = qk_bars(*query_row(q, k), result.tokens)
+st.markdown(
+    r"Each row sums to a score $q\cdot k_j = \sum_i q_i k_{j,i}$; the weights are "
+    r"$a_j = \operatorname{softmax}_j(q\cdot k_j/\sqrt{d_{\text{head}}})$, the model's row."
+)
+scores, weights = query_row(q, k)
+score_fig, soft_fig = qk_bars(scores, weights, result.tokens)
 a, b = st.columns(2)
 with a:
     show(score_fig, "qk_scores")
 with b:
     show(soft_fig, "qk_softmax")
+downloads.matrices(
+    {
+        "q * k (rows: keys, columns: head dimensions)": q[None, :] * k,
+        "q.k / sqrt(d)": scores,
+        "softmax weights": weights,
+    },  # fmt: skip
+    "query_key_products",
+    "pe_dl_qk",
+)
 
 st.subheader("Across layers and heads")
 a, b = st.columns(2)
 with a:
-    show(
-        plots.heatmap(
-            rollout(att),
-            shown(tokens),
-            shown(tokens),
-            title="Attention rollout through all layers",
-            zmin=0,
-        ),
-        "rollout",
+    rolled = visible_part(cached_rollout(name.strip(), text), shown_positions(result.tokens, hide))
+    title = "Attention rollout, all layers" + (" (specials hidden)" if hide else "")
+    show(plots.heatmap(rolled, shown(tokens), shown(tokens), title=title, zmin=0), "rollout")
+    st.markdown(
+        r"$\hat A_l = \tfrac12\,\overline{A}_l + \tfrac12 I$ (mean over heads, rows "
+        r"renormalised), rollout $= \hat A_L \cdots \hat A_1$ (Abnar & Zuidema, 2020), on "
+        "the full maps"
+        + (
+            ". Hiding [CLS]/[SEP] only removes their rows and columns from the picture: a row "
+            "sums to the share that reached the visible tokens."
+            if hide
+            else "."
+        )
     )
+    downloads.matrices({"rollout": rolled}, "rollout", "pe_dl_rollout")
 with b:
-    st.dataframe(pd.DataFrame(head_table(att)), hide_index=True, height=420)
+    numbers = {
+        c: st.column_config.NumberColumn(format="%.3f") for c in ("entropy", "mean distance")
+    }
+    st.dataframe(pd.DataFrame(head_table(att)), hide_index=True, height=420, column_config=numbers)
 
 st.subheader("Queries and keys together (in the spirit of AttentionViz)")
 method = draw(TABLE, "pe_proj")
-points = project_queries_keys(result.queries[layer, head], result.keys[layer, head], method)
+points = cached_projection(name.strip(), text, layer, head, method)  # (2T, 2), queries first
 show(qk_scatter(points, result.tokens, method), "qk_scatter")
+downloads.matrices(
+    {f"{method} of queries (rows 0..T-1) then keys (rows T..2T-1), columns x, y": points},
+    f"projection_{method}",
+    "pe_dl_proj",
+)
 
 with layout.lazy_expander("Compare with a second sentence", "pe_open_compare") as compare:
     other = draw(TABLE, "pe_other")  # drawn even while closed, so the link keeps it
@@ -173,15 +238,4 @@ d2.download_button(
     "head.csv",
     key="pe_csv",
 )
-layout.try_this(
-    [
-        "Press **Pronoun coreference**: in layer 3, head 1, 'it' puts ≈ 0.68 of its weight on "
-        "'animal' and ≈ 0.05 on 'street'.",
-        "Press **Previous-token heads**: every line of layer 0, head 2 goes one token back; the table "
-        "labels it *previous token*. Find the other one in layer 1.",
-        "Turn on *hide [CLS]/[SEP]*: many heads that looked empty were parking their attention on [SEP].",
-        "Compare 'too tired' with 'too wide': which heads change what 'it' attends to?",
-        "Press **Rollout on a long sentence**: ~500 tokens still draw; the model view block-averages "
-        "them, and rollout shows what each token draws on after all six layers.",
-    ]
-)
+layout.try_this(TRY_THIS)

@@ -54,21 +54,64 @@ def tokenize(text: str, kind: str = "word", bpe_vocab: int = 300) -> Tokens:
         tokens = WORD_RE.findall(text)
     elif kind == "bpe":
         enc = bpe_tokenizer(bpe_vocab).encode(text)
-        tokens = [t.replace("Ġ", "▁") for t in enc.tokens]
-        return Tokens(_readable(tokens, enc.ids, bpe_vocab), list(enc.ids))
+        return Tokens(readable_pieces(enc.tokens), list(enc.ids))
     else:
         raise ValueError(f"unknown tokenizer {kind!r}; choose one of {', '.join(KINDS)}")
     return Tokens(tokens, [token_id(t) for t in tokens])
 
 
-def _readable(tokens: list[str], ids: list[int], bpe_vocab: int) -> list[str]:
-    """Byte-level pieces of multi-byte characters decode to text where possible."""
-    tok = bpe_tokenizer(bpe_vocab)
-    out = []
-    for shown, i in zip(tokens, ids, strict=True):
-        decoded = tok.decode([i])
-        out.append(decoded.replace(" ", "▁") if "\ufffd" not in decoded else shown)
+@functools.lru_cache(maxsize=1)
+def _byte_of_char() -> dict[str, int]:
+    """The byte-level alphabet (GPT-2's bytes_to_unicode) inverted: shown character -> byte."""
+    printable = [*range(33, 127), *range(161, 173), *range(174, 256)]
+    extra = [b for b in range(256) if b not in printable]
+    chars = printable + [256 + i for i in range(len(extra))]
+    return {chr(c): b for c, b in zip(chars, printable + extra, strict=True)}
+
+
+def readable_pieces(pieces: list[str]) -> list[str]:
+    """Byte-level BPE pieces ('Ġcat', GPT-2's byte alphabet) as text: each piece's bytes decoded
+    as UTF-8, spaces as ▁. A character whose bytes are split over several pieces (ß is the 2
+    bytes C3 9F) is shown in each piece with the part it holds: 'ß‹1/2›', 'ß‹2/2›' (never the
+    byte alphabet's 'Ã', 'Ł'). A piece outside the byte alphabet (a special token) stays as is."""
+    table = _byte_of_char()
+    out: list[str] = []
+    run: list[str] = []  # consecutive byte-level pieces, decoded together
+    for piece in [*pieces, None]:
+        if piece is not None and all(c in table for c in piece):
+            run.append(piece)
+            continue
+        out += _decoded_run(run, table) if run else []
+        run = []
+        if piece is not None:
+            out.append(piece)
     return out
+
+
+def _decoded_run(pieces: list[str], table: dict[str, int]) -> list[str]:
+    """Labels for consecutive byte-level pieces (see readable_pieces)."""
+    spans = [bytes(table[c] for c in p) for p in pieces]  # the bytes of each piece
+    owner: list[tuple[str, int, int]] = []  # per byte: (its character, byte number, char length)
+    for char in b"".join(spans).decode("utf-8", errors="replace"):
+        n = len(char.encode("utf-8")) if char != "\ufffd" else 1
+        owner += [(char, k, n) for k in range(1, n + 1)]
+    out, at = [], 0
+    for span in spans:
+        label = ""
+        for char, k, n in owner[at : at + len(span)]:
+            if n == 1:
+                label += char
+            elif k == 1 or not label:  # the first byte of the char held in this piece
+                last = min(n, k + len(span) - 1)
+                label += char if (k, last) == (1, n) else f"{char}‹{_part(k, last, n)}›"
+        out.append(label.replace(" ", "▁"))
+        at += len(span)
+    return out
+
+
+def _part(first: int, last: int, n: int) -> str:
+    """'1/2' or '2-3/4': which bytes of an n-byte character a piece holds."""
+    return f"{first}/{n}" if first == last else f"{first}-{last}/{n}"
 
 
 def token_id(token: str, vocab: int = 50_000) -> int:

@@ -112,7 +112,7 @@ def qk_scatter(points: np.ndarray, tokens: list[str], method: str) -> go.Figure:
                 "x": points[rows, 0].astype(np.float32),
                 "y": points[rows, 1].astype(np.float32),
                 "mode": "markers",
-                "name": f"{kind}s",
+                "name": {"query": "queries", "key": "keys"}[kind],
                 "text": labels,
                 "customdata": pos,
                 "marker": {

@@ -57,6 +57,51 @@ def cached_saturation():
     return saturation_curve([2, 4, 8, 16, 32, 64, 128, 256, 512])
 
 
+def heads_to_draw(picked, heads: int) -> list[int]:
+    """The head view's heads: those picked that exist; none picked (every pill deselected, or a
+    stale choice from before the head count changed) draws every head, and says so."""
+    kept = sorted(h for h in (picked or []) if 0 <= h < heads)
+    if not kept:
+        st.caption("No head picked: the head view shows every head.")
+    return kept or list(range(heads))
+
+
+def bpe_note(tokens: list[str], tokenizer: str) -> None:
+    """Explains the byte pieces of a BPE character (ß‹1/2›) when the tokens hold any."""
+    if tokenizer == "bpe" and any("‹" in t for t in tokens):
+        st.caption(
+            "This BPE works on **bytes**, not characters: a character outside ASCII is 2–4 "
+            "bytes in UTF-8 (ß is C3 9F), and where the learned merges never joined them, each "
+            "byte is its own token. Such tokens are labelled with the character and the bytes "
+            "they hold, e.g. ß‹1/2› and ß‹2/2›."
+        )
+
+
+def pronoun_note(text: str, pronoun_text: str) -> None:
+    """The pronoun puzzle runs on random weights: say so before its maps."""
+    if text.strip() == pronoun_text:
+        st.info(
+            "**Random weights, not a trained model.** This layer's $W_q, W_k, W_v$ are seeded "
+            "random numbers: whatever 'it' attends to here is chance, not an answer to the "
+            "puzzle. A trained model's answer is on the **Pretrained model explorer** (its "
+            "*Pronoun coreference* preset)."
+        )
+
+
+MARKDOWN_SPECIALS = "\\`*_{}[]()<>#+-.!|~$:"
+
+
+def md_literal(text: str) -> str:
+    """Text a user typed, escaped so that Markdown shows it as typed (no link, image, emphasis
+    or formula is made from it)."""
+    return "".join("\\" + c if c in MARKDOWN_SPECIALS else c for c in text)
+
+
+def readable(x: float) -> str:
+    """A small non-negative difference as a reader would write it: 6 decimals, never 7.02e-19."""
+    return f"{x:.6f}" + (" (below 10⁻⁶: rounding)" if x < 1e-6 else "")
+
+
 def vectors(result: TextAttention, cfg: TextConfig) -> None:
     with lazy_expander("Embeddings, positions and outputs", "ta_open_vectors") as box:
         if not box.open:
@@ -104,7 +149,7 @@ def shuffle(tokens: list[str], cfg: TextConfig, head: int) -> None:
             diffs[pe] = exp["max_difference"]
             st.markdown(
                 f"**positional = {pe}**: max |attention(shuffled) − P·attention·Pᵀ| = "
-                f"`{exp['max_difference']:.2e}`"
+                f"`{readable(exp['max_difference'])}`"
             )
             perm_tokens = [tokens[i] for i in exp["perm"]]
             panels = (("original_permuted", "original, rows and columns permuted"),
@@ -124,19 +169,19 @@ def shuffle_lesson(diffs: dict[str, float], causal: bool) -> str:
     if without >= SAME and causal:
         lesson = (
             "The causal mask depends on positions, so even without positional encodings the "
-            f"maps differ (max difference {without:.2g}): the mask alone tells the model the "
+            f"maps differ (max difference {readable(without)}): the mask alone tells the model the "
             "order, and attention is no longer permutation-equivariant. Turn the causal mask "
             "off to see the equivariance."
         )
     elif without >= SAME:
         lesson = (
-            f"Without positions the maps differ by {without:.2g}, more than rounding: something "
+            f"Without positions the maps differ by {readable(without)}, more than rounding: something "
             "other than positional encodings depends on the order here."
         )
     else:
         lesson = (
-            f"Without positions the two maps are identical up to the permutation (max "
-            f"difference {without:.1e}): attention without positions is permutation-equivariant "
+            "Without positions the two maps are identical up to the permutation (max "
+            f"difference {readable(without)}): attention without positions is permutation-equivariant "
             "(shuffle the tokens and the attention shuffles the same way)."
         )
         if causal:  # equal although the mask is on: this shuffle kept what the mask sees
@@ -145,8 +190,10 @@ def shuffle_lesson(diffs: dict[str, float], causal: bool) -> str:
                 "sees unchanged; in general the mask depends on positions and breaks it."
             )
     if with_pe >= SAME:
-        return lesson + f" With {pe} positions they differ (max difference {with_pe:.2g})."
-    return lesson + f" With {pe} positions they agree here too (max difference {with_pe:.1e})."
+        return lesson + f" With {pe} positions they differ (max difference {readable(with_pe)})."
+    return (
+        lesson + f" With {pe} positions they agree here too (max difference {readable(with_pe)})."
+    )
 
 
 def saturation(d_k: int) -> None:
@@ -155,8 +202,9 @@ def saturation(d_k: int) -> None:
             return
         show(saturation_figure(cached_saturation(), d_k), "saturation")
         st.caption(
-            "For random q, k with unit-variance entries, q·k has variance d_k: unscaled, the "
-            "softmax saturates towards one-hot and the entropy falls; divided by √d_k it stays level."
+            r"For random $q, k$ with unit-variance entries, $q\cdot k$ has variance $d_k$: "
+            "unscaled, the softmax saturates towards one-hot and the entropy falls; divided by "
+            r"$\sqrt{d_k}$ it stays level."
         )
 
 
@@ -171,9 +219,9 @@ def causal(text: str, cfg: TextConfig, head: int, tokens: list[str]) -> None:
                 title = f"causal mask {'on' if flag else 'off'} (head {head})"
                 show(weights_map(w, tokens[:n], title), f"causal_{flag}")
         st.caption(
-            "With the mask every weight above the diagonal is exactly 0 (score −∞ before the "
-            "softmax): token i sees only tokens 0…i, as a decoder (GPT) must when predicting the "
-            "next."
+            r"With the mask every weight above the diagonal is exactly 0 (score $-\infty$ before "
+            r"the softmax): token $i$ sees only tokens $0,\dots,i$, as a decoder (GPT) must when "
+            "predicting the next."
         )
 
 
@@ -188,6 +236,7 @@ def temperature(result: TextAttention, cfg: TextConfig, head: int, query: int) -
         show(temperature_figure(rows, sweep, result.tokens, label), "temperature")
         per_tau = ", ".join(f"τ={tau:g}: {e:.2f}" for tau, e in zip(sweep, ent, strict=True))
         st.caption(
-            f"Entropy of the row per temperature: {per_tau} nats. Small τ → one-hot "
-            "(a hard select), large τ → uniform (the mean)."
+            f"Entropy of the row per temperature: {per_tau} nats. The row is "
+            r"$\operatorname{softmax}(s/\tau)$: small $\tau$ → one-hot (a hard select), large "
+            r"$\tau$ → uniform (the mean)."
         )

@@ -51,3 +51,22 @@ def test_type_switch_and_hover(page, app_url):
     saturation = page.locator(".js-plotly-plot", has_text="Entropy of attention rows")
     saturation.wait_for(timeout=20_000)
     assert_no_exception(page, "text-after")
+
+
+def test_head_view_keeps_its_lines_after_clearing_the_text_and_switching_to_char(page, app_url):
+    """Repro (issue 10): clear the text, type a sentence, switch to char: every head-view pill
+    ended up deselected and the view drew no line. Now an empty choice draws every head."""
+    open_app_page(page, app_url, "text")
+    box = page.locator("[data-testid='stTextArea'] textarea").first
+    box.fill("")
+    box.press("Control+Enter")
+    wait_idle(page)
+    box.fill("the cat sat on the mat")
+    box.press("Control+Enter")
+    wait_idle(page)
+    page.locator("[data-testid='stMain']").get_by_text("char", exact=True).click()
+    wait_idle(page)
+    view = page.locator(".hv")
+    view.scroll_into_view_if_needed()
+    assert view.evaluate(VISIBLE_LINES) > 0
+    assert_no_exception(page, "text-pills")

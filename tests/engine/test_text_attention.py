@@ -101,3 +101,18 @@ def test_labels_are_html_escaped_and_views_build():
     fig = heads_grid(res.weights, res.tokens)
     assert all("<script>" not in str(tr.x) + str(tr.y) for tr in fig.data)
     assert len(fig.data) == 4
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("saß", ["s", "a", "ß‹1/2›", "ß‹2/2›"]),
+        ("a 🚀", ["a", "▁", "🚀‹1/4›", "🚀‹2/4›", "🚀‹3/4›", "🚀‹4/4›"]),
+        ("a large", ["a", "▁l", "ar", "ge"]),
+    ],
+)
+def test_bpe_tokens_show_text_never_the_byte_alphabet(text, expected):
+    """Repro: "saß" showed `s a Ã Ł` (GPT-2's byte alphabet); ß is 2 bytes, 🚀 is 4."""
+    toks = tokenize(text, "bpe", 400)
+    assert toks.tokens == expected
+    assert detokenize(toks, "bpe", 400) == text  # the ids still decode to the text

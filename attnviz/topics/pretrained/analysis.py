@@ -4,7 +4,8 @@ and one query's scores and weights (for the query/key view).
 Entropy and softmax come from core.attention (the engine's one entropy and one softmax).
 
 Rollout (Abnar & Zuidema, 2020): with the residual connection, each layer's effective mixing is
-Â = ½(mean over heads of A) + ½I, rows renormalised; rollout = Â_L ··· Â_1.
+Â = ½(mean over heads of A) + ½I, rows renormalised; rollout = Â_L ··· Â_1. It is defined on the
+full maps: hiding [CLS]/[SEP] is done afterwards, in display only (`visible_part`).
 """
 
 from __future__ import annotations
@@ -99,6 +100,12 @@ def drop_tokens(attentions: np.ndarray, keep: np.ndarray) -> np.ndarray:
     sub = attentions[..., keep, :][..., keep]
     total = sub.sum(-1, keepdims=True)
     return sub / np.where(total > 0, total, 1.0)
+
+
+def visible_part(matrix: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """The rows and columns of `keep` (T,) of a (..., T, T) matrix, not renormalised: what is
+    left on screen when some tokens are hidden from a quantity computed on all of them."""
+    return matrix[..., keep, :][..., keep]
 
 
 def difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:

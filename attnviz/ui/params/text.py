@@ -20,6 +20,18 @@ TEMPERATURES = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)  # also the sweep of e
 # A text whose MAX_TOKENS word tokens show the query slider's whole range.
 LONGEST_TEXT = " ".join(["word"] * MAX_TOKENS)
 
+PRONOUN_TEXT = "the trophy did not fit in the suitcase because it was too big"
+TRY_THIS: list[str] = [
+    "Press **No positions: a bag of words** and open (a): shuffled words give the same "
+    "attention, permuted.",
+    "Turn off *divide by √d_k* with 1 head and d_model 64: rows become nearly one-hot (the "
+    "largest weight of a row averages about 0.9, against about 0.4 with the division).",
+    "Press **Repeated pattern**, then choose positional encoding *none*: the map becomes one "
+    "3 × 3 block tiled 3 × 3 times, because without positions the copies of a word are "
+    "indistinguishable.",
+    "Temperature 0.05 vs 10: sharp vs uniform rows (watch the entropy under the bar chart).",
+]
+
 # Not parameters: the open state of the lazy sections (the layout's concern, kept in the URL).
 HEAD_VIEW_HEADS = "ta_hv_heads"  # which heads the head view draws; every head again whenever
 # the head count changes (its default is every head of the default head count)
@@ -88,7 +100,7 @@ TABLE = PageParams(
     presets={
         "Captioning (seed 002)": {},
         "Pronoun puzzle": {
-            "ta_text": "the trophy did not fit in the suitcase because it was too big",
+            "ta_text": PRONOUN_TEXT,
             "ta_query": 9,  # "it": which noun does it look at?
         },
         "Repeated pattern": {"ta_text": "one two three one two three one two three"},
