@@ -9,6 +9,40 @@ from attnviz.figures.base import fast_figure, line_chart
 
 PLANE_LIMIT = 2.0
 GRID_STEPS = 41  # invisible click targets, 0.1 apart
+PLACES = {  # Plotly textposition -> the direction it puts the label in, from the marker
+    "top center": (0.0, 1.0),
+    "bottom center": (0.0, -1.0),
+    "middle right": (1.0, 0.0),
+    "middle left": (-1.0, 0.0),
+    "top right": (0.71, 0.71),
+    "top left": (-0.71, 0.71),
+    "bottom right": (0.71, -0.71),
+    "bottom left": (-0.71, -0.71),
+}
+
+
+def label_positions(points: np.ndarray, sizes: np.ndarray, avoid: np.ndarray) -> list[str]:
+    """A textposition per point (n, 2) pointing away from its crowd: the other points, pulled
+    harder by bigger markers (`sizes` (n,), px) and by closeness, and the `avoid` points (m, 2)
+    (the query star). A point with nobody near keeps its label on top."""
+    pts = np.asarray(points, dtype=np.float64)
+    others = np.vstack([pts, np.asarray(avoid, dtype=np.float64).reshape(-1, 2)])
+    weight = np.concatenate(
+        [np.asarray(sizes, dtype=np.float64), np.full(len(others) - len(pts), 20.0)]
+    )
+    names, dirs = list(PLACES), np.array(list(PLACES.values()))
+    out = []
+    for i, p in enumerate(pts):
+        diff = p - others  # (n + m, 2), from each neighbour to this point
+        dist2 = (diff**2).sum(axis=1)
+        near = (dist2 > 1e-12) & (dist2 < 1.0)  # neighbours within one unit push the label
+        near[i] = False
+        push = (diff[near] * (weight[near] / dist2[near])[:, None]).sum(axis=0)
+        if np.linalg.norm(push) < 1e-9:
+            out.append("top center")
+            continue
+        out.append(names[int(np.argmax(dirs @ (push / np.linalg.norm(push))))])
+    return out
 
 
 def key_plane(
@@ -27,15 +61,16 @@ def key_plane(
         "name": "click to move the query",
         "hovertemplate": "move query to (%{x:.1f}, %{y:.1f})<extra></extra>",
     }
+    sizes = (12 + 40 * weights).astype(np.float32)  # px, the marker grows with its weight
     key_dots = {
         "type": "scatter",
         "x": keys[:, 0].astype(np.float32),
         "y": keys[:, 1].astype(np.float32),
         "mode": "markers+text",
         "text": names,
-        "textposition": "top center",
+        "textposition": label_positions(keys, sizes, np.asarray(query).reshape(1, 2)),
         "name": "keys",
-        "marker": {"size": (12 + 40 * weights).astype(np.float32), "color": "#3b5bdb"},
+        "marker": {"size": sizes, "color": "#3b5bdb"},
         "customdata": weights.astype(np.float32),
         "hovertemplate": "%{text}<br>key (%{x:.2f}, %{y:.2f})<br>weight %{customdata:.3f}<extra></extra>",
     }

@@ -1,0 +1,86 @@
+"""Fonts of figures: cell numbers that fit their cells, and lecture mode's `scale_fonts`, which
+enlarges every font of a built figure (titles, every axis's ticks and title, legend, colour bars,
+annotations, cell and bar text, hover labels) and wraps long titles instead of clipping them."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from attnviz.figures.axes import TITLE_CHARS, fit_decimals, format_value, wrap_title
+
+BASE_FONT = 14
+CELL_FONT = BASE_FONT - 2
+CROWDED_TICKS = 16  # axes with more ticks than this grow at most CROWDED_SCALE
+CROWDED_SCALE = 1.25
+
+
+def fit_cell_text(trace, cell_px: float) -> None:
+    """Write a heatmap's cell numbers with the most decimals (2, 1, 0) that fit `cell_px` at the
+    trace's text font, or hide them when none fit. `trace`: a trace dict or Plotly trace."""
+    z = np.asarray(trace["z"], dtype=np.float64)  # (rows, cols); NaN cells stay blank
+    font = (trace["textfont"] or {})["size"] or CELL_FONT
+    decimals = fit_decimals(z, cell_px, font)
+    if decimals is None:
+        trace["text"], trace["texttemplate"] = None, ""
+        return
+    text = [["" if not np.isfinite(v) else format_value(v, decimals) for v in row] for row in z]
+    trace["text"], trace["texttemplate"] = text, "%{text}"
+
+
+def _axis_names(fig: go.Figure) -> list[str]:
+    return [k for k in fig.layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))]
+
+
+def _scaled(font, factor: float, default: int = BASE_FONT) -> int:
+    return round(((font.size if font is not None else None) or default) * factor)
+
+
+def _scale_axes(fig: go.Figure, factor: float) -> None:
+    for name in _axis_names(fig):
+        axis = fig.layout[name]
+        ticks = len(axis.tickvals) if axis.tickvals is not None else 0
+        grow = min(factor, CROWDED_SCALE) if ticks > CROWDED_TICKS else factor
+        axis.tickfont.size = _scaled(axis.tickfont, grow)
+        axis.title.font.size = _scaled(axis.title.font, factor)
+
+
+def _scale_traces(fig: go.Figure, factor: float) -> None:
+    cell_px = (fig.layout.meta or {}).get("cell_px") if isinstance(fig.layout.meta, dict) else None
+    for trace in fig.data:
+        if "textfont" in trace and (trace["text"] is not None or trace["texttemplate"]):
+            trace.textfont.size = _scaled(trace.textfont, factor, CELL_FONT)
+            if trace.type == "heatmap" and cell_px:
+                fit_cell_text(trace, cell_px)  # larger numbers may no longer fit
+        for holder in (trace, getattr(trace, "marker", None)):
+            bar = getattr(holder, "colorbar", None) if holder is not None else None
+            if bar is not None and (getattr(holder, "showscale", None) is not False):
+                bar.tickfont.size = _scaled(bar.tickfont, factor)
+                bar.title.font.size = _scaled(bar.title.font, factor)
+
+
+def scale_fonts(fig: go.Figure, factor: float) -> go.Figure:
+    """Enlarge every font of a figure by `factor` (lecture mode on a projector), in place.
+
+    Axes with many tick labels (token axes) grow at most CROWDED_SCALE so their labels keep
+    fitting; a long title is wrapped to fewer characters per line, with the top margin and the
+    height grown to hold its lines."""
+    size = round(BASE_FONT * factor)
+    title_size = round(size * 1.25)
+    fig.update_layout(font={"size": size}, title_font={"size": title_size})
+    fig.layout.hoverlabel.font.size = size
+    fig.layout.legend.font.size = _scaled(fig.layout.legend.font, factor)
+    _scale_axes(fig, factor)
+    _scale_traces(fig, factor)
+    for ann in fig.layout.annotations or ():
+        ann.font.size = _scaled(ann.font, factor)
+    if fig.layout.title.text:
+        fig.layout.title.text = wrap_title(fig.layout.title.text, int(TITLE_CHARS / factor))
+        lines = fig.layout.title.text.count("<br>") + 1
+        need = int(lines * title_size * 1.3) + 24
+        top = fig.layout.margin.t if fig.layout.margin.t is not None else 100
+        if need > top:
+            fig.layout.margin.t = need
+            if fig.layout.height:
+                fig.layout.height = fig.layout.height + need - top
+    return fig
