@@ -6,28 +6,27 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.figures.base import bar_chart, fast_figure, heatmap
-from attnviz.figures.long_maps import max_pool
+from attnviz.figures.long_maps import max_pool, pool_labels
 from attnviz.figures.text import block_average, shown
 
 MODEL_VIEW_POOL = 48
 
 
-def model_view(attentions: np.ndarray, tokens: list[str], reduce: str = "max") -> go.Figure:
-    """All layers × heads in one heatmap: block (l, h) is that head's (T, T) map, rows are
-    layers, blank lines between blocks; inputs longer than MODEL_VIEW_POOL are pooled per block
-    (`reduce` "max": its largest weight, so sharp weights stay visible; "mean": averaged). One
-    trace on one pair of categorical axes, so 72 maps of 512 tokens draw as fast as one image."""
-    layers, heads, t = attentions.shape[0], attentions.shape[1], attentions.shape[-1]
-    pooled = t > MODEL_VIEW_POOL
-    n = min(t, MODEL_VIEW_POOL)
-    step = n + 1  # a block and one blank (NaN) line after it
+def _tile(attentions: np.ndarray, n: int, reduce: str) -> np.ndarray:
+    """(L, H, T, T) maps pooled to (n, n) and tiled with one NaN line between blocks."""
+    layers, heads, step = attentions.shape[0], attentions.shape[1], n + 1
     tiled = np.full((layers * step - 1, heads * step - 1), np.nan, dtype=np.float32)
     squeeze = max_pool if reduce == "max" else block_average
     for lay in range(layers):
         for h in range(heads):
             block = squeeze(attentions[lay, h], MODEL_VIEW_POOL)  # (n, n)
             tiled[lay * step : lay * step + n, h * step : h * step + n] = block
-    names = [f"block {i}" for i in range(n)] if pooled else shown(tokens)
+    return tiled
+
+
+def _tile_labels(names: list[str], heads: int, layers: int) -> tuple[list[str], list[str]]:
+    """Distinct category labels of the tiled map's columns and rows (gap lines get "h|", "l—")."""
+    n, step = len(names), len(names) + 1
     x = [
         f"head {h} · key {names[j]}" if j < n else f"{h}|"
         for h in range(heads)
@@ -39,6 +38,21 @@ def model_view(attentions: np.ndarray, tokens: list[str], reduce: str = "max") -
         for i in range(step)
     ]
     x, y = x[:-1], y[:-1]
+    return x, y
+
+
+def model_view(attentions: np.ndarray, tokens: list[str], reduce: str = "max") -> go.Figure:
+    """All layers × heads in one heatmap: block (l, h) is that head's (T, T) map, rows are
+    layers, blank lines between blocks; inputs longer than MODEL_VIEW_POOL are pooled per block
+    (`reduce` "max": its largest weight, so sharp weights stay visible; "mean": averaged). One
+    trace on one pair of categorical axes, so 72 maps of 512 tokens draw as fast as one image."""
+    layers, heads, t = attentions.shape[0], attentions.shape[1], attentions.shape[-1]
+    pooled = t > MODEL_VIEW_POOL
+    n = min(t, MODEL_VIEW_POOL)
+    step = n + 1  # a block and one blank (NaN) line after it
+    tiled = _tile(attentions, n, reduce)  # (layers·(n+1) − 1, heads·(n+1) − 1)
+    names = [f"tokens {s}" for s in pool_labels(t, n)] if pooled else shown(tokens)
+    x, y = _tile_labels(names, heads, layers)
     trace = {
         "type": "heatmap",
         "z": tiled,

@@ -45,6 +45,23 @@ def label_positions(points: np.ndarray, sizes: np.ndarray, avoid: np.ndarray) ->
     return out
 
 
+def _key_dots(keys: np.ndarray, names: list[str], query: np.ndarray, weights: np.ndarray) -> dict:
+    """The keys (m, 2) as dots sized by their weight (m,), labelled away from their neighbours."""
+    sizes = (12 + 40 * weights).astype(np.float32)  # px, the marker grows with its weight
+    return {
+        "type": "scatter",
+        "x": keys[:, 0].astype(np.float32),
+        "y": keys[:, 1].astype(np.float32),
+        "mode": "markers+text",
+        "text": names,
+        "textposition": label_positions(keys, sizes, np.asarray(query).reshape(1, 2)),
+        "name": "keys",
+        "marker": {"size": sizes, "color": "#3b5bdb"},
+        "customdata": weights.astype(np.float32),
+        "hovertemplate": "%{text}<br>key (%{x:.2f}, %{y:.2f})<br>weight %{customdata:.3f}<extra></extra>",
+    }
+
+
 def key_plane(
     keys: np.ndarray, names: list[str], query: np.ndarray, weights: np.ndarray
 ) -> go.Figure:
@@ -61,19 +78,7 @@ def key_plane(
         "name": "click to move the query",
         "hovertemplate": "move query to (%{x:.1f}, %{y:.1f})<extra></extra>",
     }
-    sizes = (12 + 40 * weights).astype(np.float32)  # px, the marker grows with its weight
-    key_dots = {
-        "type": "scatter",
-        "x": keys[:, 0].astype(np.float32),
-        "y": keys[:, 1].astype(np.float32),
-        "mode": "markers+text",
-        "text": names,
-        "textposition": label_positions(keys, sizes, np.asarray(query).reshape(1, 2)),
-        "name": "keys",
-        "marker": {"size": sizes, "color": "#3b5bdb"},
-        "customdata": weights.astype(np.float32),
-        "hovertemplate": "%{text}<br>key (%{x:.2f}, %{y:.2f})<br>weight %{customdata:.3f}<extra></extra>",
-    }
+    key_dots = _key_dots(keys, names, query, weights)
     star = {
         "type": "scatter",
         "x": [float(query[0])],

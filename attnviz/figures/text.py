@@ -74,23 +74,8 @@ def heads_grid(
     layout = {"height": plan.height, "margin": {"l": 10, "r": 80, "t": 70, "b": 10}}
     for i in range(h):
         n = "" if i == 0 else str(i + 1)
-        data.append(
-            {
-                "type": "heatmap",
-                "z": squeeze(weights[i], pool).astype(np.float32),
-                "x": labels,
-                "y": labels,
-                "zmin": 0,
-                "zmax": 1,
-                "colorscale": "Blues",
-                "showscale": i == 0,
-                "colorbar": {"len": min(1.0, 600 / plan.height), "y": 1, "yanchor": "top"},
-                "xaxis": f"x{n}",
-                "yaxis": f"y{n}",
-                "hovertemplate": f"{names[i]}<br>query %{{y}}<br>key %{{x}}"
-                "<br>weight %{z:.3f}<extra></extra>",
-            }
-        )
+        z = squeeze(weights[i], pool).astype(np.float32)
+        data.append(_head_trace(z, labels, names[i], n, min(1.0, 600 / plan.height)))
         xd, yd = plan.x_domains[i], plan.y_domains[i]
         layout[f"xaxis{n}"] = token_axis(labels, domain=list(xd), anchor=f"y{n}", automargin=False)
         layout[f"yaxis{n}"] = token_axis(
@@ -103,6 +88,24 @@ def heads_grid(
     title += f"; {t} tokens in {len(labels)} blocks, {how}" if pooled else ""
     layout["title"] = {"text": wrap_title(title)}
     return fast_figure(data, layout)
+
+
+def _head_trace(z: np.ndarray, labels: list[str], name: str, n: str, bar_len: float) -> dict:
+    """One head's heatmap on axes x{n}/y{n}; only the first (n == "") shows the colour bar."""
+    return {
+        "type": "heatmap",
+        "z": z,
+        "x": labels,
+        "y": labels,
+        "zmin": 0,
+        "zmax": 1,
+        "colorscale": "Blues",
+        "showscale": n == "",
+        "colorbar": {"len": bar_len, "y": 1, "yanchor": "top"},
+        "xaxis": f"x{n}",
+        "yaxis": f"y{n}",
+        "hovertemplate": f"{name}<br>query %{{y}}<br>key %{{x}}<br>weight %{{z:.3f}}<extra></extra>",
+    }
 
 
 def _map_name(name: str, x: float, y: float) -> dict:
