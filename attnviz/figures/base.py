@@ -13,7 +13,14 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.figures.axes import format_values, token_axis
-from attnviz.figures.fonts import BASE_FONT, CELL_FONT, fit_cell_text, scale_fonts  # noqa: F401
+from attnviz.figures.fonts import (  # noqa: F401  (BASE_FONT, scale_fonts: re-exported)
+    BASE_FONT,
+    CELL_FONT,
+    NARROW_TITLE,
+    fit_cell_text,
+    scale_fonts,
+    titled,
+)
 
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "Blues"
@@ -69,8 +76,13 @@ def _colorscale(name: str) -> list:
     return [list(step) for step in _named_colorscale(name)]
 
 
-def _margins(title: str, height: int | None = None) -> dict:
-    layout = {"title": {"text": title}, "margin": {"l": 10, "r": 10, "t": 50, "b": 10}}
+def _margins(title: str, height: int | None = None, chars: int | None = None) -> dict:
+    """Layout with the title (wrapped at `chars` a line, when given) and small margins."""
+    layout = {"margin": {"l": 10, "r": 10, "t": 50, "b": 10}}
+    if chars:
+        titled(layout, title, chars)
+    else:
+        layout["title"] = {"text": title}
     if height:
         layout["height"] = height
     return layout
@@ -156,7 +168,8 @@ def matrix_figure(
     # plot width ≈ figure − row labels − colour bar; the cell share of it
     label_px = 8 * max(len(s) for s in trace["y"]) + 40
     cell_px = max(1.0, ((width_px or MATRIX_WIDTH) - label_px - 90) / z.shape[1])
-    layout["meta"] = {"cell_px": round(cell_px, 1)}
+    titled(layout, layout["title"]["text"], NARROW_TITLE)  # matrices sit in page columns
+    layout["meta"]["cell_px"] = round(cell_px, 1)
     trace["textfont"] = {"size": round(CELL_FONT * font_scale)}
     fit_cell_text(trace, cell_px)
     return fast_figure([trace], layout)
@@ -185,7 +198,7 @@ def bar_chart(
         "textposition": "outside",
         "hovertemplate": "%{x}: %{y:.4f}<extra></extra>",
     }
-    layout = _margins(title, 320)
+    layout = _margins(title, 320, NARROW_TITLE)  # bar charts often sit in page columns
     layout["yaxis"] = {"title": {"text": y_title}, "range": list(y_range) if y_range else None}
     layout["xaxis"] = {"title": {"text": x_title}, "type": "category"}
     return fast_figure([trace], layout)

@@ -13,6 +13,7 @@ BASE_FONT = 14
 CELL_FONT = BASE_FONT - 2
 CROWDED_TICKS = 16  # axes with more ticks than this grow at most CROWDED_SCALE
 CROWDED_SCALE = 1.25
+NARROW_TITLE = 34  # characters per title line of figures that usually sit in a page column
 
 
 def fit_cell_text(trace, cell_px: float) -> None:
@@ -26,6 +27,18 @@ def fit_cell_text(trace, cell_px: float) -> None:
         return
     text = [["" if not np.isfinite(v) else format_value(v, decimals) for v in row] for row in z]
     trace["text"], trace["texttemplate"] = text, "%{text}"
+
+
+def titled(layout: dict, text: str, chars: int = TITLE_CHARS) -> dict:
+    """Set a layout's title wrapped at `chars` characters a line, the top margin grown to hold
+    its lines; the unwrapped text and width go to layout["meta"] so scale_fonts can rewrap."""
+    wrapped = wrap_title(text, chars)
+    lines = wrapped.count("<br>") + 1
+    layout["title"] = {"text": wrapped}
+    margin = layout.setdefault("margin", {"l": 10, "r": 10, "t": 50, "b": 10})
+    margin["t"] = max(margin.get("t", 50), 28 + 22 * lines)
+    layout.setdefault("meta", {}).update(title=text, title_chars=chars)
+    return layout
 
 
 def _axis_names(fig: go.Figure) -> list[str]:
@@ -45,8 +58,12 @@ def _scale_axes(fig: go.Figure, factor: float) -> None:
         axis.title.font.size = _scaled(axis.title.font, factor)
 
 
+def _meta(fig: go.Figure) -> dict:
+    return fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+
+
 def _scale_traces(fig: go.Figure, factor: float) -> None:
-    cell_px = (fig.layout.meta or {}).get("cell_px") if isinstance(fig.layout.meta, dict) else None
+    cell_px = _meta(fig).get("cell_px")
     for trace in fig.data:
         if "textfont" in trace and (trace["text"] is not None or trace["texttemplate"]):
             trace.textfont.size = _scaled(trace.textfont, factor, CELL_FONT)
@@ -63,8 +80,8 @@ def scale_fonts(fig: go.Figure, factor: float) -> go.Figure:
     """Enlarge every font of a figure by `factor` (lecture mode on a projector), in place.
 
     Axes with many tick labels (token axes) grow at most CROWDED_SCALE so their labels keep
-    fitting; a long title is wrapped to fewer characters per line, with the top margin and the
-    height grown to hold its lines."""
+    fitting; a long title is rewrapped to fewer characters per line (its builder's width, see
+    `titled`, over `factor`), with the top margin and the height grown to hold its lines."""
     size = round(BASE_FONT * factor)
     title_size = round(size * 1.25)
     fig.update_layout(font={"size": size}, title_font={"size": title_size})
@@ -75,7 +92,9 @@ def scale_fonts(fig: go.Figure, factor: float) -> go.Figure:
     for ann in fig.layout.annotations or ():
         ann.font.size = _scaled(ann.font, factor)
     if fig.layout.title.text:
-        fig.layout.title.text = wrap_title(fig.layout.title.text, int(TITLE_CHARS / factor))
+        text = _meta(fig).get("title") or fig.layout.title.text
+        chars = _meta(fig).get("title_chars") or TITLE_CHARS
+        fig.layout.title.text = wrap_title(text, max(16, int(chars / factor)))
         lines = fig.layout.title.text.count("<br>") + 1
         need = int(lines * title_size * 1.3) + 24
         top = fig.layout.margin.t if fig.layout.margin.t is not None else 100

@@ -15,7 +15,7 @@ TOKEN_PX = 11  # px per token row when every label is drawn
 MAX_MAP_PX = TOKEN_PX * LABEL_ALL_MAX  # a map's side never exceeds this
 LONG_MAP_PX = 480  # side of each map when labels are a subset (long inputs)
 TITLE_PX = 26  # room above each map for its name
-TOP_PX, BOTTOM_PX = 70, 10  # figure title; bottom margin
+TOP_PX, BOTTOM_PX = 80, 10  # figure title (two lines); bottom margin
 
 
 @dataclass(frozen=True)

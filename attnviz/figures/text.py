@@ -8,9 +8,10 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.figures.axes import token_axis, wrap_title
+from attnviz.figures.axes import token_axis
 from attnviz.figures.base import fast_figure, heatmap, line_chart, unique_labels
-from attnviz.figures.grid import auto_columns, plan_grid
+from attnviz.figures.fonts import titled
+from attnviz.figures.grid import BOTTOM_PX, TOP_PX, auto_columns, plan_grid
 from attnviz.figures.long_maps import max_pool, pool_labels
 
 HEAD_COLORS = [
@@ -71,7 +72,7 @@ def heads_grid(
     plan = plan_grid(h, columns, labels, least=cell_height)
     names = names or [f"head {i}" for i in range(h)]
     data, notes = [], []
-    layout = {"height": plan.height, "margin": {"l": 10, "r": 80, "t": 70, "b": 10}}
+    layout = {"height": plan.height, "margin": {"l": 10, "r": 80, "t": TOP_PX, "b": BOTTOM_PX}}
     for i in range(h):
         n = "" if i == 0 else str(i + 1)
         z = squeeze(weights[i], pool).astype(np.float32)
@@ -86,7 +87,7 @@ def heads_grid(
     how = "max-pooled (each cell: its block's largest weight)" if reduce == "max" else "averaged"
     title = "Attention weights per head (row: query token, column: key token)"
     title += f"; {t} tokens in {len(labels)} blocks, {how}" if pooled else ""
-    layout["title"] = {"text": wrap_title(title)}
+    titled(layout, title)
     return fast_figure(data, layout)
 
 

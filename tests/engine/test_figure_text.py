@@ -151,3 +151,14 @@ def test_long_titles_wrap_instead_of_clipping():
     assert fig.layout.margin.t >= len(lines) * fig.layout.title.font.size
     assert (fig.layout.height or 0) >= height
     assert wrap_title("a b", 70) == "a b"
+
+
+def test_column_figures_wrap_their_titles_narrower_and_lecture_mode_rewraps():
+    title = "Where '3' looks (head 0); the row sums to 1.00"  # clipped in a page column before
+    fig = plots.bar_chart(np.array([0.2, 0.8]), ["3", "1"], title, "weight")
+    lines = fig.layout.title.text.split("<br>")
+    assert len(lines) == 2 and all(len(line) <= 34 for line in lines)
+    assert fig.layout.margin.t >= 28 + 22 * 2
+    scale_fonts(fig, 1.6)
+    lines = fig.layout.title.text.split("<br>")
+    assert all(len(line) <= 34 / 1.6 for line in lines) and " ".join(lines) == title
