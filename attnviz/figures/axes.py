@@ -29,10 +29,10 @@ def label_step(n: int) -> int:
     return 1 if n <= LABEL_ALL_MAX else math.ceil(n / SUBSET_LABELS)
 
 
-def tick_angle(labels: Sequence[str]) -> int:
-    """0 for a few short labels, −90 (vertical) when they would collide side by side."""
-    longest = max((len(s) for s in labels), default=0)
-    return 0 if len(labels) <= 8 and longest <= 4 else -90
+def tick_angle(labels: Sequence[str]) -> int | None:
+    """x tick labels: None (Plotly's automatic angle, which turns them only if they would
+    collide) for up to 8 labels, else −90 (vertical) so a crowd of labels never overprints."""
+    return None if len(labels) <= 8 else -90
 
 
 def label_extent(labels: Sequence[str], font: int | None = None) -> int:
@@ -42,11 +42,12 @@ def label_extent(labels: Sequence[str], font: int | None = None) -> int:
     return int(min(longest, 24) * CHAR_EM * font) + 8
 
 
-def token_axis(labels: Sequence[str], **extra) -> dict:
+def token_axis(labels: Sequence[str], vertical: bool = False, **extra) -> dict:
     """A categorical axis with explicit ticks: all labels up to LABEL_ALL_MAX, every k-th beyond.
 
     `labels` must already be distinct (unique_labels); they are the categories in order, so digit
-    tokens stay categories and are never read as numbers."""
+    tokens stay categories and are never read as numbers. `vertical`: a y axis (labels stay
+    horizontal); an x axis turns crowded labels vertical."""
     labels = [str(s) for s in labels]
     step = label_step(len(labels))
     shown = labels[::step]
@@ -57,10 +58,12 @@ def token_axis(labels: Sequence[str], **extra) -> dict:
         "tickmode": "array",
         "tickvals": shown,
         "ticktext": shown,
-        "tickangle": tick_angle(labels) if step == 1 else -90,
         "tickfont": {"size": tick_font_size(len(shown))},
         "automargin": True,
     }
+    angle = 0 if vertical else tick_angle(labels) if step == 1 else -90
+    if angle is not None:
+        axis["tickangle"] = angle
     return axis | extra
 
 

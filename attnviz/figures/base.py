@@ -24,7 +24,7 @@ from attnviz.figures.fonts import (  # noqa: F401  (BASE_FONT, scale_fonts: re-e
 
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "Blues"
-MATRIX_WIDTH = 360  # px a small matrix is assumed to get (a page column) unless told
+MATRIX_WIDTH = 300  # px a small matrix is assumed to get (a page column) unless told
 
 
 def export_config(fmt: str = "png", filename: str = "attnviz", scale: int = 2) -> dict:
@@ -118,7 +118,7 @@ def heatmap_spec(
     if show_numbers:
         trace.update(texttemplate=f"%{{z:{number_format}}}", textfont={"size": CELL_FONT})
     layout = _margins(title)  # token axes: categories in order, every label up to 64
-    layout["yaxis"] = token_axis(ys, autorange="reversed", title={"text": y_title})
+    layout["yaxis"] = token_axis(ys, True, autorange="reversed", title={"text": y_title})
     layout["xaxis"] = token_axis(xs, title={"text": x_title}, side="bottom")
     return trace, layout
 
@@ -165,11 +165,12 @@ def matrix_figure(
         for r, c in zip(*np.nonzero(~finite), strict=True)
     ]
     layout["height"] = max(180, min(90 + 34 * z.shape[0], 600))
-    # plot width ≈ figure − row labels − colour bar; the cell share of it
-    label_px = 8 * max(len(s) for s in trace["y"]) + 40
-    cell_px = max(1.0, ((width_px or MATRIX_WIDTH) - label_px - 90) / z.shape[1])
+    # plot width ≈ figure − row labels, axis title and colour bar (they grow with the font)
+    fixed_px = 0.6 * BASE_FONT * max(len(s) for s in trace["y"]) + 110
+    width = width_px or MATRIX_WIDTH
+    cell_px = max(1.0, (width - fixed_px * font_scale) / z.shape[1])
     titled(layout, layout["title"]["text"], NARROW_TITLE)  # matrices sit in page columns
-    layout["meta"]["cell_px"] = round(cell_px, 1)
+    layout["meta"].update(cell_px=round(cell_px, 1), width_px=width, fixed_px=round(fixed_px))
     trace["textfont"] = {"size": round(CELL_FONT * font_scale)}
     fit_cell_text(trace, cell_px)
     return fast_figure([trace], layout)
@@ -200,7 +201,7 @@ def bar_chart(
     }
     layout = _margins(title, 320, NARROW_TITLE)  # bar charts often sit in page columns
     layout["yaxis"] = {"title": {"text": y_title}, "range": list(y_range) if y_range else None}
-    layout["xaxis"] = {"title": {"text": x_title}, "type": "category"}
+    layout["xaxis"] = token_axis(trace["x"], title={"text": x_title})  # every bar labelled
     return fast_figure([trace], layout)
 
 

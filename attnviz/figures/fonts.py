@@ -62,18 +62,33 @@ def _meta(fig: go.Figure) -> dict:
     return fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
 
 
+def _cell_px(fig: go.Figure, factor: float) -> float | None:
+    """A matrix figure's cell width once its labels and colour bar grow by `factor`."""
+    meta = _meta(fig)
+    if not {"width_px", "fixed_px"} <= meta.keys():
+        return meta.get("cell_px")
+    cols = np.asarray(fig.data[0].z).shape[1]
+    return max(1.0, (meta["width_px"] - meta["fixed_px"] * factor) / cols)
+
+
+def _shows_colorbar(holder, trace_type: str) -> bool:
+    """Heat maps show their colour bar unless told not to; markers only when told to."""
+    if trace_type in ("heatmap", "contour", "histogram2d") and holder.type == trace_type:
+        return holder.showscale is not False
+    return getattr(holder, "showscale", None) is True
+
+
 def _scale_traces(fig: go.Figure, factor: float) -> None:
-    cell_px = _meta(fig).get("cell_px")
+    cell_px = _cell_px(fig, factor)
     for trace in fig.data:
         if "textfont" in trace and (trace["text"] is not None or trace["texttemplate"]):
             trace.textfont.size = _scaled(trace.textfont, factor, CELL_FONT)
             if trace.type == "heatmap" and cell_px:
                 fit_cell_text(trace, cell_px)  # larger numbers may no longer fit
         for holder in (trace, getattr(trace, "marker", None)):
-            bar = getattr(holder, "colorbar", None) if holder is not None else None
-            if bar is not None and (getattr(holder, "showscale", None) is not False):
-                bar.tickfont.size = _scaled(bar.tickfont, factor)
-                bar.title.font.size = _scaled(bar.title.font, factor)
+            if holder is not None and _shows_colorbar(holder, trace.type):
+                holder.colorbar.tickfont.size = _scaled(holder.colorbar.tickfont, factor)
+                holder.colorbar.title.font.size = _scaled(holder.colorbar.title.font, factor)
 
 
 def scale_fonts(fig: go.Figure, factor: float) -> go.Figure:

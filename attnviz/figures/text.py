@@ -80,7 +80,7 @@ def heads_grid(
         xd, yd = plan.x_domains[i], plan.y_domains[i]
         layout[f"xaxis{n}"] = token_axis(labels, domain=list(xd), anchor=f"y{n}", automargin=False)
         layout[f"yaxis{n}"] = token_axis(
-            labels, domain=list(yd), anchor=f"x{n}", autorange="reversed", automargin=False
+            labels, True, domain=list(yd), anchor=f"x{n}", autorange="reversed", automargin=False
         )
         notes.append(_map_name(names[i], (xd[0] + xd[1]) / 2, plan.title_y[i]))
     layout["annotations"] = notes

@@ -53,23 +53,29 @@ def widest_px(fig: go.Figure) -> float:
 QKV = np.array([[-1.234, 0.5, 2.718], [0.001, -0.25, 1e-19], [3.3, -2.2, 0.75]])  # d = e = 3
 
 
+PATCHES = [f"patch {i}" for i in range(3)]
+
+
 def test_matrix_numbers_are_short_and_fit_their_cells():
-    plain = plots.matrix_figure(QKV, "Q", row_labels=[f"patch {i}" for i in range(3)])
+    plain = plots.matrix_figure(QKV, "Q", row_labels=PATCHES)  # a page column, 300 px
     assert cell_text(plain)[0] == "−1.23" and "0.00" in cell_text(plain)  # 1e-19 reads 0.00
-    cell_px = plain.layout.meta["cell_px"]
-    assert widest_px(plain) <= cell_px
-    big = plots.matrix_figure(QKV, "Q", row_labels=[f"patch {i}" for i in range(3)], font_scale=1.6)
-    assert big.data[0].textfont.size == round(12 * 1.6)
-    assert cell_text(big)[0] == "−1.2"  # one decimal fewer so it fits
-    assert widest_px(big) <= cell_px
+    assert widest_px(plain) <= plain.layout.meta["cell_px"]
+    roomy = plots.matrix_figure(QKV, "Q", row_labels=PATCHES, font_scale=1.6, width_px=430)
+    assert roomy.data[0].textfont.size == round(12 * 1.6)
+    assert cell_text(roomy)[0] == "−1.2"  # one decimal fewer so it fits
+    assert widest_px(roomy) <= roomy.layout.meta["cell_px"]
+    crowded = plots.matrix_figure(QKV, "Q", row_labels=PATCHES, font_scale=1.6)
+    assert crowded.data[0].texttemplate == ""  # d = e = 3 at 1.6×: would overprint, hidden
 
 
 def test_lecture_fonts_refit_the_numbers_of_a_built_matrix():
-    fig = plots.matrix_figure(QKV, "Q", row_labels=[f"patch {i}" for i in range(3)])
+    fig = plots.matrix_figure(QKV, "Q", row_labels=PATCHES, width_px=430)
     assert cell_text(fig)[0] == "−1.23"
-    scale_fonts(fig, 1.6)
-    assert widest_px(fig) <= fig.layout.meta["cell_px"]
+    scale_fonts(fig, 1.6)  # as lecture mode does to the built figure
     assert cell_text(fig)[0] == "−1.2"
+    assert widest_px(fig) <= (430 - fig.layout.meta["fixed_px"] * 1.6) / 3
+    hidden = scale_fonts(plots.matrix_figure(QKV, "Q", row_labels=PATCHES), 1.6)
+    assert hidden.data[0].texttemplate == "" and hidden.data[0].text is None
 
 
 def test_numbers_are_hidden_when_no_decimals_fit():
@@ -162,3 +168,11 @@ def test_column_figures_wrap_their_titles_narrower_and_lecture_mode_rewraps():
     scale_fonts(fig, 1.6)
     lines = fig.layout.title.text.split("<br>")
     assert all(len(line) <= 34 / 1.6 for line in lines) and " ".join(lines) == title
+
+
+def test_scale_fonts_adds_no_colour_bar_to_bars_or_plain_markers():
+    bars = scale_fonts(plots.bar_chart(np.array([0.2, 0.8]), ["3", "1"], "b", "w"), 1.6)
+    plane = scale_fonts(key_plane(np.eye(2), ["a", "b"], np.zeros(2), np.full(2, 0.5)), 1.6)
+    for fig in (bars, plane):
+        for trace in fig.to_dict()["data"]:
+            assert "colorbar" not in trace.get("marker", {}) and "colorbar" not in trace
