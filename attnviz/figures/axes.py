@@ -8,6 +8,7 @@ measure the browser."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -107,11 +108,15 @@ def fit_decimals(values: np.ndarray, cell_px: float, font: float, most: int = 2)
 
 
 def wrap_title(text: str, width: int = TITLE_CHARS) -> str:
-    """Break a title at spaces into lines of at most `width` characters (existing <br> kept)."""
+    """Break a title at spaces into lines of at most `width` characters (existing <br> kept; a
+    line that fits is left as it is; a bracketed group such as "[4 × 3]" is never split)."""
     lines = []
     for part in str(text).split("<br>"):
+        if len(part) <= width:
+            lines.append(part)
+            continue
         line = ""
-        for word in part.split(" "):
+        for word in re.findall(r"\[[^\]]*\]|[^\s\[]+", part):
             if line and len(line) + 1 + len(word) > width:
                 lines.append(line)
                 line = word

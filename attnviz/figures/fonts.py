@@ -85,6 +85,8 @@ def _scale_traces(fig: go.Figure, factor: float) -> None:
             trace.textfont.size = _scaled(trace.textfont, factor, CELL_FONT)
             if trace.type == "heatmap" and cell_px:
                 fit_cell_text(trace, cell_px)  # larger numbers may no longer fit
+            if trace.type == "bar" and len(trace.x or ()) > 4:
+                trace.textangle = -90  # upright numbers fit a narrow bar without shrinking
         for holder in (trace, getattr(trace, "marker", None)):
             if holder is not None and _shows_colorbar(holder, trace.type):
                 holder.colorbar.tickfont.size = _scaled(holder.colorbar.tickfont, factor)

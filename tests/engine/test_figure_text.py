@@ -176,3 +176,15 @@ def test_scale_fonts_adds_no_colour_bar_to_bars_or_plain_markers():
     for fig in (bars, plane):
         for trace in fig.to_dict()["data"]:
             assert "colorbar" not in trace.get("marker", {}) and "colorbar" not in trace
+
+
+def test_wrapping_keeps_the_shape_together_and_short_titles_untouched():
+    title = "softmax(Q Kᵀ/√e) V with the causal mask   [4 × 3]"
+    wrapped = wrap_title(title, 34)
+    assert wrapped.split("<br>")[-1].endswith("[4 × 3]") and "[4<br>" not in wrapped
+    assert wrap_title("z   [4 × 3]", 34) == "z   [4 × 3]"  # fits: spacing kept
+
+
+def test_lecture_bar_numbers_stand_upright_instead_of_shrinking():
+    fig = plots.bar_chart(np.full(8, 0.125), list("12345678"), "t", "w")
+    assert scale_fonts(fig, 1.6).data[0].textangle == -90
