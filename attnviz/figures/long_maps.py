@@ -8,11 +8,18 @@ away (a 500-token map pooled to 128 reads near white). Instead:
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.figures.axes import format_value
 from attnviz.figures.base import fast_figure, heatmap_spec
+
+
+def _label(token: str) -> str:
+    """A raw token as label text: HTML-escaped (Plotly renders tags), spaces visible."""
+    return html.escape(str(token).replace(" ", "␣").replace("\n", "⏎")) or "∅"
 
 
 def block_edges(t: int, size: int) -> np.ndarray:
@@ -64,7 +71,7 @@ def top_k_figure(weights: np.ndarray, tokens: list[str], k: int = 3, title: str 
     t = values.shape[0]
     queries = np.repeat(np.arange(t), values.shape[1])
     v = values.ravel().astype(np.float32)
-    names = [str(s) for s in tokens]
+    names = [_label(s) for s in tokens]  # raw tokens in, escaped here
     words = [[names[q], names[j]] for q, j in zip(queries, keys.ravel(), strict=True)]
     trace = {
         "type": "scatter",
@@ -109,8 +116,8 @@ def window_figure(
     """Rows a..b (queries) and columns c..d (keys) of a (T, T) map at full resolution, labelled
     with their tokens (positions added so repeated tokens stay apart) on the 0-to-1 scale."""
     block, rs, cs = window(np.asarray(weights, dtype=np.float32), rows, cols)
-    ys = [f"{i}:{tokens[i]}" for i in range(rs.start, rs.stop)]
-    xs = [f"{j}:{tokens[j]}" for j in range(cs.start, cs.stop)]
+    ys = [f"{i}:{_label(tokens[i])}" for i in range(rs.start, rs.stop)]  # raw tokens in
+    xs = [f"{j}:{_label(tokens[j])}" for j in range(cs.start, cs.stop)]
     head = title or "Window"
     text = f"{head}: queries {rs.start}–{rs.stop - 1}, keys {cs.start}–{cs.stop - 1}"
     trace, layout = heatmap_spec(block, xs, ys, text, zmin=0.0, zmax=1.0)

@@ -127,3 +127,11 @@ def test_window_is_full_resolution_and_clipped():
     assert list(fig.data[0].y) == ["3:0", "4:1", "5:2", "6:0", "7:1"]
     assert fig.layout.xaxis.type == "category"
     np.testing.assert_allclose(np.asarray(fig.data[0].z), m[3:8, 5:10] / 100)
+
+
+def test_long_views_escape_user_tokens():
+    tokens = ["<script>", "a b", "x", "y"]
+    figs = [top_k_figure(np.eye(4), tokens, k=1), window_figure(np.eye(4), tokens, (0, 4), (0, 4))]
+    for fig in figs:
+        assert "<script>" not in str(fig.to_dict()["data"])
+    assert list(figs[1].data[0].y)[:2] == ["0:&lt;script&gt;", "1:a␣b"]
