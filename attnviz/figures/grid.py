@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from attnviz.figures.axes import LABEL_ALL_MAX, label_extent
 
-NOMINAL_WIDTH = 1000  # px the grid is planned for (a wide Streamlit page)
+NOMINAL_WIDTH = 800  # px the grid is planned for (the main area at 1280 px, lecture mode too)
+LECTURE_ROOM = 1.25  # label room to spare: lecture mode enlarges crowded tick labels this much
 TOKEN_PX = 11  # px per token row when every label is drawn
 MAX_MAP_PX = TOKEN_PX * LABEL_ALL_MAX  # a map's side never exceeds this
 LONG_MAP_PX = 480  # side of each map when labels are a subset (long inputs)
@@ -47,7 +48,7 @@ def plan_grid(heads: int, columns: int, labels: list[str], least: int = 200) -> 
     rows = (heads + columns - 1) // columns
     side = map_side(len(labels), least)
     below = label_extent(labels) + 12  # rotated key labels under each map
-    left = label_extent(labels)  # query labels left of each map
+    left = label_extent(labels) * LECTURE_ROOM  # query labels left of each map
     row_px = TITLE_PX + side + below
     height = TOP_PX + rows * row_px + BOTTOM_PX
     area = rows * row_px  # the paper's height in px (margins excluded)
