@@ -54,13 +54,15 @@ def heads_grid(
     names: list[str] | None = None,
     cell_height: int = 200,
     reduce: str = "max",
+    zmax: float | None = None,
 ) -> go.Figure:
-    """Every head's (T, T) map as small multiples sharing one colour scale (0 to 1), on
-    categorical token axes (digit tokens stay tokens) with every label up to 64 tokens.
+    """Every head's (T, T) map as small multiples sharing one colour scale (0 to `zmax`, by
+    default 1), on categorical token axes (digit tokens stay tokens), every label up to 64.
 
     The figure grows with heads and tokens (grid.plan_grid) so maps never overlap; `columns`
     None picks 4, 2 or 1 per row from T. Maps larger than `pool` are pooled per block, by
-    default with the maximum (`reduce="max"`), so sharp weights survive; "mean" averages."""
+    default with the maximum (`reduce="max"`), so sharp weights survive; "mean" averages.
+    Pooled maps are coloured 0 to their largest weight (said in the title) unless `zmax`."""
     h, t = weights.shape[0], weights.shape[1]
     pooled = t > pool
     if pooled:
@@ -73,10 +75,11 @@ def heads_grid(
     names = names or [f"head {i}" for i in range(h)]
     data, notes = [], []
     layout = {"height": plan.height, "margin": {"l": 10, "r": 80, "t": TOP_PX, "b": BOTTOM_PX}}
-    for i in range(h):
+    zs = [squeeze(weights[i], pool).astype(np.float32) for i in range(h)]  # (n, n) each
+    top = zmax or (max(0.01, float(np.ceil(max(z.max() for z in zs) * 100) / 100)) if pooled else 1)
+    for i, z in enumerate(zs):
         n = "" if i == 0 else str(i + 1)
-        z = squeeze(weights[i], pool).astype(np.float32)
-        data.append(_head_trace(z, labels, names[i], n, min(1.0, 600 / plan.height)))
+        data.append(_head_trace(z, labels, names[i], n, min(1.0, 600 / plan.height), top))
         xd, yd = plan.x_domains[i], plan.y_domains[i]
         layout[f"xaxis{n}"] = token_axis(labels, domain=list(xd), anchor=f"y{n}", automargin=False)
         layout[f"yaxis{n}"] = token_axis(
@@ -87,11 +90,14 @@ def heads_grid(
     how = "max-pooled (each cell: its block's largest weight)" if reduce == "max" else "averaged"
     title = "Attention weights per head (row: query token, column: key token)"
     title += f"; {t} tokens in {len(labels)} blocks, {how}" if pooled else ""
+    title += f"; colours 0 to {top:.2f}" if top != 1 else ""
     titled(layout, title)
     return fast_figure(data, layout)
 
 
-def _head_trace(z: np.ndarray, labels: list[str], name: str, n: str, bar_len: float) -> dict:
+def _head_trace(
+    z: np.ndarray, labels: list[str], name: str, n: str, bar_len: float, zmax: float = 1.0
+) -> dict:
     """One head's heatmap on axes x{n}/y{n}; only the first (n == "") shows the colour bar."""
     return {
         "type": "heatmap",
@@ -99,7 +105,7 @@ def _head_trace(z: np.ndarray, labels: list[str], name: str, n: str, bar_len: fl
         "x": labels,
         "y": labels,
         "zmin": 0,
-        "zmax": 1,
+        "zmax": zmax,
         "colorscale": "Blues",
         "showscale": n == "",
         "colorbar": {"len": bar_len, "y": 1, "yanchor": "top"},

@@ -135,3 +135,15 @@ def test_long_views_escape_user_tokens():
     for fig in figs:
         assert "<script>" not in str(fig.to_dict()["data"])
     assert list(figs[1].data[0].y)[:2] == ["0:&lt;script&gt;", "1:a␣b"]
+
+
+def test_pooled_maps_of_spread_weights_are_coloured_to_their_maximum():
+    t = 300
+    m = np.full((2, t, t), 1 / t, np.float32)
+    m[1, :, 5] += 0.05  # one head puts a little extra on key 5
+    fig = heads_grid(m / m.sum(-1, keepdims=True), [f"w{i}" for i in range(t)])
+    top = max(float(np.asarray(tr.z).max()) for tr in fig.data)
+    assert all(tr.zmax == pytest.approx(np.ceil(top * 100) / 100) for tr in fig.data)
+    assert f"colours 0 to {fig.data[0].zmax:.2f}" in fig.layout.title.text
+    short = heads_grid(np.full((1, 4, 4), 0.25, np.float32), list("abcd"))
+    assert short.data[0].zmax == 1 and "colours" not in short.layout.title.text
