@@ -109,8 +109,10 @@ def scale_fonts(fig: go.Figure, factor: float) -> go.Figure:
     for ann in fig.layout.annotations or ():
         ann.font.size = _scaled(ann.font, factor)
     if fig.layout.title.text:
-        text = _meta(fig).get("title") or fig.layout.title.text
-        chars = _meta(fig).get("title_chars") or TITLE_CHARS
+        meta, text = _meta(fig), fig.layout.title.text
+        chars = meta.get("title_chars") or TITLE_CHARS
+        if meta.get("title") and wrap_title(meta["title"], chars) == text:
+            text = meta["title"]  # untouched since `titled`: rewrap from the original
         fig.layout.title.text = wrap_title(text, max(16, int(chars / factor)))
         lines = fig.layout.title.text.count("<br>") + 1
         need = int(lines * title_size * 1.3) + 24

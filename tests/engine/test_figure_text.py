@@ -188,3 +188,10 @@ def test_wrapping_keeps_the_shape_together_and_short_titles_untouched():
 def test_lecture_bar_numbers_stand_upright_instead_of_shrinking():
     fig = plots.bar_chart(np.full(8, 0.125), list("12345678"), "t", "w")
     assert scale_fonts(fig, 1.6).data[0].textangle == -90
+
+
+def test_a_title_replaced_by_the_caller_survives_lecture_mode():
+    fig = heads_grid(np.full((2, 4, 4), 0.25, np.float32), list("1232"))
+    fig.layout.title.text = "Layer 0: attention of each head (row: query, column: key)"
+    scale_fonts(fig, 1.6)
+    assert fig.layout.title.text.replace("<br>", " ").startswith("Layer 0: attention")
