@@ -195,3 +195,26 @@ def test_a_title_replaced_by_the_caller_survives_lecture_mode():
     fig.layout.title.text = "Layer 0: attention of each head (row: query, column: key)"
     scale_fonts(fig, 1.6)
     assert fig.layout.title.text.replace("<br>", " ").startswith("Layer 0: attention")
+
+
+def test_default_fruit_labels_clear_every_marker_and_each_other():
+    keys = np.array([[0.9, -0.9], [-0.8, -0.2], [0.6, 1.0], [0.7, -0.6], [0.2, 0.1]])
+    names = ["cherry", "lemon", "melon", "grape", "apple"]
+    sizes = 12 + 40 * np.array([0.15, 0.1, 0.4, 0.15, 0.2])
+    places = label_positions(keys, sizes, np.array([[0.5, 0.5]]), names, px_per_unit=80)
+    boxes = []  # an independent estimate of each label's box, in px around the marker
+    for (x, y), name, size, place in zip(keys * 80, names, sizes, places, strict=True):
+        w, h = len(name) * 0.6 * 16, 1.2 * 16
+        dx = -1 if "left" in place else 1 if "right" in place else 0
+        dy = 1 if "top" in place else -1 if "bottom" in place else 0
+        cx = x + dx * (size / 2 + 3 + w / 2)
+        cy = y + dy * (size / 2 + 3 + h / 2)
+        boxes.append((cx - w / 2, cx + w / 2, cy - h / 2, cy + h / 2))
+    for i, (x0, x1, y0, y1) in enumerate(boxes):
+        for j, ((mx, my), size) in enumerate(zip(keys * 80, sizes, strict=True)):
+            if i != j:  # nearest point of the box to marker j is outside its circle
+                nx, ny = min(max(mx, x0), x1), min(max(my, y0), y1)
+                assert np.hypot(nx - mx, ny - my) >= size / 2, (names[i], names[j])
+        for k in range(i):
+            a = boxes[k]
+            assert x1 <= a[0] or a[1] <= x0 or y1 <= a[2] or a[3] <= y0, (names[i], names[k])
