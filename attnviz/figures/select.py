@@ -127,7 +127,7 @@ def key_plane(
         "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
         "clickmode": "event+select",
         "dragmode": False,
-        "legend": {"orientation": "h", "y": -0.18},  # below: the plane keeps the width
+        "legend": {"orientation": "h", "y": -0.25},  # below: the plane keeps the width
         "xaxis": {"range": [-lim, lim], "title": {"text": "key / query dimension 1"}},
         "yaxis": {
             "range": [-lim, lim],
