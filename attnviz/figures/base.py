@@ -12,9 +12,19 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from attnviz.figures.axes import format_values, token_axis
+from attnviz.figures.fonts import (  # noqa: F401  (BASE_FONT, scale_fonts: re-exported)
+    BASE_FONT,
+    CELL_FONT,
+    NARROW_TITLE,
+    fit_cell_text,
+    scale_fonts,
+    titled,
+)
+
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "Blues"
-BASE_FONT = 14
+MATRIX_WIDTH = 300  # px a small matrix is assumed to get (a page column) unless told
 
 
 def export_config(fmt: str = "png", filename: str = "attnviz", scale: int = 2) -> dict:
@@ -66,8 +76,13 @@ def _colorscale(name: str) -> list:
     return [list(step) for step in _named_colorscale(name)]
 
 
-def _margins(title: str, height: int | None = None) -> dict:
-    layout = {"title": {"text": title}, "margin": {"l": 10, "r": 10, "t": 50, "b": 10}}
+def _margins(title: str, height: int | None = None, chars: int | None = None) -> dict:
+    """Layout with the title (wrapped at `chars` a line, when given) and small margins."""
+    layout = {"margin": {"l": 10, "r": 10, "t": 50, "b": 10}}
+    if chars:
+        titled(layout, title, chars)
+    else:
+        layout["title"] = {"text": title}
     if height:
         layout["height"] = height
     return layout
@@ -89,21 +104,22 @@ def heatmap_spec(
     """(trace, layout) dicts of a heatmap; row 0 at the top, hover shows row, column and value."""
     z = np.asarray(matrix, dtype=np.float32)
     rows, cols = z.shape
+    xs, ys = unique_labels(_labels(x_labels, cols)), unique_labels(_labels(y_labels, rows))
     trace = {
         "type": "heatmap",
         "z": z,
-        "x": unique_labels(_labels(x_labels, cols)),
-        "y": unique_labels(_labels(y_labels, rows)),
+        "x": xs,
+        "y": ys,
         "zmin": zmin,
         "zmax": zmax,
         "colorscale": colorscale,
         "hovertemplate": f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>value: %{{z:.4f}}<extra></extra>",
     }
     if show_numbers:
-        trace.update(texttemplate=f"%{{z:{number_format}}}", textfont={"size": BASE_FONT - 2})
-    layout = _margins(title)
-    layout["yaxis"] = {"autorange": "reversed", "title": {"text": y_title}, "type": "category"}
-    layout["xaxis"] = {"title": {"text": x_title}, "type": "category", "side": "bottom"}
+        trace.update(texttemplate=f"%{{z:{number_format}}}", textfont={"size": CELL_FONT})
+    layout = _margins(title)  # token axes: categories in order, every label up to 64
+    layout["yaxis"] = token_axis(ys, True, autorange="reversed", title={"text": y_title})
+    layout["xaxis"] = token_axis(xs, title={"text": x_title}, side="bottom")
     return trace, layout
 
 
@@ -121,8 +137,14 @@ def matrix_figure(
     row_labels: Sequence[str] | None = None,
     col_labels: Sequence[str] | None = None,
     diverging: bool = True,
+    font_scale: float = 1.0,
+    width_px: int | None = None,
 ) -> go.Figure:
-    """A small matrix with every number printed in its cell and its shape in the title."""
+    """A small matrix with its numbers printed in the cells and its shape in the title.
+
+    Numbers get as many decimals (2, 1, 0) as fit a cell of a `width_px` wide figure (default
+    MATRIX_WIDTH) at `font_scale`; when none fit they are hidden (hover still shows them).
+    scale_fonts refits them when lecture mode enlarges the font."""
     z = np.asarray(matrix, dtype=np.float64)
     finite = np.isfinite(z)
     bound = float(np.abs(z[finite]).max()) if finite.any() else 1.0
@@ -137,13 +159,20 @@ def matrix_figure(
         zmin=-bound if diverging else 0.0,
         zmax=bound,
         colorscale=DIVERGING if diverging else SEQUENTIAL,
-        show_numbers=True,
     )
     layout["annotations"] = [  # write "−∞" where a mask removed an entry
         {"x": trace["x"][c], "y": trace["y"][r], "text": "−∞", "showarrow": False}
         for r, c in zip(*np.nonzero(~finite), strict=True)
     ]
     layout["height"] = max(180, min(90 + 34 * z.shape[0], 600))
+    # plot width ≈ figure − row labels, axis title and colour bar (they grow with the font)
+    fixed_px = 0.6 * BASE_FONT * max(len(s) for s in trace["y"]) + 110
+    width = width_px or MATRIX_WIDTH
+    cell_px = max(1.0, (width - fixed_px * font_scale) / z.shape[1])
+    titled(layout, layout["title"]["text"], NARROW_TITLE)  # matrices sit in page columns
+    layout["meta"].update(cell_px=round(cell_px, 1), width_px=width, fixed_px=round(fixed_px))
+    trace["textfont"] = {"size": round(CELL_FONT * font_scale)}
+    fit_cell_text(trace, cell_px)
     return fast_figure([trace], layout)
 
 
@@ -166,13 +195,13 @@ def bar_chart(
         "x": unique_labels([str(x) for x in labels]),
         "y": vals,
         "marker": {"color": colors},
-        "text": [f"{v:.3g}" for v in vals],
+        "text": format_values(vals, 3),  # never e-notation
         "textposition": "outside",
         "hovertemplate": "%{x}: %{y:.4f}<extra></extra>",
     }
-    layout = _margins(title, 320)
+    layout = _margins(title, 320, NARROW_TITLE)  # bar charts often sit in page columns
     layout["yaxis"] = {"title": {"text": y_title}, "range": list(y_range) if y_range else None}
-    layout["xaxis"] = {"title": {"text": x_title}, "type": "category"}
+    layout["xaxis"] = token_axis(trace["x"], title={"text": x_title})  # every bar labelled
     return fast_figure([trace], layout)
 
 
@@ -194,7 +223,7 @@ def line_chart(
             "y": np.asarray(ys, dtype=np.float32),
             "mode": "lines",
             "name": name,
-            "hovertemplate": f"{name}<br>{x_title}: %{{x:.4g}}<br>{y_title}: %{{y:.4f}}<extra></extra>",
+            "hovertemplate": f"{name}<br>{x_title}: %{{x:.4~f}}<br>{y_title}: %{{y:.4f}}<extra></extra>",
         }
         for name, ys in series.items()
     ]
@@ -202,15 +231,3 @@ def line_chart(
     layout["xaxis"] = {"title": {"text": x_title}, "type": "log" if log_x else "linear"}
     layout["yaxis"] = {"title": {"text": y_title}, "type": "log" if log_y else "linear"}
     return fast_figure(traces, layout)
-
-
-def scale_fonts(fig: go.Figure, factor: float) -> go.Figure:
-    """Enlarge every font of a figure (lecture mode on a projector)."""
-    size = round(BASE_FONT * factor)
-    fig.update_layout(font={"size": size}, title_font={"size": round(size * 1.25)})
-    for trace in fig.data:
-        if getattr(trace, "textfont", None) is not None and trace.textfont.size:
-            trace.textfont.size = round(trace.textfont.size * factor)
-    for ann in fig.layout.annotations or ():
-        ann.font.size = size
-    return fig

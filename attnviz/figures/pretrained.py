@@ -6,25 +6,27 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.figures.base import bar_chart, fast_figure, heatmap
+from attnviz.figures.long_maps import max_pool, pool_labels
 from attnviz.figures.text import block_average, shown
 
 MODEL_VIEW_POOL = 48
 
 
-def model_view(attentions: np.ndarray, tokens: list[str]) -> go.Figure:
-    """All layers × heads in one heatmap: block (l, h) is that head's (T, T) map, rows are
-    layers, blank lines between blocks; large inputs are block-averaged. One trace on one pair
-    of axes, so 72 maps of 512 tokens serialise and draw as fast as one image."""
-    layers, heads, t = attentions.shape[0], attentions.shape[1], attentions.shape[-1]
-    pooled = t > MODEL_VIEW_POOL
-    n = min(t, MODEL_VIEW_POOL)
-    step = n + 1  # a block and one blank (NaN) line after it
+def _tile(attentions: np.ndarray, n: int, reduce: str) -> np.ndarray:
+    """(L, H, T, T) maps pooled to (n, n) and tiled with one NaN line between blocks."""
+    layers, heads, step = attentions.shape[0], attentions.shape[1], n + 1
     tiled = np.full((layers * step - 1, heads * step - 1), np.nan, dtype=np.float32)
+    squeeze = max_pool if reduce == "max" else block_average
     for lay in range(layers):
         for h in range(heads):
-            block = block_average(attentions[lay, h], MODEL_VIEW_POOL)  # (n, n)
+            block = squeeze(attentions[lay, h], MODEL_VIEW_POOL)  # (n, n)
             tiled[lay * step : lay * step + n, h * step : h * step + n] = block
-    names = [f"block {i}" for i in range(n)] if pooled else shown(tokens)
+    return tiled
+
+
+def _tile_labels(names: list[str], heads: int, layers: int) -> tuple[list[str], list[str]]:
+    """Distinct category labels of the tiled map's columns and rows (gap lines get "h|", "l—")."""
+    n, step = len(names), len(names) + 1
     x = [
         f"head {h} · key {names[j]}" if j < n else f"{h}|"
         for h in range(heads)
@@ -36,6 +38,21 @@ def model_view(attentions: np.ndarray, tokens: list[str]) -> go.Figure:
         for i in range(step)
     ]
     x, y = x[:-1], y[:-1]
+    return x, y
+
+
+def model_view(attentions: np.ndarray, tokens: list[str], reduce: str = "max") -> go.Figure:
+    """All layers × heads in one heatmap: block (l, h) is that head's (T, T) map, rows are
+    layers, blank lines between blocks; inputs longer than MODEL_VIEW_POOL are pooled per block
+    (`reduce` "max": its largest weight, so sharp weights stay visible; "mean": averaged). One
+    trace on one pair of categorical axes, so 72 maps of 512 tokens draw as fast as one image."""
+    layers, heads, t = attentions.shape[0], attentions.shape[1], attentions.shape[-1]
+    pooled = t > MODEL_VIEW_POOL
+    n = min(t, MODEL_VIEW_POOL)
+    step = n + 1  # a block and one blank (NaN) line after it
+    tiled = _tile(attentions, n, reduce)  # (layers·(n+1) − 1, heads·(n+1) − 1)
+    names = [f"tokens {s}" for s in pool_labels(t, n)] if pooled else shown(tokens)
+    x, y = _tile_labels(names, heads, layers)
     trace = {
         "type": "heatmap",
         "z": tiled,
@@ -48,20 +65,23 @@ def model_view(attentions: np.ndarray, tokens: list[str]) -> go.Figure:
         "hovertemplate": "%{y}<br>%{x}<br>weight %{z:.3f}<extra></extra>",
     }
     centre = n // 2
+    how = "max-pooled" if reduce == "max" else "block-averaged"
     layout = {
         "title": {
             "text": f"Model view: {layers} layers (rows) × {heads} heads (columns)"
-            + (f"; {t} tokens block-averaged to {n}" if pooled else "")
+            + (f"; {t} tokens {how} to {n} blocks" if pooled else "")
         },
         "height": 110 * layers + 90,
         "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
         "xaxis": {
+            "type": "category",
             "tickvals": [x[h * step + centre] for h in range(heads)],
             "ticktext": [f"head {h}" for h in range(heads)],
             "side": "top",
             "showgrid": False,
         },
         "yaxis": {
+            "type": "category",
             "tickvals": [y[k * step + centre] for k in range(layers)],
             "ticktext": [f"layer {k}" for k in range(layers)],
             "autorange": "reversed",

@@ -6,9 +6,92 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.figures.base import fast_figure, line_chart
+from attnviz.figures.fonts import titled
 
 PLANE_LIMIT = 2.0
 GRID_STEPS = 41  # invisible click targets, 0.1 apart
+PX_PER_UNIT = 80.0  # ~ a 430 px plot showing −2..2: how labels and markers compare in size
+LABEL_FONT = 16.0  # px; room for lecture mode's larger labels
+ROOM_ENOUGH = 0.5  # data units: more room than this counts as free (keeps "top center")
+PLACES = {  # Plotly textposition -> the direction it puts the label in, from the marker
+    "top center": (0.0, 1.0),
+    "bottom center": (0.0, -1.0),
+    "middle right": (1.0, 0.0),
+    "middle left": (-1.0, 0.0),
+    "top right": (0.71, 0.71),
+    "top left": (-0.71, 0.71),
+    "bottom right": (0.71, -0.71),
+    "bottom left": (-0.71, -0.71),
+}
+
+
+def _gap_to_box(points: np.ndarray, centre: np.ndarray, half: np.ndarray) -> np.ndarray:
+    """Distance from each point (n, 2) to an axis-aligned box (centre, half sizes)."""
+    d = np.maximum(np.abs(points - centre) - half, 0.0)
+    return np.sqrt((d**2).sum(axis=1))
+
+
+def label_positions(
+    points: np.ndarray,
+    sizes: np.ndarray,
+    avoid: np.ndarray,
+    names: list[str] | None = None,
+    px_per_unit: float = PX_PER_UNIT,
+    font_px: float = LABEL_FONT,
+) -> list[str]:
+    """A textposition per point (n, 2): of the eight places around its marker (`sizes` (n,):
+    marker diameters, px), the one whose label box keeps the most room to the other markers,
+    the `avoid` points (m, 2; the query star) and the labels placed before it. A label with room
+    everywhere stays on top. Labels are estimated boxes (len(name) × 0.6 em by 1.2 em)."""
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    star = np.asarray(avoid, dtype=np.float64).reshape(-1, 2)
+    radius = np.asarray(sizes, dtype=np.float64) / 2 / px_per_unit  # in data units
+    names = names or ["label"] * len(pts)
+    placed: list[tuple[np.ndarray, np.ndarray]] = []
+    out = []
+    for i, p in enumerate(pts):
+        half = np.array([len(names[i]) * 0.3 * font_px, 0.6 * font_px]) / px_per_unit
+        others = np.arange(len(pts)) != i
+        best, best_room = "top center", -np.inf
+        for place, (dx, dy) in PLACES.items():
+            reach = radius[i] + 3 / px_per_unit  # the marker's edge plus a small gap
+            centre = p + np.array([dx * (reach + half[0]), dy * (reach + half[1])])
+            room = [_gap_to_box(pts[others], centre, half) - radius[others]]
+            room.append(_gap_to_box(star, centre, half) - 10 / px_per_unit)
+            room += [_box_gap(centre, half, c, h) for c, h in placed]
+            clearance = min(ROOM_ENOUGH, *(float(np.min(r, initial=np.inf)) for r in room))
+            if clearance > best_room + 1e-9:
+                best, best_room = place, clearance
+        dx, dy = PLACES[best]
+        reach = radius[i] + 3 / px_per_unit
+        placed.append((p + np.array([dx * (reach + half[0]), dy * (reach + half[1])]), half))
+        out.append(best)
+    return out
+
+
+def _box_gap(c1: np.ndarray, h1: np.ndarray, c2: np.ndarray, h2: np.ndarray) -> np.ndarray:
+    """Separation of two boxes (negative when they overlap)."""
+    return np.array([float(np.max(np.abs(c1 - c2) - (h1 + h2)))])
+
+
+def _key_dots(keys: np.ndarray, names: list[str], query: np.ndarray, weights: np.ndarray) -> dict:
+    """The keys (m, 2) as dots sized by their weight (m,), labelled away from their neighbours."""
+    sizes = (12 + 40 * weights).astype(np.float32)  # px, the marker grows with its weight
+    lim = max(PLANE_LIMIT, float(np.abs(keys).max()) + 0.3)  # the plot shows −lim..lim
+    return {
+        "type": "scatter",
+        "x": keys[:, 0].astype(np.float32),
+        "y": keys[:, 1].astype(np.float32),
+        "mode": "markers+text",
+        "text": names,
+        "textposition": label_positions(
+            keys, sizes, np.asarray(query).reshape(1, 2), names, px_per_unit=320 / (2 * lim)
+        ),
+        "name": "keys",
+        "marker": {"size": sizes, "color": "#3b5bdb"},
+        "customdata": weights.astype(np.float32),
+        "hovertemplate": "%{text}<br>key (%{x:.2f}, %{y:.2f})<br>weight %{customdata:.3f}<extra></extra>",
+    }
 
 
 def key_plane(
@@ -27,18 +110,7 @@ def key_plane(
         "name": "click to move the query",
         "hovertemplate": "move query to (%{x:.1f}, %{y:.1f})<extra></extra>",
     }
-    key_dots = {
-        "type": "scatter",
-        "x": keys[:, 0].astype(np.float32),
-        "y": keys[:, 1].astype(np.float32),
-        "mode": "markers+text",
-        "text": names,
-        "textposition": "top center",
-        "name": "keys",
-        "marker": {"size": (12 + 40 * weights).astype(np.float32), "color": "#3b5bdb"},
-        "customdata": weights.astype(np.float32),
-        "hovertemplate": "%{text}<br>key (%{x:.2f}, %{y:.2f})<br>weight %{customdata:.3f}<extra></extra>",
-    }
+    key_dots = _key_dots(keys, names, query, weights)
     star = {
         "type": "scatter",
         "x": [float(query[0])],
@@ -55,6 +127,7 @@ def key_plane(
         "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
         "clickmode": "event+select",
         "dragmode": False,
+        "legend": {"orientation": "h", "y": -0.25},  # below: the plane keeps the width
         "xaxis": {"range": [-lim, lim], "title": {"text": "key / query dimension 1"}},
         "yaxis": {
             "range": [-lim, lim],
@@ -62,6 +135,7 @@ def key_plane(
             "scaleanchor": "x",
         },
     }
+    titled(layout, layout["title"]["text"], 40)  # the plane sits in half the page
     return fast_figure([click_grid, key_dots, star], layout)
 
 

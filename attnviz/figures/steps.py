@@ -16,8 +16,11 @@ ROW_STEPS = {"Q", "QK", "scaled", "masked", "weights", "out"}  # steps whose row
 COL_NAMES = {"z": "feature", "Q": "dim of e", "K": "dim of e", "V": "dim of d₂", "out": "dim of d₂"}
 
 
-def step_figure(step: Step, query_row: int | None = None) -> go.Figure:
-    """The step's matrix with numbers; with `query_row`, only that query's row of query-indexed steps."""
+def step_figure(
+    step: Step, query_row: int | None = None, font_scale: float = 1.0, width_px: int | None = None
+) -> go.Figure:
+    """The step's matrix with numbers; with `query_row`, only that query's row of query-indexed
+    steps. `font_scale`/`width_px` let the numbers shorten or hide when cells are too narrow."""
     matrix = step.matrix
     row_labels = [f"patch {i}" for i in range(matrix.shape[0])]
     if query_row is not None and step.key in ROW_STEPS:
@@ -33,9 +36,14 @@ def step_figure(step: Step, query_row: int | None = None) -> go.Figure:
         row_labels=row_labels,
         col_labels=col_labels,
         diverging=step.key != "weights",
+        font_scale=font_scale,
+        width_px=width_px,
     )
 
 
-def weight_figures(named: dict[str, np.ndarray]) -> list[go.Figure]:
-    """Small figures for the layer's parameters (W_q, B_q, ...)."""
-    return [matrix_figure(m, name, row_name="in", col_name="out") for name, m in named.items()]
+def weight_figures(named: dict[str, np.ndarray], font_scale: float = 1.0) -> list[go.Figure]:
+    """Small figures for the layer's parameters (W_q, B_q, ...), one per name, in order."""
+    return [
+        matrix_figure(m, name, row_name="in", col_name="out", font_scale=font_scale)
+        for name, m in named.items()
+    ]

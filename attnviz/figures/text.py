@@ -8,7 +8,11 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
+from attnviz.figures.axes import token_axis
 from attnviz.figures.base import fast_figure, heatmap, line_chart, unique_labels
+from attnviz.figures.fonts import titled
+from attnviz.figures.grid import BOTTOM_PX, TOP_PX, auto_columns, plan_grid
+from attnviz.figures.long_maps import max_pool, pool_labels
 
 HEAD_COLORS = [
     "#1c7ed6",
@@ -20,7 +24,7 @@ HEAD_COLORS = [
     "#e03131",
     "#5c940d",
 ]
-GRID_MAX = 128  # larger maps are block-averaged in the small-multiples grid
+GRID_MAX = 128  # larger maps are max-pooled in the small-multiples grid
 HEAD_VIEW_MAX = 64
 
 
@@ -32,7 +36,8 @@ def shown(tokens: list[str]) -> list[str]:
 
 
 def block_average(m: np.ndarray, size: int) -> np.ndarray:
-    """Block-average a (T, T) map down to at most size × size."""
+    """Block-average a (T, T) map down to at most size × size (see long_maps.max_pool for the
+    overview that keeps sharp weights visible)."""
     t = m.shape[0]
     if t <= size:
         return m
@@ -44,58 +49,84 @@ def block_average(m: np.ndarray, size: int) -> np.ndarray:
 def heads_grid(
     weights: np.ndarray,
     tokens: list[str],
-    columns: int = 4,
+    columns: int | None = None,
     pool: int = GRID_MAX,
     names: list[str] | None = None,
-    cell_height: int = 260,
+    cell_height: int = 200,
+    reduce: str = "max",
+    zmax: float | None = None,
 ) -> go.Figure:
-    """Every head's (T, T) map as small multiples sharing one colour scale (0 to 1); maps larger
-    than `pool` are block-averaged (so 72 heads × 512 tokens still draw quickly)."""
+    """Every head's (T, T) map as small multiples sharing one colour scale (0 to `zmax`, by
+    default 1), on categorical token axes (digit tokens stay tokens), every label up to 64.
+
+    The figure grows with heads and tokens (grid.plan_grid) so maps never overlap; `columns`
+    None picks 4, 2 or 1 per row from T. Maps larger than `pool` are pooled per block, by
+    default with the maximum (`reduce="max"`), so sharp weights survive; "mean" averages.
+    Pooled maps are coloured 0 to their largest weight (said in the title) unless `zmax`."""
     h, t = weights.shape[0], weights.shape[1]
-    rows = (h + columns - 1) // columns
     pooled = t > pool
-    labels = shown(tokens) if not pooled else None
+    if pooled:
+        labels = pool_labels(t, pool)
+        squeeze = max_pool if reduce == "max" else block_average
+    else:
+        labels, squeeze = shown(tokens), (lambda m, _size: m)
+    columns = columns or auto_columns(h, len(labels))
+    plan = plan_grid(h, columns, labels, least=cell_height)
     names = names or [f"head {i}" for i in range(h)]
-    data, layout = (
-        [],
-        {"height": cell_height * rows + 60, "margin": {"l": 10, "r": 10, "t": 60, "b": 10}},
-    )
-    gap = 0.04 if columns <= 4 else 0.01
-    for i in range(h):
-        r, c = divmod(i, columns)
+    data, notes = [], []
+    layout = {"height": plan.height, "margin": {"l": 10, "r": 80, "t": TOP_PX, "b": BOTTOM_PX}}
+    zs = [squeeze(weights[i], pool).astype(np.float32) for i in range(h)]  # (n, n) each
+    top = zmax or (max(0.01, float(np.ceil(max(z.max() for z in zs) * 100) / 100)) if pooled else 1)
+    for i, z in enumerate(zs):
         n = "" if i == 0 else str(i + 1)
-        x0 = c / columns + gap / 2
-        y1 = 1 - r / rows - gap
-        z = block_average(weights[i], pool).astype(np.float32)
-        trace = {
-            "type": "heatmap",
-            "z": z,
-            "zmin": 0,
-            "zmax": 1,
-            "colorscale": "Blues",
-            "showscale": i == 0,
-            "xaxis": f"x{n}",
-            "yaxis": f"y{n}",
-            "hovertemplate": f"{names[i]}<br>query %{{y}}<br>key %{{x}}<br>weight %{{z:.3f}}<extra></extra>",
-        }
-        if labels is not None:
-            trace |= {"x": labels, "y": labels}
-        data.append(trace)
-        layout[f"xaxis{n}"] = {
-            "domain": [round(x0, 4), round(x0 + 1 / columns - gap, 4)],
-            "showticklabels": t <= 24,
-            "title": {"text": f"{names[i]}: key" if columns <= 4 else ""},
-        }
-        layout[f"yaxis{n}"] = {
-            "domain": [round(max(0.0, y1 - 1 / rows + gap), 4), round(y1, 4)],
-            "autorange": "reversed",
-            "showticklabels": t <= 24,
-        }
+        data.append(_head_trace(z, labels, names[i], n, min(1.0, 600 / plan.height), top))
+        xd, yd = plan.x_domains[i], plan.y_domains[i]
+        layout[f"xaxis{n}"] = token_axis(labels, domain=list(xd), anchor=f"y{n}", automargin=False)
+        layout[f"yaxis{n}"] = token_axis(
+            labels, True, domain=list(yd), anchor=f"x{n}", autorange="reversed", automargin=False
+        )
+        notes.append(_map_name(names[i], (xd[0] + xd[1]) / 2, plan.title_y[i]))
+    layout["annotations"] = notes
+    how = "max-pooled (each cell: its block's largest weight)" if reduce == "max" else "averaged"
     title = "Attention weights per head (row: query token, column: key token)"
-    layout["title"] = {
-        "text": title + (f"; {t} tokens shown block-averaged to {pool}" if pooled else "")
-    }
+    title += f"; {t} tokens in {len(labels)} blocks, {how}" if pooled else ""
+    title += f"; colours 0 to {top:.2f}" if top != 1 else ""
+    titled(layout, title)
     return fast_figure(data, layout)
+
+
+def _head_trace(
+    z: np.ndarray, labels: list[str], name: str, n: str, bar_len: float, zmax: float = 1.0
+) -> dict:
+    """One head's heatmap on axes x{n}/y{n}; only the first (n == "") shows the colour bar."""
+    return {
+        "type": "heatmap",
+        "z": z,
+        "x": labels,
+        "y": labels,
+        "zmin": 0,
+        "zmax": zmax,
+        "colorscale": "Blues",
+        "showscale": n == "",
+        "colorbar": {"len": bar_len, "y": 1, "yanchor": "top"},
+        "xaxis": f"x{n}",
+        "yaxis": f"y{n}",
+        "hovertemplate": f"{name}<br>query %{{y}}<br>key %{{x}}<br>weight %{{z:.3f}}<extra></extra>",
+    }
+
+
+def _map_name(name: str, x: float, y: float) -> dict:
+    """A map's name centred above it (paper coordinates)."""
+    return {
+        "text": html.escape(name),
+        "x": x,
+        "y": y,
+        "xref": "paper",
+        "yref": "paper",
+        "xanchor": "center",
+        "yanchor": "bottom",
+        "showarrow": False,
+    }
 
 
 def positional_figure(table: np.ndarray, rope: bool = False) -> go.Figure:
@@ -177,7 +208,6 @@ def temperature_figure(
         zmin=0.0,
         zmax=1.0,
     )
-    fig.layout.xaxis.showticklabels = len(tokens) <= 48
     return fig
 
 

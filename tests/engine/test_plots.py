@@ -58,8 +58,8 @@ def test_export_config_formats():
 
 @pytest.mark.parametrize("t", [5, 60])
 def test_model_view_tiles_every_head_into_one_valid_trace(t):
+    from attnviz.figures.long_maps import max_pool
     from attnviz.figures.pretrained import MODEL_VIEW_POOL, model_view
-    from attnviz.figures.text import block_average
 
     att = np.random.default_rng(0).dirichlet(np.ones(t), size=(2, 3, t)).astype(np.float32)
     fig = model_view(att, [f"w{i}" for i in range(t)])
@@ -69,8 +69,9 @@ def test_model_view_tiles_every_head_into_one_valid_trace(t):
     z = np.asarray(trace.z, dtype=np.float32)
     assert z.shape == (2 * (n + 1) - 1, 3 * (n + 1) - 1)
     block = z[(n + 1) : (n + 1) + n, 2 * (n + 1) : 2 * (n + 1) + n]  # layer 1, head 2
-    np.testing.assert_allclose(block, block_average(att[1, 2], MODEL_VIEW_POOL), atol=1e-6)
+    np.testing.assert_allclose(block, max_pool(att[1, 2], MODEL_VIEW_POOL), atol=1e-6)
     assert np.isnan(z[n]).all() and np.isnan(z[:, n]).all()  # blank lines between blocks
     assert len(set(trace.x)) == len(trace.x) and trace.hovertemplate
     assert list(fig.layout.xaxis.ticktext) == ["head 0", "head 1", "head 2"]
-    assert ("block-averaged" in fig.layout.title.text) == (t > MODEL_VIEW_POOL)
+    assert ("max-pooled" in fig.layout.title.text) == (t > MODEL_VIEW_POOL)
+    assert fig.layout.xaxis.type == fig.layout.yaxis.type == "category"

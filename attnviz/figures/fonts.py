@@ -1,0 +1,124 @@
+"""Fonts of figures: cell numbers that fit their cells, and lecture mode's `scale_fonts`, which
+enlarges every font of a built figure (titles, every axis's ticks and title, legend, colour bars,
+annotations, cell and bar text, hover labels) and wraps long titles instead of clipping them."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from attnviz.figures.axes import TITLE_CHARS, fit_decimals, format_value, wrap_title
+
+BASE_FONT = 14
+CELL_FONT = BASE_FONT - 2
+CROWDED_TICKS = 16  # axes with more ticks than this grow at most CROWDED_SCALE
+CROWDED_SCALE = 1.25
+NARROW_TITLE = 34  # characters per title line of figures that usually sit in a page column
+
+
+def fit_cell_text(trace, cell_px: float) -> None:
+    """Write a heatmap's cell numbers with the most decimals (2, 1, 0) that fit `cell_px` at the
+    trace's text font, or hide them when none fit. `trace`: a trace dict or Plotly trace."""
+    z = np.asarray(trace["z"], dtype=np.float64)  # (rows, cols); NaN cells stay blank
+    font = (trace["textfont"] or {})["size"] or CELL_FONT
+    decimals = fit_decimals(z, cell_px, font)
+    if decimals is None:
+        trace["text"], trace["texttemplate"] = None, ""
+        return
+    text = [["" if not np.isfinite(v) else format_value(v, decimals) for v in row] for row in z]
+    trace["text"], trace["texttemplate"] = text, "%{text}"
+
+
+def titled(layout: dict, text: str, chars: int = TITLE_CHARS) -> dict:
+    """Set a layout's title wrapped at `chars` characters a line, the top margin grown to hold
+    its lines; the unwrapped text and width go to layout["meta"] so scale_fonts can rewrap."""
+    wrapped = wrap_title(text, chars)
+    lines = wrapped.count("<br>") + 1
+    layout["title"] = {"text": wrapped}
+    margin = layout.setdefault("margin", {"l": 10, "r": 10, "t": 50, "b": 10})
+    margin["t"] = max(margin.get("t", 50), 28 + 22 * lines)
+    layout.setdefault("meta", {}).update(title=text, title_chars=chars)
+    return layout
+
+
+def _axis_names(fig: go.Figure) -> list[str]:
+    return [k for k in fig.layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))]
+
+
+def _scaled(font, factor: float, default: int = BASE_FONT) -> int:
+    return round(((font.size if font is not None else None) or default) * factor)
+
+
+def _scale_axes(fig: go.Figure, factor: float) -> None:
+    for name in _axis_names(fig):
+        axis = fig.layout[name]
+        ticks = len(axis.tickvals) if axis.tickvals is not None else 0
+        grow = min(factor, CROWDED_SCALE) if ticks > CROWDED_TICKS else factor
+        axis.tickfont.size = _scaled(axis.tickfont, grow)
+        axis.title.font.size = _scaled(axis.title.font, factor)
+
+
+def _meta(fig: go.Figure) -> dict:
+    return fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+
+
+def _cell_px(fig: go.Figure, factor: float) -> float | None:
+    """A matrix figure's cell width once its labels and colour bar grow by `factor`."""
+    meta = _meta(fig)
+    if not {"width_px", "fixed_px"} <= meta.keys():
+        return meta.get("cell_px")
+    cols = np.asarray(fig.data[0].z).shape[1]
+    return max(1.0, (meta["width_px"] - meta["fixed_px"] * factor) / cols)
+
+
+def _shows_colorbar(holder, trace_type: str) -> bool:
+    """Heat maps show their colour bar unless told not to; markers only when told to."""
+    if trace_type in ("heatmap", "contour", "histogram2d") and holder.type == trace_type:
+        return holder.showscale is not False
+    return getattr(holder, "showscale", None) is True
+
+
+def _scale_traces(fig: go.Figure, factor: float) -> None:
+    cell_px = _cell_px(fig, factor)
+    for trace in fig.data:
+        if "textfont" in trace and (trace["text"] is not None or trace["texttemplate"]):
+            trace.textfont.size = _scaled(trace.textfont, factor, CELL_FONT)
+            if trace.type == "heatmap" and cell_px:
+                fit_cell_text(trace, cell_px)  # larger numbers may no longer fit
+            if trace.type == "bar" and len(trace.x or ()) > 4:
+                trace.textangle = -90  # upright numbers fit a narrow bar without shrinking
+        for holder in (trace, getattr(trace, "marker", None)):
+            if holder is not None and _shows_colorbar(holder, trace.type):
+                holder.colorbar.tickfont.size = _scaled(holder.colorbar.tickfont, factor)
+                holder.colorbar.title.font.size = _scaled(holder.colorbar.title.font, factor)
+
+
+def scale_fonts(fig: go.Figure, factor: float) -> go.Figure:
+    """Enlarge every font of a figure by `factor` (lecture mode on a projector), in place.
+
+    Axes with many tick labels (token axes) grow at most CROWDED_SCALE so their labels keep
+    fitting; a long title is rewrapped to fewer characters per line (its builder's width, see
+    `titled`, over `factor`), with the top margin and the height grown to hold its lines."""
+    size = round(BASE_FONT * factor)
+    title_size = round(size * 1.25)
+    fig.update_layout(font={"size": size}, title_font={"size": title_size})
+    fig.layout.hoverlabel.font.size = size
+    fig.layout.legend.font.size = _scaled(fig.layout.legend.font, factor)
+    _scale_axes(fig, factor)
+    _scale_traces(fig, factor)
+    for ann in fig.layout.annotations or ():
+        ann.font.size = _scaled(ann.font, factor)
+    if fig.layout.title.text:
+        meta, text = _meta(fig), fig.layout.title.text
+        chars = meta.get("title_chars") or TITLE_CHARS
+        if meta.get("title") and wrap_title(meta["title"], chars) == text:
+            text = meta["title"]  # untouched since `titled`: rewrap from the original
+        fig.layout.title.text = wrap_title(text, max(16, int(chars / factor)))
+        lines = fig.layout.title.text.count("<br>") + 1
+        need = int(lines * title_size * 1.3) + 24
+        top = fig.layout.margin.t if fig.layout.margin.t is not None else 100
+        if need > top:
+            fig.layout.margin.t = need
+            if fig.layout.height:
+                fig.layout.height = fig.layout.height + need - top
+    return fig

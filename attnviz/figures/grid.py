@@ -1,0 +1,66 @@
+"""Layout of small multiples (one heatmap per head) whose height grows with heads and tokens.
+
+Everything is planned in pixels (each map's side, its title above, its rotated key labels below,
+its query labels to the left) and converted to paper fractions, so rows never overlap whatever
+the number of heads or tokens; axes get no automargin, the room is reserved here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from attnviz.figures.axes import LABEL_ALL_MAX, label_extent
+
+NOMINAL_WIDTH = 800  # px the grid is planned for (the main area at 1280 px, lecture mode too)
+LECTURE_ROOM = 1.25  # label room to spare: lecture mode enlarges crowded tick labels this much
+TOKEN_PX = 11  # px per token row when every label is drawn
+MAX_MAP_PX = TOKEN_PX * LABEL_ALL_MAX  # a map's side never exceeds this
+LONG_MAP_PX = 480  # side of each map when labels are a subset (long inputs)
+TITLE_PX = 26  # room above each map for its name
+TOP_PX, BOTTOM_PX = 80, 10  # figure title (two lines); bottom margin
+
+
+@dataclass(frozen=True)
+class GridPlan:
+    """Where each subplot goes: domains in paper fractions and the figure's height in px."""
+
+    height: int
+    x_domains: list[tuple[float, float]]
+    y_domains: list[tuple[float, float]]
+    title_y: list[float]  # paper y of each map's name (just above its domain)
+    map_px: int  # each map's side in px
+
+
+def auto_columns(heads: int, t: int) -> int:
+    """Maps per row: 4 small maps, 2 medium, 1 when all 64 labels need the width, 2 beyond."""
+    cols = 4 if t <= 16 else 2 if t <= 40 else 1 if t <= LABEL_ALL_MAX else 2
+    return max(1, min(cols, heads))
+
+
+def map_side(t: int, least: int) -> int:
+    """A map's side in px: TOKEN_PX per token (at least `least`), LONG_MAP_PX past 64 tokens."""
+    if t > LABEL_ALL_MAX:
+        return LONG_MAP_PX
+    return max(least, min(TOKEN_PX * t, MAX_MAP_PX))
+
+
+def plan_grid(heads: int, columns: int, labels: list[str], least: int = 200) -> GridPlan:
+    """Domains for `heads` maps in `columns` columns with room for `labels` as ticks."""
+    rows = (heads + columns - 1) // columns
+    side = map_side(len(labels), least)
+    below = label_extent(labels) + 12  # rotated key labels under each map
+    left = label_extent(labels) * LECTURE_ROOM  # query labels left of each map
+    row_px = TITLE_PX + side + below
+    height = TOP_PX + rows * row_px + BOTTOM_PX
+    area = rows * row_px  # the paper's height in px (margins excluded)
+    slot = 1 / columns
+    gap = min(left / NOMINAL_WIDTH, slot / 3)
+    x_domains, y_domains, title_y = [], [], []
+    for i in range(heads):
+        r, c = divmod(i, columns)
+        x0 = c * slot + gap
+        x_domains.append((round(x0, 4), round((c + 1) * slot - 0.01, 4)))
+        top = r * row_px + TITLE_PX  # px from the paper's top
+        y1, y0 = 1 - top / area, 1 - (top + side) / area
+        y_domains.append((round(y0, 4), round(y1, 4)))
+        title_y.append(round(y1 + 4 / area, 4))
+    return GridPlan(height, x_domains, y_domains, title_y, side)
