@@ -132,6 +132,7 @@ with view_col:
         "ta_hv",
         "ta_query",
     )
+text_sections.long_input(result.weights, tokens, head, query)
 
 text_sections.vectors(result, cfg)
 text_sections.padding(text, cfg, head)

@@ -166,6 +166,10 @@ def draw_views(run: LiveRun) -> None:
         {"training weights": v.train_weights, "query weights": v.query_weights[None, :]},
         "kernel_weights",
         key="ks_dl",
+        labels={
+            "training weights": (points := [f"x_{i}" for i in range(len(v.order))], points),
+            "query weights": (["query"], points),
+        },
     )
 
 

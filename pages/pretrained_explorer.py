@@ -88,7 +88,12 @@ def compare_with_second_sentence(name: str, other: str, result, layer: int, head
         "Position i of both sentences; where their tokens differ the label shows both "
         "(first|second). Red: the first sentence puts more weight there."
     )
-    downloads.matrices({"first minus second": diff}, "attention_difference", "pe_dl_diff")
+    downloads.matrices(
+        {"first minus second": diff},
+        "attention_difference",
+        "pe_dl_diff",
+        labels={"first minus second": (labels, labels)},
+    )
 
 
 layout.intro(
@@ -184,6 +189,14 @@ downloads.matrices(
     },  # fmt: skip
     "query_key_products",
     "pe_dl_qk",
+    labels={
+        "q * k (rows: keys, columns: head dimensions)": (
+            result.tokens,
+            [f"dim {i}" for i in range(k.shape[1])],
+        ),
+        "q.k / sqrt(d)": (["query"], result.tokens),
+        "softmax weights": (["query"], result.tokens),
+    },
 )
 
 st.subheader("Across layers and heads")
@@ -203,7 +216,12 @@ with a:
             else "."
         )
     )
-    downloads.matrices({"rollout": rolled}, "rollout", "pe_dl_rollout")
+    downloads.matrices(
+        {"rollout": rolled},
+        "rollout",
+        "pe_dl_rollout",
+        labels={"rollout": (shown(tokens), shown(tokens))},
+    )
 with b:
     numbers = {
         c: st.column_config.NumberColumn(format="%.3f") for c in ("entropy", "mean distance")
@@ -218,6 +236,12 @@ downloads.matrices(
     {f"{method} of queries (rows 0..T-1) then keys (rows T..2T-1), columns x, y": points},
     f"projection_{method}",
     "pe_dl_proj",
+    labels={
+        f"{method} of queries (rows 0..T-1) then keys (rows T..2T-1), columns x, y": (
+            [f"query {t}" for t in result.tokens] + [f"key {t}" for t in result.tokens],
+            ["x", "y"],
+        )
+    },
 )
 
 with layout.lazy_expander("Compare with a second sentence", "pe_open_compare") as compare:

@@ -9,6 +9,7 @@ from attnviz.topics.self_attention.steps import (
     compute_steps,
     random_input,
     random_weights,
+    step_labels,
 )
 from attnviz.ui import downloads, layout
 from attnviz.ui.figures import show
@@ -159,5 +160,8 @@ with stage:
 
 layout.try_this(TRY_THIS)
 downloads.matrices(
-    {s.title: s.matrix for key, s in steps.items()}, "self_attention_steps", key="sa_dl"
+    {s.title: s.matrix for s in steps.values()},
+    "self_attention_steps",
+    key="sa_dl",
+    labels={s.title: step_labels(s) for s in steps.values()},
 )

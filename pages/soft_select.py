@@ -164,4 +164,9 @@ downloads.matrices(
     },
     "soft_select",
     key="ss_dl",
+    labels={
+        "scores": (["a(q, k_j)"], names),
+        "weights": (["alpha_j"], names),
+        "output": (["sum_j alpha_j v_j"], [f"v dim {j}" for j in range(len(result.output))]),
+    },
 )

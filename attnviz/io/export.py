@@ -20,6 +20,11 @@ def _clean(value: float) -> float | None:
     return float(value) if np.isfinite(value) else None
 
 
+def _inert(label: str) -> str:
+    """A label a spreadsheet will not run as a formula (a typed token may start with "=")."""
+    return "'" + label if label[:1] in ("=", "+", "-", "@", "\t", "\r") else label
+
+
 def _labels_for(name: str, shape: tuple[int, int], labels: Labels | None):
     """(rows, columns) as strings, checked against the matrix's shape; None when not given."""
     if not labels or name not in labels:
@@ -63,9 +68,9 @@ def matrices_to_csv(named: dict[str, np.ndarray], labels: Labels | None = None) 
         else:
             rows, cols = found
             writer = csv.writer(buf, lineterminator="\n")
-            writer.writerow(["row \\ column", *cols])
+            writer.writerow(["row \\ column", *map(_inert, cols)])
             for label, row in zip(rows, arr, strict=True):
-                writer.writerow([label, *(f"{v:.6g}" for v in row)])
+                writer.writerow([_inert(label), *(f"{v:.6g}" for v in row)])
         buf.write("\n")
     return buf.getvalue()
 

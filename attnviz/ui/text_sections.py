@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import streamlit as st
 
 from attnviz.core.positional import sinusoidal
+from attnviz.figures.long_maps import top_k_figure, window_figure
 from attnviz.figures.text import (
     positional_figure,
     saturation_figure,
@@ -240,3 +242,28 @@ def temperature(result: TextAttention, cfg: TextConfig, head: int, query: int) -
             r"$\operatorname{softmax}(s/\tau)$: small $\tau$ → one-hot (a hard select), large "
             r"$\tau$ → uniform (the mean)."
         )
+
+
+LONG_INPUT = 64  # above this many tokens the grid is pooled and the bars become a line
+WINDOW = 32  # tokens each side of the full-resolution window
+
+
+def long_input(weights: np.ndarray, tokens: list[str], head: int, query: int) -> None:
+    """For a long input, two views that keep its structure (the grid above is max-pooled):
+    each query's three largest weights, and the map at full resolution around the query.
+    weights: (H, T, T)."""
+    t = len(tokens)
+    if t <= LONG_INPUT:
+        return
+    st.markdown(f"**Long input ({t} tokens): head {head} at full resolution**")
+    show(
+        top_k_figure(
+            weights[head], tokens, k=3, title=f"Head {head}: each query's 3 largest weights"
+        ),
+        "top_k",
+    )
+    lo = max(0, min(query - WINDOW // 2, t - WINDOW))
+    title = f"Head {head}, tokens {lo}–{lo + WINDOW - 1} around query {query}"
+    show(
+        window_figure(weights[head], tokens, (lo, lo + WINDOW), (lo, lo + WINDOW), title), "window"
+    )

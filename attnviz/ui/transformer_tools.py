@@ -11,6 +11,7 @@ import torch
 
 from attnviz.data.tasks import SequenceTask
 from attnviz.figures import base as plots
+from attnviz.figures.base import unique_labels
 from attnviz.figures.text import heads_grid, shown
 from attnviz.models.checkpoint import load_model, save_model
 from attnviz.models.transformer import TinyTransformer
@@ -42,7 +43,13 @@ def attention_by_layer(
         show(fig, f"{name}_layer{layer}", key=f"{name}_layer{layer}")
         if download:
             named = {f"layer {layer} head {h}": maps[layer, h] for h in range(maps.shape[1])}
-            downloads.matrices(named, f"{name}_attention_layer{layer}", f"{name}_dl{layer}")
+            axes = (unique_labels(tokens), unique_labels(tokens))  # rows: query, columns: key
+            downloads.matrices(
+                named,
+                f"{name}_attention_layer{layer}",
+                f"{name}_dl{layer}",
+                labels=dict.fromkeys(named, axes),
+            )
 
 
 def try_input(model: TinyTransformer, task: SequenceTask) -> None:
@@ -127,7 +134,11 @@ def ablation(model: TinyTransformer, task: SequenceTask) -> None:
             "tt_ablation",
         )
         named = {"accuracy drop (points), row: layer, column: head": drops * 100}
-        downloads.matrices(named, "tt_head_ablation", "tt_ablation_dl")
+        rows = [f"layer {i}" for i in range(drops.shape[0])]
+        cols = [f"head {j}" for j in range(drops.shape[1])]
+        downloads.matrices(
+            named, "tt_head_ablation", "tt_ablation_dl", labels=dict.fromkeys(named, (rows, cols))
+        )
 
 
 def save_and_load(

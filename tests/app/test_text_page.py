@@ -169,3 +169,19 @@ def test_shuffle_lesson_with_the_causal_mask_says_the_mask_tells_the_order():
     assert "identical" not in lesson and "no longer permutation-equivariant" in lesson
     assert "the mask alone tells the model the order" in lesson
     assert f"max difference {without:.6f}" in lesson, "the lesson quotes the printed number"
+
+
+def test_long_input_shows_top_k_and_a_full_resolution_window():
+    """Past 64 tokens the grid is pooled; the top-k dots and the window keep the structure."""
+    at = open_page(PAGE)
+    words = [f"w{i % 50}" for i in range(200)]
+    at.text_area(key="ta_text").set_value(" ".join(words)).run()
+    no_exception(at)
+    by_title = {f["layout"]["title"]["text"]: f for f in figures(at)}
+    assert any("3 largest weights" in t for t in by_title), list(by_title)
+    window = next(f for t, f in by_title.items() if "around query" in t)
+    columns = window["data"][0]["x"]
+    assert len(columns) == 32 and columns[0].startswith("0:w0")  # query 0: tokens 0–31
+    short = open_page(PAGE)
+    short.text_area(key="ta_text").set_value("a short sentence").run()
+    assert not any("around query" in f["layout"]["title"]["text"] for f in figures(short))

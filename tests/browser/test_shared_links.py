@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+from csv import reader
 from pathlib import Path
 
 import numpy as np
@@ -99,7 +100,12 @@ def test_downloads_deliver_the_shown_matrices(page, app_url):
     np.testing.assert_allclose(body["weights"]["values"], [weights], rtol=1e-6, atol=1e-7)
     assert body["output"]["values"][0][0] == pytest.approx(output, abs=5e-4)
     csv = download(page, "Download CSV").split("\n\n")  # one block per matrix, JSON's order
-    blocks = [np.loadtxt(io.StringIO(b), delimiter=",", ndmin=2) for b in csv if b.strip()]
+    blocks = [list(reader(io.StringIO(b))) for b in csv if b.strip()]
     for block, name in zip(blocks, ("scores", "weights", "output"), strict=True):
-        np.testing.assert_allclose(block, body[name]["values"], rtol=1e-5)
+        heading, header, *rows = block  # "# name [r x c]", "row \\ column, labels…", rows
+        assert heading[0].startswith(f"# {name} ")
+        assert header[1:] == body[name]["columns"] and len(header) > 1
+        assert [r[0] for r in rows] == body[name]["rows"]
+        values = [[float(v) for v in r[1:]] for r in rows]
+        np.testing.assert_allclose(values, body[name]["values"], rtol=1e-5)
     assert_no_exception(page, "soft-select-download")

@@ -65,3 +65,10 @@ def test_json_carries_rows_and_columns():
 def test_labels_of_the_wrong_length_are_refused_clearly():
     with pytest.raises(ValueError, match="labels of 'w' are 3 × 4, the matrix is 4 × 4"):
         matrices_to_csv({"w": W}, labels={"w": (TOKENS[:3], TOKENS)})
+
+
+def test_typed_labels_cannot_become_spreadsheet_formulas():
+    text = matrices_to_csv({"m": np.eye(2)}, {"m": (["=cmd()", "ok"], ["@x", "b"])})
+    rows = list(csv.reader(io.StringIO(text.split("\n", 1)[1])))
+    assert rows[0][1:] == ["'@x", "b"]
+    assert [r[0] for r in rows[1:3]] == ["'=cmd()", "ok"]

@@ -83,6 +83,18 @@ def compute_steps(
     ]
 
 
+SQUARE_STEPS = ("QK", "scaled", "masked", "weights")  # (m, m): query patch × key patch
+
+
+def step_labels(step: Step) -> tuple[list[str], list[str]]:
+    """Row and column labels of a step's matrix, for labelled downloads."""
+    m, n = step.matrix.shape
+    rows = [f"patch {i}" for i in range(m)]
+    if step.key in SQUARE_STEPS:
+        return [f"query {r}" for r in rows], [f"key patch {j}" for j in range(n)]
+    return rows, [f"{step.key} col {j}" for j in range(n)]
+
+
 def _mask_text(causal: bool) -> tuple[str, str]:
     """The mask step's title and note, which follow the causal switch."""
     if causal:
