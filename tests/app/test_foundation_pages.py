@@ -78,8 +78,13 @@ def test_shared_url_restores_settings():
     assert at.select_slider(key="ss_temp").value == 0.1
 
 
+def plain_title(fig: dict) -> str:
+    """A figure's title as read: lines joined (long titles wrap with <br>)."""
+    return " ".join(fig["layout"]["title"]["text"].split("<br>"))
+
+
 def step_titles(at) -> list[str]:
-    return [f["layout"]["title"]["text"] for f in figures(at)]
+    return [plain_title(f) for f in figures(at)]
 
 
 def test_reveal_shows_steps_one_at_a_time():
@@ -195,7 +200,7 @@ def test_biases_off_hides_their_grids_and_zeroes_them():
 
 
 def _fig(at, start: str) -> dict:
-    return next(f for f in figures(at) if f["layout"]["title"]["text"].startswith(start))
+    return next(f for f in figures(at) if plain_title(f).startswith(start))
 
 
 def test_step_5_text_follows_the_mask():
