@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.figures.axes import format_values, token_axis
+from attnviz.figures.axes import format_values, label_extent, token_axis
 from attnviz.figures.fonts import (  # noqa: F401  (BASE_FONT, scale_fonts: re-exported)
     BASE_FONT,
     CELL_FONT,
@@ -88,6 +88,9 @@ def _margins(title: str, height: int | None = None, chars: int | None = None) ->
     return layout
 
 
+ROWS_PX = 300  # px of row labels a heatmap of the default height holds
+
+
 def heatmap_spec(
     matrix: np.ndarray,
     x_labels: Sequence[str] | None = None,
@@ -120,7 +123,18 @@ def heatmap_spec(
     layout = _margins(title)  # token axes: categories in order, every label up to 64
     layout["yaxis"] = token_axis(ys, True, autorange="reversed", title={"text": y_title})
     layout["xaxis"] = token_axis(xs, title={"text": x_title}, side="bottom")
+    grow_for_rows(layout)
     return trace, layout
+
+
+def grow_for_rows(layout: dict) -> None:
+    """Give every shown y tick label its own line: past ROWS_PX of labels the default 450 px
+    height would overprint them (56 kernel samples, 40 tokens), so the height grows."""
+    y, x = layout["yaxis"], layout["xaxis"]
+    rows_px = len(y["tickvals"]) * (y["tickfont"]["size"] + 3)
+    if rows_px > ROWS_PX:
+        below = label_extent(x["ticktext"]) + 60  # rotated x labels and the axis title
+        layout["height"] = max(layout.get("height") or 0, rows_px + layout["margin"]["t"] + below)
 
 
 def heatmap(matrix: np.ndarray, *args, **kwargs) -> go.Figure:

@@ -93,6 +93,16 @@ def _scale_traces(fig: go.Figure, factor: float) -> None:
                 holder.colorbar.title.font.size = _scaled(holder.colorbar.title.font, factor)
 
 
+def _grow_for_rows(fig: go.Figure) -> None:
+    """A heatmap whose height was grown for its row labels (base.grow_for_rows) grows again
+    for the larger tick font, so each label keeps its own line."""
+    y = fig.layout.yaxis
+    if not fig.layout.height or y.tickvals is None or len(list(fig.select_yaxes())) > 1:
+        return  # small multiples (heads_grid) plan their own heights
+    need = len(y.tickvals) * ((y.tickfont.size or BASE_FONT) + 3) + 140
+    fig.layout.height = max(fig.layout.height, need + (fig.layout.margin.t or 0))
+
+
 def scale_fonts(fig: go.Figure, factor: float) -> go.Figure:
     """Enlarge every font of a figure by `factor` (lecture mode on a projector), in place.
 
@@ -105,6 +115,7 @@ def scale_fonts(fig: go.Figure, factor: float) -> go.Figure:
     fig.layout.hoverlabel.font.size = size
     fig.layout.legend.font.size = _scaled(fig.layout.legend.font, factor)
     _scale_axes(fig, factor)
+    _grow_for_rows(fig)
     _scale_traces(fig, factor)
     for ann in fig.layout.annotations or ():
         ann.font.size = _scaled(ann.font, factor)
