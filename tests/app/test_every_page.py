@@ -94,6 +94,8 @@ def open_in_lecture_mode(path: str) -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.query_params.update({"lecture": "true", "contrast": "true"})
     at.run()
+    if path == "pages/home.py":  # the default page: AppTest's switch to it drops app.py's part
+        return at
     return at.switch_page(path).run()
 
 

@@ -89,8 +89,8 @@ def plotly_traces(page, title_start: str) -> list[dict] | None:
 LECTURE_VIEWPORTS = ({"width": 1280, "height": 720}, {"width": 1920, "height": 1080})
 
 LAYOUT_PROBE = """() => {
-  const vis = (el) => { const r = el.getBoundingClientRect();
-    return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden'; };
+  const vis = (el) => { const r = el.getBoundingClientRect();  // not in a closed expander
+    return r.width > 0 && r.height > 0 && el.checkVisibility({visibilityProperty: true}); };
   const txt = (el) => (el.innerText || el.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 80);
   const kinds = {
     button: 'button, button [data-testid="stMarkdownContainer"], button p',
