@@ -13,7 +13,7 @@ from attnviz.ui.sidebar import GlobalSettings, settings
 
 HIGH_CONTRAST_SCALE = "Greys"  # white to black: the strongest contrast for weights in [0, 1]
 LECTURE_HEIGHT = 1.3  # figures grow with their fonts in lecture mode
-TITLE_WIDTH = 400  # px: lecture-mode titles wrap to fit a figure this wide (a third of 1280)
+TITLE_WIDTH = 440  # px: lecture-mode titles wrap to fit a figure this wide (a third of 1280)
 
 
 def show(fig: go.Figure, name: str, **kwargs):
@@ -47,13 +47,14 @@ def wrap_title(fig: go.Figure, width: int) -> go.Figure:
         return fig
     lines = textwrap.wrap(text, width, break_long_words=False)
     size = (fig.layout.title.font.size if fig.layout.title.font else None) or BASE_FONT
-    top = fig.layout.margin.t if fig.layout.margin and fig.layout.margin.t is not None else 60
-    fig.update_layout(
-        title={"text": "<br>".join(lines)},
-        margin={"t": max(top, int(size * 1.3 * len(lines)) + 20)},
-    )
-    if fig.layout.height:
-        fig.update_layout(height=int(fig.layout.height + size * 1.3 * (len(lines) - 1)))
+    top = fig.layout.margin.t if fig.layout.margin and fig.layout.margin.t is not None else 80
+    # Plotly anchors a title by its first line and adds lines below it: pin the first line near
+    # the top and give the margin room for every line on top of what it held (top ticks, notes)
+    block = int(size * 1.3 * len(lines))
+    height = (fig.layout.height or 450) + block
+    first = 1 - (8 + size * 0.65) / height
+    title = {"text": "<br>".join(lines), "yref": "container", "y": first, "yanchor": "middle"}
+    fig.update_layout(title=title, margin={"t": top + block}, height=height)
     return fig
 
 
