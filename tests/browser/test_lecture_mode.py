@@ -88,6 +88,14 @@ def test_no_text_overflows_its_box(lecture):
 
 @pytest.mark.browser
 @pytest.mark.parametrize("lecture", CASES, indirect=True)
+def test_metric_values_grow(lecture):
+    """st.metric's value is 36 px outside lecture mode; in lecture mode it must be larger."""
+    small = [size for size in lecture["metricFonts"] if size <= 36]
+    assert not small, f"metric values of {small} px in lecture mode (36 px outside it)"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lecture", CASES, indirect=True)
 def test_main_figure_in_first_screen(lecture, request):
     url = request.node.callspec.params["lecture"][0]
     figures, height = lecture["figures"], lecture["viewport"]

@@ -125,7 +125,10 @@ LAYOUT_PROBE = """() => {
     top: Math.round(el.getBoundingClientRect().top + scrollY),
     height: Math.round(el.getBoundingClientRect().height)}));
   const side = document.querySelector('[data-testid="stSidebar"]');
-  return {overflow, figures, blocks: above, viewport: innerHeight,
+  const metricFonts = [...document.querySelectorAll('[data-testid="stMetricValue"] *')]
+    .filter((el) => vis(el) && !el.children.length)
+    .map((el) => parseFloat(getComputedStyle(el).fontSize));
+  return {overflow, figures, blocks: above, viewport: innerHeight, metricFonts,
     sidebar: side ? side.getAttribute('data-collapsed') : null};
 }"""
 
@@ -135,7 +138,7 @@ def layout_probe(page) -> dict:
     `overflow` (elements whose text is wider than their box: buttons, headings, tabs, metrics,
     expander labels), `figures` (each visible Plotly figure's box in page coordinates and its
     title's left/right), `blocks` (the main area's top-level blocks, for saying what is above the
-    first figure), `viewport` (height) and `sidebar` (the sidebar's data-collapsed: "true" when folded)."""
+    first figure), `metricFonts` (px of each metric value's text), `viewport` (height) and `sidebar` (the sidebar's data-collapsed: "true" when folded)."""
     page.evaluate("window.scrollTo(0, 0)")
     return page.evaluate(LAYOUT_PROBE)
 
