@@ -4,9 +4,15 @@
 import streamlit as st
 
 from attnviz.ui.navigation import PAGES
-from attnviz.ui.sidebar import draw_sidebar
+from attnviz.ui.sidebar import FAVICON, adopt_aliases, draw_sidebar, lecture_requested
 
-st.set_page_config(page_title="AttnViz", page_icon=":material/visibility:", layout="wide")
+adopt_aliases()
+st.set_page_config(
+    page_title="AttnViz",
+    page_icon=str(FAVICON),  # a bundled PNG: a material icon would be fetched from a font CDN
+    layout="wide",
+    initial_sidebar_state="collapsed" if lecture_requested() else "auto",
+)
 st.session_state["_global_settings"] = draw_sidebar()
 navigation = st.navigation(
     {

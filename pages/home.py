@@ -8,7 +8,8 @@ st.title("AttnViz: see, poke and train attention")
 st.markdown(
     "Every page shows one idea from the lecture notes with numbers you can change. "
     "Settings live in the URL: copy the address bar to share exactly what you see. "
-    "Lecture mode in the sidebar enlarges everything for a projector."
+    "Lecture mode in the sidebar enlarges everything for a projector (1280×720 or 1920×1080) "
+    "and folds the sidebar away; High contrast darkens text, borders and colour scales."
 )
 for section, entries in PAGES.items():
     if section == "Start":

@@ -1,20 +1,84 @@
-"""Render Plotly figures with lecture-mode fonts and a PNG/SVG download button in the toolbar."""
+"""Render Plotly figures with lecture-mode fonts, high contrast, and a PNG/SVG download button in
+the toolbar."""
 
 from __future__ import annotations
+
+import textwrap
 
 import plotly.graph_objects as go
 import streamlit as st
 
-from attnviz.figures.base import export_config, scale_fonts
-from attnviz.ui.sidebar import settings
+from attnviz.figures.base import BASE_FONT, export_config, scale_fonts
+from attnviz.ui.sidebar import GlobalSettings, settings
+
+HIGH_CONTRAST_SCALE = "Greys"  # white to black: the strongest contrast for weights in [0, 1]
+LECTURE_HEIGHT = 1.3  # figures grow with their fonts in lecture mode
+TITLE_WIDTH = 440  # px: lecture-mode titles wrap to fit a figure this wide (a third of 1280)
 
 
 def show(fig: go.Figure, name: str, **kwargs):
-    """st.plotly_chart with the global export format and font scale; `name` is the file name."""
+    """st.plotly_chart with the global export format, font scale and contrast; `name` is the
+    file name."""
     glob = settings()
-    if glob.font_scale != 1.0:
+    if glob.font_scale != 1.0 or glob.high_contrast:
         fig = go.Figure(fig)  # a copy: a cached figure may be shared between sessions
-        scale_fonts(fig, glob.font_scale)
-        if fig.layout.height:
-            fig.update_layout(height=int(fig.layout.height * 1.3))
+        styled(fig, glob)
     return st.plotly_chart(fig, config=export_config(glob.export_format, name), **kwargs)
+
+
+def styled(fig: go.Figure, glob: GlobalSettings) -> go.Figure:
+    """Lecture-mode fonts, height and titles, and high contrast, applied to `fig` in place."""
+    if glob.font_scale != 1.0:
+        scale_fonts(fig, glob.font_scale)
+        size = fig.layout.title.font.size if fig.layout.title.font else None
+        wrap_title(fig, int(TITLE_WIDTH / (0.55 * (size or BASE_FONT * glob.font_scale))))
+        if fig.layout.height:
+            fig.update_layout(height=int(fig.layout.height * LECTURE_HEIGHT))
+    if glob.high_contrast:
+        high_contrast(fig)
+    return fig
+
+
+def wrap_title(fig: go.Figure, width: int) -> go.Figure:
+    """Break a long title at spaces into lines of at most `width` characters (Plotly never
+    wraps, so a long title is clipped at the figure's edge), with room made above the plot."""
+    text = fig.layout.title.text if fig.layout.title else None
+    if not text or "<br>" in text or len(text) <= width:
+        return fig
+    lines = textwrap.wrap(text, width, break_long_words=False)
+    size = (fig.layout.title.font.size if fig.layout.title.font else None) or BASE_FONT
+    top = fig.layout.margin.t if fig.layout.margin and fig.layout.margin.t is not None else 80
+    # Plotly anchors a title by its first line and adds lines below it: pin the first line near
+    # the top and give the margin room for every line on top of what it held (top ticks, notes)
+    block = int(size * 1.3 * len(lines))
+    height = (fig.layout.height or 450) + block
+    first = 1 - (8 + size * 0.65) / height
+    title = {"text": "<br>".join(lines), "yref": "container", "y": first, "yanchor": "middle"}
+    fig.update_layout(title=title, margin={"t": top + block}, height=height)
+    return fig
+
+
+def high_contrast(fig: go.Figure) -> go.Figure:
+    """Black text and axes, thicker lines and marker edges, and a white-to-black colour scale on
+    every heatmap that is not diverging (a diverging one keeps its two hues)."""
+    fig.update_layout(font={"color": "#000"}, title_font={"color": "#000"})
+    fig.update_xaxes(linecolor="#000", linewidth=2, tickcolor="#000", gridcolor="#777")
+    fig.update_yaxes(linecolor="#000", linewidth=2, tickcolor="#000", gridcolor="#777")
+    for trace in fig.data:
+        kind = trace.type
+        if kind in ("heatmap", "contour") and not _diverging(trace):
+            trace.colorscale = HIGH_CONTRAST_SCALE
+        if kind == "scatter":
+            width = (trace.line.width or 2) if trace.line else 2
+            trace.update(line={"width": max(3, width * 1.5)})
+            if trace.marker is not None:
+                trace.update(marker={"line": {"color": "#000", "width": 1.5}})
+    return fig
+
+
+def _diverging(trace) -> bool:
+    """A heatmap centred on zero (negative values or an explicit midpoint)."""
+    if getattr(trace, "zmid", None) is not None:
+        return True
+    zmin = getattr(trace, "zmin", None)
+    return zmin is not None and zmin < 0

@@ -5,11 +5,21 @@ from __future__ import annotations
 
 import streamlit as st
 
+from attnviz.ui.sidebar import settings
+
 
 def intro(title: str, what: str) -> None:
-    """Page title and the one-paragraph "what you are looking at"."""
-    st.title(title)
-    st.markdown(what)
+    """Page title and the one-paragraph "what you are looking at". In lecture mode the paragraph
+    moves into an "About this page" pop-over on the title's line, so the controls and the first
+    figure fit the first screen of a projector (the lecturer says it aloud)."""
+    if not settings().lecture:
+        st.title(title)
+        st.markdown(what)
+        return
+    row = st.container(horizontal=True, vertical_alignment="center", key="lecture_title_row")
+    row.title(title, width="content")
+    with row.popover("About this page", icon=":material/info:"):
+        st.markdown(what)
 
 
 def try_this(experiments: list[str]) -> None:

@@ -1,23 +1,24 @@
-"""The shared sidebar: device, global seed, lecture mode and figure export format."""
+"""The shared sidebar: device, global seed, lecture mode, high contrast and figure export format.
+
+Lecture mode must be known before anything is drawn (st.set_page_config collapses the sidebar
+only if told first), so app.py asks `lecture_requested()` before `draw_sidebar()`.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
 import streamlit as st
 
 from attnviz.training.devices import available_devices
 from attnviz.ui.params.sidebar import TABLE
-from attnviz.ui.params.widgets import draw
+from attnviz.ui.params.widgets import apply, draw
 
-LECTURE_CSS = """
-<style>
-html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
-[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.25rem; }
-[data-testid="stHeader"], [data-testid="stToolbar"], footer { display: none; }
-h1 { font-size: 3rem !important; }
-</style>
-"""
+STATIC = Path(__file__).parent / "static"
+FAVICON = STATIC / "favicon.png"  # bundled: no icon is fetched from a font CDN
+ALIAS = "sidebar_"  # ?sidebar_lecture=true works as well as ?lecture=true
 
 
 @dataclass
@@ -26,23 +27,70 @@ class GlobalSettings:
     seed: int
     lecture: bool
     export_format: str
+    high_contrast: bool = False
 
     @property
     def font_scale(self) -> float:
         return 1.6 if self.lecture else 1.0
 
 
+@cache
+def css(name: str) -> str:
+    """A bundled style sheet (attnviz/ui/static/<name>.css) as a <style> block."""
+    return f"<style>{(STATIC / f'{name}.css').read_text(encoding='utf-8')}</style>"
+
+
+def adopt_aliases() -> None:
+    """Take `sidebar_<key>` from the URL as `<key>` (the prefixed spelling in older links and
+    notes) and drop it from the address bar; a value the widget cannot hold is ignored."""
+    for param in TABLE.params:
+        alias = ALIAS + param.key
+        if alias not in st.query_params:
+            continue
+        value = param.from_url_text(st.query_params[alias])
+        del st.query_params[alias]
+        if value is not None and param.key not in st.session_state:
+            st.session_state[param.key] = value
+
+
+def lecture_requested() -> bool:
+    """Whether this rerun is in lecture mode: the toggle's state, else the link's."""
+    if "lecture" in st.session_state:
+        return bool(st.session_state["lecture"])
+    return TABLE["lecture"].from_url_text(st.query_params.get("lecture", "false")) is True
+
+
 def draw_sidebar() -> GlobalSettings:
-    """Draw the global controls (bound to the URL) and return their values."""
+    """Draw the global controls (bound to the URL), apply lecture and contrast styles, and
+    return their values."""
     with st.sidebar:
         st.subheader("Settings for every page")
         device = draw(TABLE, "device", choices=available_devices())
         seed = draw(TABLE, "seed")
         lecture = draw(TABLE, "lecture")
+        contrast = draw(TABLE, "contrast")
         export_format = draw(TABLE, "export")
     if lecture:
-        st.markdown(LECTURE_CSS, unsafe_allow_html=True)  # static CSS, never user text
-    return GlobalSettings(device, int(seed), bool(lecture), export_format)
+        st.html(css("lecture"))  # static CSS, never user text
+        exit_lecture_button()
+    if contrast:
+        st.html(css("high_contrast"))
+    return GlobalSettings(device, int(seed), bool(lecture), export_format, bool(contrast))
+
+
+def exit_lecture_button() -> None:
+    """A small control, top right of every page, that turns lecture mode off (the sidebar with
+    the toggle is collapsed in lecture mode)."""
+    with st.container(key="lecture_exit"):
+        st.button(
+            "Exit lecture mode",
+            key="lecture_exit_button",
+            icon=":material/close_fullscreen:",
+            type="tertiary",
+            on_click=apply,
+            args=(TABLE, {"lecture": False}),
+            help="Back to normal fonts and the sidebar",
+        )
 
 
 def settings() -> GlobalSettings:

@@ -9,8 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
+from attnviz.figures.base import BASE_FONT
 from tests.support.apptest import (
+    figures,
     keyed_widgets,
     no_exception,
     open_page,
@@ -18,7 +21,7 @@ from tests.support.apptest import (
     set_widget,
     shown,
 )
-from tests.support.pages import app_pages
+from tests.support.pages import ROOT, app_pages
 
 PAGES = app_pages()
 PAGE_IDS = [url for _, _, url in PAGES]
@@ -83,3 +86,31 @@ def test_home_links_every_page():
     linked = [(link.proto.page, link.proto.label) for link in at.get("page_link")]
     others = [(Path(p).stem, title) for p, title, _ in PAGES if p != "pages/home.py"]
     assert linked == others
+
+
+def open_in_lecture_mode(path: str) -> AppTest:
+    """Open `path` as from a link with lecture mode and high contrast on (the sidebar reads the
+    link on the first run; the page then runs with those settings)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params.update({"lecture": "true", "contrast": "true"})
+    at.run()
+    if path == "pages/home.py":  # the default page: AppTest's switch to it drops app.py's part
+        return at
+    return at.switch_page(path).run()
+
+
+@pytest.mark.parametrize("path", [p for p, _, _ in PAGES], ids=PAGE_IDS)
+def test_page_in_lecture_mode_with_high_contrast(path):
+    at = open_in_lecture_mode(path)
+    no_exception(at)
+    assert not at.error, [e.value for e in at.error]
+    assert at.session_state["lecture"] and at.session_state["contrast"]
+    assert at.button(key="lecture_exit_button"), "no way back from lecture mode"
+    for fig in figures(at):
+        size = fig["layout"].get("font", {}).get("size")
+        assert size and size >= round(BASE_FONT * 1.6), f"a figure on {path} has font {size}"
+        title = fig["layout"].get("title", {}).get("text") or ""
+        lines = title.split("<br>")
+        assert all(len(line) <= 40 for line in lines), f"an unwrapped title: {title!r}"
+    if path != "pages/home.py":
+        assert at.get("popover"), f"{path}: the intro is not folded into 'About this page'"

@@ -96,5 +96,6 @@ def test_the_sidebar_settings_come_from_the_link():
     at.query_params.update(query)
     at.run()
     no_exception(at)
-    assert state_of(at, SIDEBAR) == {"device": "cpu", "seed": 7, "lecture": True, "export": "svg"}
+    expected = {"device": "cpu", "seed": 7, "lecture": True, "contrast": False, "export": "svg"}
+    assert state_of(at, SIDEBAR) == expected
     assert {k: at.query_params[k] for k in query} == query

@@ -84,3 +84,74 @@ def plotly_traces(page, title_start: str) -> list[dict] | None:
     """x and y of every trace of the last drawn Plotly figure whose title (Streamlit's theme
     wraps it in <b>; tags are dropped) starts with `title_start`; None if there is none."""
     return page.evaluate(PLOTLY_DATA, title_start)
+
+
+LECTURE_VIEWPORTS = ({"width": 1280, "height": 720}, {"width": 1920, "height": 1080})
+
+LAYOUT_PROBE = """() => {
+  const vis = (el) => { const r = el.getBoundingClientRect();  // not in a closed expander
+    return r.width > 0 && r.height > 0 && el.checkVisibility({visibilityProperty: true}); };
+  const txt = (el) => (el.innerText || el.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 80);
+  const kinds = {
+    button: 'button, button [data-testid="stMarkdownContainer"], button p',
+    heading: 'h1, h2, h3, h4, [data-testid="stHeading"]',
+    tab: '[role="tab"], [role="tab"] p',
+    metric: '[data-testid="stMetricValue"], [data-testid="stMetricValue"] div,'
+      + ' [data-testid="stMetricLabel"] p',
+    expander: 'summary, summary p',
+  };
+  const overflow = [];
+  for (const [kind, sel] of Object.entries(kinds)) {
+    for (const el of document.querySelectorAll(sel)) {
+      if (!vis(el) || el.clientWidth === 0) continue;
+      if (el.scrollWidth > el.clientWidth + 1)
+        overflow.push({kind, text: txt(el), scroll: el.scrollWidth, client: el.clientWidth});
+    }
+  }
+  const plots = [...document.querySelectorAll('.js-plotly-plot')].filter(vis);
+  const figures = plots.map((el) => {
+    const r = el.getBoundingClientRect();
+    const title = el.querySelector('.gtitle');
+    const t = title ? title.getBoundingClientRect() : null;
+    return {top: r.top + scrollY, bottom: r.bottom + scrollY, left: r.left, right: r.right,
+      title: title ? title.textContent : '',
+      titleLeft: t ? t.left : null, titleRight: t ? t.right : null};
+  });
+  const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+  const blocks = main ? [...main.querySelectorAll(':scope > div > [data-testid="stElementContainer"],'
+    + ':scope > div > [data-testid="stLayoutWrapper"], :scope > div > [data-testid]')] : [];
+  const above = blocks.filter(vis).map((el) => ({
+    what: (el.getAttribute('data-testid') || '') + ': ' + txt(el).slice(0, 50),
+    top: Math.round(el.getBoundingClientRect().top + scrollY),
+    height: Math.round(el.getBoundingClientRect().height)}));
+  const side = document.querySelector('[data-testid="stSidebar"]');
+  const metricFonts = [...document.querySelectorAll('[data-testid="stMetricValue"] *')]
+    .filter((el) => vis(el) && !el.children.length)
+    .map((el) => parseFloat(getComputedStyle(el).fontSize));
+  return {overflow, figures, blocks: above, viewport: innerHeight, metricFonts,
+    sidebar: side ? side.getAttribute('data-collapsed') : null};
+}"""
+
+
+def layout_probe(page) -> dict:
+    """What the lecture-mode tests check, read in one go from the page (scrolled to the top):
+    `overflow` (elements whose text is wider than their box: buttons, headings, tabs, metrics,
+    expander labels), `figures` (each visible Plotly figure's box in page coordinates and its
+    title's left/right), `blocks` (the main area's top-level blocks, for saying what is above the
+    first figure), `metricFonts` (px of each metric value's text), `viewport` (height) and `sidebar` (the sidebar's data-collapsed: "true" when folded)."""
+    page.evaluate("window.scrollTo(0, 0)")
+    return page.evaluate(LAYOUT_PROBE)
+
+
+def boxes_overlap(a: dict, b: dict, slack: float = 1.0) -> bool:
+    """Whether two {top, bottom, left, right} boxes share more than `slack` pixels both ways."""
+    wide = min(a["right"], b["right"]) - max(a["left"], b["left"])
+    tall = min(a["bottom"], b["bottom"]) - max(a["top"], b["top"])
+    return wide > slack and tall > slack
+
+
+def record_requests(page) -> list[str]:
+    """Start recording the URL of every request the page makes (a list that keeps growing)."""
+    seen: list[str] = []
+    page.on("request", lambda request: seen.append(request.url))
+    return seen

@@ -1,4 +1,4 @@
-"""Settings for every page (the sidebar): device, global seed, lecture mode, figure format."""
+"""Settings for every page (the sidebar): device, global seed, lecture mode, high contrast, figure format."""
 
 from attnviz.ui.params.table import PageParams, Param
 
@@ -28,7 +28,14 @@ TABLE = PageParams(
             "Lecture mode",
             "toggle",
             False,
-            help="Large fonts and figures, no chrome: for a projector.",
+            help="Large fonts and figures, no chrome, sidebar folded: for a projector.",
+        ),
+        Param(
+            "contrast",
+            "High contrast",
+            "toggle",
+            False,
+            help="Black text, thick borders and stronger colour scales in every figure.",
         ),
         Param(
             "export",

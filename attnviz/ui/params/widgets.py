@@ -142,36 +142,70 @@ def _widget(
 def preset_buttons(
     table: PageParams, on_apply: Callable[[], None] | None = None, per_row: int | None = None
 ) -> None:
-    """One button per preset; a click sets every parameter of the page (preset over defaults)."""
+    """One button per preset; a click sets every parameter of the page (preset over defaults).
+    Labels wrap rather than end in "…". In lecture mode the presets (and the page's Reset,
+    drawn next) share one compact row that wraps only when it must."""
     if not table.presets:
         return
-    st.markdown("**Presets**")
     names = list(table.presets)
-    roomy = len(names) <= 4 and max(len(n) for n in names) <= 24  # no label cut to '…'
+    if _lecture():
+        row = st.container(horizontal=True, gap="small", vertical_alignment="center")
+        row.markdown("**Presets:**", width="content")
+        for name in names:
+            row.button(
+                name,
+                key=f"{table.prefix}_preset_{name}",
+                on_click=_on_preset,
+                args=(table, name, on_apply),
+                wrap=True,
+            )
+        st.session_state[_ROW + table.prefix] = row
+        return
+    st.markdown("**Presets**")
+    roomy = len(names) <= 4 and max(len(n) for n in names) <= 24
     per_row = per_row or (4 if roomy else 3)
     for start in range(0, len(names), per_row):
         for col, name in zip(st.columns(per_row), names[start : start + per_row], strict=False):
+            col.button(
+                name,
+                key=f"{table.prefix}_preset_{name}",
+                on_click=_on_preset,
+                args=(table, name, on_apply),
+                width="stretch",
+                wrap=True,
+            )
 
-            def _apply(name: str = name) -> None:
-                apply(table, table.preset(name))
-                if on_apply:
-                    on_apply()
 
-            col.button(name, key=f"{table.prefix}_preset_{name}", on_click=_apply, width="stretch")
+_ROW = "_preset_row_"  # session key of this rerun's lecture-mode preset row, per table
+
+
+def _lecture() -> bool:
+    from attnviz.ui.sidebar import settings  # late: the sidebar module imports this one
+
+    return settings().lecture
+
+
+def _on_preset(table: PageParams, name: str, on_apply: Callable[[], None] | None) -> None:
+    apply(table, table.preset(name))
+    if on_apply:
+        on_apply()
 
 
 def reset_button(table: PageParams, on_reset: Callable[[], None] | None = None) -> None:
-    """A "Reset page" button: every parameter back to its default (and `on_reset` for the rest)."""
+    """A "Reset page" button: every parameter back to its default (and `on_reset` for the rest).
+    In lecture mode it joins the row of preset buttons drawn just before, if there is one."""
 
     def _reset() -> None:
         apply(table, table.defaults())
         if on_reset:
             on_reset()
 
-    st.button(
+    where = st.session_state.pop(_ROW + table.prefix, None) if _lecture() else None
+    (where or st).button(
         "Reset page",
         key=f"{table.prefix}_reset_page",
         icon=":material/restart_alt:",
         on_click=_reset,
         help="Every setting of this page back to its default",
+        wrap=True,
     )

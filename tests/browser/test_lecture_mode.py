@@ -1,0 +1,175 @@
+"""Lecture mode on a projector (1280x720 and 1920x1080), every page of the navigation, in
+Chromium: sidebar folded, no text overflowing its box (buttons, headings, tabs, metric values,
+expander labels, figure titles), the main figure in the first screen, no figure overlapping
+another; the "Exit lecture mode" control; and the figure styling behind it (titles that wrap,
+high contrast)."""
+
+from __future__ import annotations
+
+import itertools
+
+import plotly.graph_objects as go
+import pytest
+
+from attnviz.ui.figures import high_contrast, wrap_title
+from tests.support.browser import (
+    LECTURE_VIEWPORTS,
+    assert_no_exception,
+    boxes_overlap,
+    layout_probe,
+    open_app_page,
+    wait_idle,
+)
+from tests.support.pages import app_pages
+
+PAGES = app_pages()
+NO_FIGURE = {"home"}  # pages that have no figure by design
+CASES = [
+    pytest.param((url, vp), id=f"{url}-{vp['width']}x{vp['height']}")
+    for (_, _, url), vp in itertools.product(PAGES, LECTURE_VIEWPORTS)
+]
+
+
+@pytest.fixture(scope="module")
+def probes(browser, app_url):
+    """Each (page, viewport) opened once in lecture mode, its layout probe kept for every check."""
+    found: dict[tuple[str, int], dict] = {}
+
+    def probe(url: str, viewport: dict) -> dict:
+        key = (url, viewport["width"])
+        if key not in found:
+            page = browser.new_page(viewport=viewport)
+            try:
+                open_app_page(page, app_url, url, "?lecture=true")
+                page.wait_for_timeout(500)  # Plotly lays out its titles after the run ends
+                assert_no_exception(page, f"lecture-{url}-{viewport['width']}")
+                found[key] = layout_probe(page)
+            finally:
+                page.close()
+        return found[key]
+
+    return probe
+
+
+@pytest.fixture
+def lecture(probes, request):
+    """The layout probe of page `request.param` = (url, viewport) in lecture mode."""
+    return probes(*request.param)
+
+
+def above_fold(probe: dict) -> str:
+    """What fills the first screen instead of the figure: the main area's top-level blocks."""
+    rows = [f"  {b['top']:>5} px (+{b['height']} px) {b['what']}" for b in probe["blocks"]]
+    return "\n".join(rows)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lecture", CASES, indirect=True)
+def test_sidebar_is_folded(lecture):
+    assert lecture["sidebar"] == "true", "the sidebar is open in lecture mode"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lecture", CASES, indirect=True)
+def test_no_text_overflows_its_box(lecture):
+    assert not lecture["overflow"], "\n".join(
+        f"{o['kind']} {o['text']!r}: text {o['scroll']} px in a box of {o['client']} px"
+        for o in lecture["overflow"]
+    )
+    clipped = [
+        f"{f['title']!r}: title spans {f['titleLeft']:.0f}-{f['titleRight']:.0f} px, "
+        f"figure {f['left']:.0f}-{f['right']:.0f} px"
+        for f in lecture["figures"]
+        if f["titleRight"] is not None
+        and (f["titleRight"] > f["right"] + 1 or f["titleLeft"] < f["left"] - 1)
+    ]
+    assert not clipped, "figure titles wider than their figure:\n" + "\n".join(clipped)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lecture", CASES, indirect=True)
+def test_metric_values_grow(lecture):
+    """st.metric's value is 36 px outside lecture mode; in lecture mode it must be larger."""
+    small = [size for size in lecture["metricFonts"] if size <= 36]
+    assert not small, f"metric values of {small} px in lecture mode (36 px outside it)"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lecture", CASES, indirect=True)
+def test_main_figure_in_first_screen(lecture, request):
+    url = request.node.callspec.params["lecture"][0]
+    figures, height = lecture["figures"], lecture["viewport"]
+    if url in NO_FIGURE:
+        assert not figures, f"{url} was expected to have no figure"
+        return
+    assert figures, (
+        f"{url}: no Plotly figure on the page as it opens; the first screen ({height} px) and "
+        f"below hold:\n{above_fold(lecture)}"
+    )
+    top = figures[0]["top"]
+    assert top < height - 100, (
+        f"{url}: the main figure starts at {top:.0f} px, below the first screen ({height} px; "
+        f"at least 100 px of it must show). Above it:\n{above_fold(lecture)}"
+    )
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lecture", CASES, indirect=True)
+def test_no_figure_overlaps_another(lecture):
+    figures = lecture["figures"]
+    pairs = [
+        f"{a['title']!r} and {b['title']!r}"
+        for a, b in itertools.combinations(figures, 2)
+        if boxes_overlap(a, b)
+    ]
+    assert not pairs, "overlapping figures: " + "; ".join(pairs)
+
+
+@pytest.mark.browser
+def test_exit_lecture_mode_control(page, app_url):
+    page.set_viewport_size(LECTURE_VIEWPORTS[0])
+    open_app_page(page, app_url, "soft-select", "?lecture=true")
+    assert page.get_by_role("button", name="About this page").count() == 1
+    page.get_by_role("button", name="Exit lecture mode").click()
+    wait_idle(page)
+    assert "lecture=true" not in page.url
+    assert page.get_by_role("button", name="Exit lecture mode").count() == 0
+    assert page.get_by_role("button", name="About this page").count() == 0
+    assert_no_exception(page, "lecture-exit")
+
+
+@pytest.mark.browser
+def test_old_sidebar_prefixed_link_still_turns_lecture_mode_on(page, app_url):
+    page.set_viewport_size(LECTURE_VIEWPORTS[0])
+    open_app_page(page, app_url, "soft-select", "?sidebar_lecture=true")
+    assert page.get_by_role("button", name="Exit lecture mode").count() == 1
+    assert "sidebar_lecture" not in page.url and "lecture=true" in page.url
+
+
+def test_long_title_wraps_and_gets_room():
+    fig = go.Figure(layout={"title": {"text": "word " * 20}, "height": 300})
+    wrap_title(fig, 30)
+    lines = fig.layout.title.text.split("<br>")
+    assert len(lines) == 4 and all(len(line) <= 30 for line in lines)
+    assert fig.layout.height > 300 and fig.layout.margin.t >= 4 * 14
+
+
+def test_short_title_is_left_alone():
+    fig = go.Figure(layout={"title": {"text": "Weights"}, "height": 300})
+    wrap_title(fig, 30)
+    assert fig.layout.title.text == "Weights" and fig.layout.height == 300
+
+
+def test_high_contrast_darkens_sequential_maps_and_keeps_diverging_ones():
+    fig = go.Figure(
+        [
+            go.Heatmap(z=[[0, 1]], colorscale="Blues", zmin=0, zmax=1),
+            go.Heatmap(z=[[-1, 1]], colorscale="RdBu_r", zmin=-1, zmax=1),
+            go.Scatter(x=[0, 1], y=[0, 1], line={"width": 2}),
+        ]
+    )
+    high_contrast(fig)
+    greys = go.Figure(go.Heatmap(colorscale="Greys")).data[0].colorscale
+    assert fig.data[0].colorscale == greys
+    assert fig.data[1].colorscale != greys
+    assert fig.data[2].line.width >= 3 and fig.layout.font.color == "#000"
