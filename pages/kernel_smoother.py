@@ -44,15 +44,14 @@ layout.intro(
 preset_buttons(TABLE)
 reset_button(TABLE)
 
-data_col, model_col, train_col = st.columns(3)
+places = layout.training_layout(["Data", "Model", "Training"])  # Start in the first screen
+data_col, model_col, train_col = places.groups
 with data_col:
-    st.markdown("**Data**")
     data_name = draw(TABLE, "ks_data")
     st.caption(DATASETS[data_name])
     n = draw(TABLE, "ks_n")
     noise = draw(TABLE, "ks_noise")
 with model_col:
-    st.markdown("**Model**")
     kernel = draw(TABLE, "ks_kernel")
     rank = draw(TABLE, "ks_rank", disabled=kernel not in LEARNED)
     g = draw(TABLE, "ks_g")
@@ -80,12 +79,13 @@ config = train_config(
 task = KernelTrainable(replace(spec, device="cpu"))  # the views: small, on the CPU
 st.session_state["_ks_dim"] = task.data.dim
 data_col.caption(f"{task.n_train} training and {len(task.data.x_val)} validation samples")
-q_cols = st.columns(2)
-first = "query x₁" if task.data.dim == 2 else "query x"
-with q_cols[0]:
-    qx = draw(TABLE, "ks_qx", label=first)
-with q_cols[1]:
-    qy = draw(TABLE, "ks_qy", disabled=task.data.dim == 1)
+with places.stage:  # the query sits with the views it moves
+    q_cols = st.columns(2)
+    first = "query x₁" if task.data.dim == 2 else "query x"
+    with q_cols[0]:
+        qx = draw(TABLE, "ks_qx", label=first)
+    with q_cols[1]:
+        qy = draw(TABLE, "ks_qy", disabled=task.data.dim == 1)
 query = np.array([qx, qy][: task.data.dim], dtype=np.float32)
 
 
@@ -155,11 +155,11 @@ def draw_views(run: LiveRun) -> None:
             if task.data.dim == 1
             else fit_2d(task.data, v.axes, v.f_grid, query, v.ellipse, note)
         )
-        retitle(fit, FIT_TITLES[task.data.dim] + note)
+        retitle(fit, in_lines(FIT_TITLES[task.data.dim], 26) + note)
         show(fit, "kernel_fit", key="ks_fit", on_select=move_query, selection_mode="points")
     with right:
         weights = query_weights(task.data, v.query_weights, v.normalised, v.query_defined)
-        retitle(weights, in_lines(weights.layout.title.text))
+        retitle(weights, in_lines(weights.layout.title.text, 22))
         show(weights, "query_weights")
     show(weight_matrix(v.train_weights, v.order), "weight_matrix")
     downloads.matrices(
@@ -173,6 +173,7 @@ def draw_views(run: LiveRun) -> None:
     )
 
 
-training_panel("ks", spec, config, draw_views)
+with places.stage:
+    training_panel("ks", spec, config, draw_views, buttons_in=places.buttons)
 
 layout.try_this(TRY_THIS)

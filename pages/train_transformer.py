@@ -6,7 +6,12 @@ import streamlit as st
 
 from attnviz.data.tasks import TaskSpec, build_task
 from attnviz.models.transformer import TransformerConfig
-from attnviz.topics.transformer.task import SEQUENCE_ACCURACY, TransformerJobSpec, restore
+from attnviz.topics.transformer.task import (
+    SEQUENCE_ACCURACY,
+    TransformerJobSpec,
+    restore,
+    untrained_attention,
+)
 from attnviz.ui import layout
 from attnviz.ui.params.training_form import train_config, training_form
 from attnviz.ui.params.transformer import TABLE, TRY_THIS
@@ -40,18 +45,15 @@ layout.intro(
 )
 preset_buttons(TABLE, per_row=3)
 reset_button(TABLE)
-buttons = st.container()  # Start, Pause, ... right here: in the first screen (space works too)
-
-task_col, model_col, train_col = st.columns(3)
+places = layout.training_layout(["Task", "Model", "Training"])  # Start in the first screen
+task_col, model_col, train_col = places.groups
 with task_col:
-    st.markdown("**Task**")
     task_name = draw(TABLE, "tt_task")
     st.caption(TASK_NOTES[task_name])
     length = draw(TABLE, "tt_len")
     symbols = draw(TABLE, "tt_sym")
     n_train = draw(TABLE, "tt_ntrain")
 with model_col:
-    st.markdown("**Model**")
     layers = draw(TABLE, "tt_layers")
     heads = draw(TABLE, "tt_heads")
     d_model = draw(TABLE, "tt_d")
@@ -93,7 +95,11 @@ def draw_live(run: LiveRun) -> None:
             "Per sequence: the share of examples with every scored token right."
         )
     if run.snapshot is None:
-        st.caption("Attention maps of the probe example appear here once training starts.")
+        st.caption(
+            "Before training: the freshly initialised model's attention on the probe example "
+            "(seeded as Start will be). The run's maps appear here once training starts."
+        )
+        attention_by_layer(untrained_attention(run.spec), probe_tokens, "tt_init", "Untrained")
         return
     attention_by_layer(
         run.snapshot["attention"], probe_tokens, "tt_live", download=not run.state.active
@@ -123,6 +129,9 @@ def draw_live(run: LiveRun) -> None:
         ablation(trained, trained_task)
 
 
-training_panel("tt", spec, config, draw_live, problems=model.problems(), buttons_in=buttons)
+with places.stage:
+    training_panel(
+        "tt", spec, config, draw_live, problems=model.problems(), buttons_in=places.buttons
+    )
 
 layout.try_this(TRY_THIS)

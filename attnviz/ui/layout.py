@@ -3,6 +3,10 @@ derive from the page's parameter table: attnviz.ui.params.widgets.)"""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import Any
+
 import streamlit as st
 
 from attnviz.ui.sidebar import settings
@@ -34,3 +38,28 @@ def lazy_expander(label: str, key: str):
     only while `.open` (`with lazy_expander(...) as box: if not box.open: return`). Whether it
     is open is kept in the URL."""
     return st.expander(label, key=key, on_change="rerun", bind="query-params")
+
+
+@dataclass
+class TrainingLayout:
+    """Where a training page draws: `groups` (one container per settings group), `buttons`
+    (Start, Pause, ...) and `stage` (a context for the live views)."""
+
+    groups: list[Any]
+    buttons: Any
+    stage: Any
+
+
+def training_layout(groups: list[str]) -> TrainingLayout:
+    """Normal mode: the buttons, then the settings groups side by side (bold headings), then the
+    stage where the page goes on. Lecture mode: the groups as tabs in a narrow left column and
+    the buttons and live views beside them, so Start and the main figure are in a projector's
+    first screen."""
+    if not settings().lecture:
+        buttons = st.container()
+        columns = st.columns(len(groups))
+        for column, name in zip(columns, groups, strict=True):
+            column.markdown(f"**{name}**")
+        return TrainingLayout(columns, buttons, nullcontext())
+    left, stage = st.columns([1, 2], gap="medium")
+    return TrainingLayout(left.tabs(groups), stage.container(), stage)

@@ -198,10 +198,9 @@ def controls(key: str, spec: JobSpec, config: TrainConfig, problems: list[str]) 
     }
     token = uuid.uuid4().hex  # this render's clicks
     space = "pause" if live and not paused else "resume" if live else "start"  # Space's button
-    for col, (name, (label, icon, callback, args, disabled, tip)) in zip(
-        st.columns(len(buttons)), buttons.items(), strict=True
-    ):
-        col.button(
+    row = st.container(horizontal=True, gap="small")  # each button as wide as its label
+    for name, (label, icon, callback, args, disabled, tip) in buttons.items():
+        row.button(
             label,
             icon=f":material/{icon}:",
             key=f"{key}_{name}",
@@ -210,9 +209,9 @@ def controls(key: str, spec: JobSpec, config: TrainConfig, problems: list[str]) 
             disabled=disabled,
             help=tip,
             type="primary" if name == "start" else "secondary",
-            width="stretch",
+            width="content",
             shortcut="Space" if name == space else None,
-            wrap=True,  # a long label (large lecture fonts, narrow columns) wraps, never "…"
+            wrap=False,  # the row wraps a whole button to the next line, never a label
         )
     for problem in problems:
         st.error(problem)

@@ -33,13 +33,16 @@ from attnviz.ui.params.widgets import draw
 
 
 def attention_by_layer(
-    maps: np.ndarray, tokens: list[str], name: str, download: bool = False
+    maps: np.ndarray, tokens: list[str], name: str, label: str = "", download: bool = False
 ) -> None:
     """One small-multiples figure per layer: maps (L, H, T, T); with `download`, each layer's
     maps as CSV / JSON under its figure (not while a run polls: buttons redrawn twice a second)."""
     for layer in range(maps.shape[0]):
         fig = heads_grid(maps[layer], tokens, columns=min(4, maps.shape[1]))
-        fig.layout.title.text = f"Layer {layer}: attention of each head (row: query, column: key)"
+        title = f"Layer {layer}: attention of each head (row: query, column: key)"
+        fig.layout.title.text = (
+            f"{label}, layer {layer}: {title.split(': ', 1)[1]}" if label else title
+        )
         show(fig, f"{name}_layer{layer}", key=f"{name}_layer{layer}")
         if download:
             named = {f"layer {layer} head {h}": maps[layer, h] for h in range(maps.shape[1])}

@@ -7,6 +7,7 @@ can scrub a timeline, run your own input, generate text and ablate heads without
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -94,6 +95,13 @@ class TransformerTrainable:
         maps = attention_maps(cache, self.config.n_layer)[:, 0]  # (L, H, T, T)
         state = {k: v.detach().cpu().numpy().copy() for k, v in self.model.state_dict().items()}
         return {"attention": maps.cpu().numpy(), "state": state}
+
+
+@functools.lru_cache(maxsize=8)
+def untrained_attention(spec: TransformerJobSpec) -> np.ndarray:
+    """The probe's attention maps (L, H, T, T) of the model as a run starts (step 0, seeded as
+    the run is), computed on the CPU."""
+    return TransformerTrainable(replace(spec, device="cpu")).snapshot()["attention"]
 
 
 def build_trainable(spec: TransformerJobSpec) -> TransformerTrainable:
