@@ -99,7 +99,7 @@ def draw_live(run: LiveRun) -> None:
             "Before training: the freshly initialised model's attention on the probe example "
             "(seeded as Start will be). The run's maps appear here once training starts."
         )
-        attention_by_layer(untrained_attention(run.spec), probe_tokens, "tt_init", "Untrained")
+        attention_by_layer(untrained_attention(run.spec), probe_tokens, "tt_init", "Step 0")
         return
     attention_by_layer(
         run.snapshot["attention"], probe_tokens, "tt_live", download=not run.state.active
