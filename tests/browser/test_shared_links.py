@@ -62,7 +62,9 @@ def test_garbled_query_string_is_harmless(page, app_url):
 
 def test_lecture_mode_enlarges_text(page, app_url):
     open_app_page(page, app_url, "soft-select")
-    size = lambda: page.locator("[data-testid='stMain'] p").first.evaluate(  # noqa: E731
+    # the first widget label: in both modes (lecture mode moves the intro into a pop-over)
+    label = "[data-testid='stMain'] [data-testid='stWidgetLabel'] p"
+    size = lambda: page.locator(label).first.evaluate(  # noqa: E731
         "e => parseFloat(getComputedStyle(e).fontSize)"
     )
     before = size()

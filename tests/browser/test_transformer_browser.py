@@ -66,13 +66,15 @@ def test_space_starts_and_pauses_training_in_lecture_mode(page, app_url):
     """At 1280×720 in lecture mode no button of the page truncates its label; Space (focus on
     the page, not in a field) presses Start, then Pause, then Resume."""
     page.set_viewport_size({"width": 1280, "height": 720})
-    query = "?sidebar_lecture=true&tt_steps=200&tt_speed=5%20steps%2Fs"  # slow motion: 40 s
+    # slow motion: 1000 steps take 200 s, so the run is still going when Space pauses it (the
+    # page polls while it runs, so it is never idle: wait for the status text, not for idle)
+    query = "?sidebar_lecture=true&tt_steps=1000&tt_speed=5%20steps%2Fs"
     open_app_page(page, app_url, "train-transformer", query)
     assert page.evaluate(OVERFLOWING_BUTTONS) == []
     page.get_by_role("heading", name="Train a transformer live").click()
     page.keyboard.press("Space")
     page.wait_for_function("() => document.body.innerText.includes('running — step')")
-    wait_idle(page)
+    page.wait_for_timeout(1000)
     assert page.evaluate(OVERFLOWING_BUTTONS) == []
     page.get_by_role("heading", name="Train a transformer live").click()
     page.keyboard.press("Space")
