@@ -74,3 +74,14 @@ def rope(x: Tensor, positions: Tensor | None = None) -> Tensor:
     out[..., 0 : 2 * half : 2] = even * cos - odd * sin
     out[..., 1 : 2 * half : 2] = even * sin + odd * cos
     return out
+
+
+def sinusoidal_2d(grid: int, d_model: int) -> np.ndarray:
+    """(grid², d_model) table for a grid × grid patch image, row-major: the first half of the
+    dimensions encode the patch's row, the second half its column (as ViT / MAE do)."""
+    if d_model % 4:
+        raise ValueError(f"a 2-D sinusoidal encoding needs d_model divisible by 4; got {d_model}")
+    one_axis = sinusoidal(grid, d_model // 2)  # (grid, d/2)
+    rows = np.repeat(one_axis, grid, axis=0)  # patch r·grid + c -> row r
+    cols = np.tile(one_axis, (grid, 1))  # -> column c
+    return np.concatenate([rows, cols], axis=1).astype(np.float32)
