@@ -9,6 +9,7 @@ from attnviz.figures.base import fast_figure
 from attnviz.training.history import History
 
 MAX_POINTS = 2000  # long runs are thinned so the figure stays light
+COMPANION_COLORS = ("#2f9e44", "#ae3ec9")
 
 
 def _thin(x: list, y: list) -> tuple[np.ndarray, np.ndarray]:
@@ -34,22 +35,53 @@ def _line(x, y, name: str, axis: str, color: str, dash: str = "solid") -> dict:
     }
 
 
-def curves_figure(history: History, metric_name: str, log_y: bool = False) -> go.Figure:
-    """Left: training loss per step and validation loss; right: train/validation metric."""
+def companions(history: History) -> list[str]:
+    """Names of the other models a run scores beside its own (extra numbers "<name> val_loss"
+    and "<name> val_metric", e.g. the CNN trained beside a ViT)."""
+    names = {k.rsplit(" ", 1)[0] for ex in history.extra for k in ex if k.endswith(" val_loss")}
+    return sorted(names)
+
+
+def _companion_lines(history: History, metric_name: str) -> list[dict]:
+    """Each companion's validation loss and metric, dashed, in its own colour."""
+    out = []
+    for name, color in zip(companions(history), COMPANION_COLORS, strict=False):
+        steps = [s for s, ex in zip(history.eval_step, history.extra, strict=True) if ex]
+        values = [ex for ex in history.extra if ex]
+        for what, axis in (("val_loss", ""), ("val_metric", "2")):
+            label = f"{name} validation {'loss' if axis == '' else metric_name}"
+            ys = [ex.get(f"{name} {what}", float("nan")) for ex in values]
+            out.append(_line(steps, ys, label, axis, color, "dash"))
+    return out
+
+
+def curves_figure(
+    history: History, metric_name: str, log_y: bool = False, model_name: str = ""
+) -> go.Figure:
+    """Left: training loss per step and validation loss; right: train/validation metric; with
+    the validation curves of any companion model (see `companions`) beside them. `model_name`
+    prefixes the run's own curves when there are companions to tell them from."""
+    own = f"{model_name} " if model_name else ""
     data = [
-        _line(history.step, history.train_loss, "train loss (batch)", "", "#74c0fc"),
-        _line(history.eval_step, history.val_loss, "validation loss", "", "#e8590c"),
+        _line(history.step, history.train_loss, f"{own}train loss (batch)", "", "#74c0fc"),
+        _line(history.eval_step, history.val_loss, f"{own}validation loss", "", "#e8590c"),
         _line(
-            history.eval_step, history.train_metric, f"train {metric_name}", "2", "#3b5bdb", "dot"
+            history.eval_step,
+            history.train_metric,
+            f"{own}train {metric_name}",
+            "2",
+            "#3b5bdb",
+            "dot",
         ),
         _line(
             history.eval_step,
             history.val_metric,
-            f"validation {metric_name}",
+            f"{own}validation {metric_name}",
             "2",
             "#e8590c",
             "dot",
         ),
+        *_companion_lines(history, metric_name),
     ]
     layout = {
         "title": {"text": f"Loss and {metric_name} while training (x: step)"},

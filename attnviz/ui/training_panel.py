@@ -243,7 +243,9 @@ def pick_snapshot(key: str, state: JobState) -> dict | None:
     return dict(state.snapshots)[chosen]
 
 
-def draw_run(key: str, job: Job, spec: JobSpec, draw_live: DrawLive) -> JobState:
+def draw_run(
+    key: str, job: Job, spec: JobSpec, draw_live: DrawLive, model_name: str = ""
+) -> JobState:
     """The status, curves and views of `job`; the views are the run's only if `spec` (the
     page's settings) is the one it was started with."""
     state = job.poll()
@@ -257,7 +259,7 @@ def draw_run(key: str, job: Job, spec: JobSpec, draw_live: DrawLive) -> JobState
         )
     log_y = st.toggle("log-scale loss", key=f"{key}_log")
     show(
-        curves_figure(state.history, state.metric_name, log_y),
+        curves_figure(state.history, state.metric_name, log_y, model_name),
         f"{key}_curves",
         key=f"{key}_curves_chart",
     )
@@ -284,10 +286,12 @@ def training_panel(
     draw_live: DrawLive,
     problems: list[str] | None = None,
     buttons_in: Any = None,
+    model_name: str = "",
 ) -> None:
     """Buttons, then the live fragment (see the module docstring). `buttons_in`: a container the
     page made earlier (e.g. above its settings, so Start is in the first screen); the buttons
-    are drawn there instead of here."""
+    are drawn there instead of here. `model_name`: what the curves call the run's own model when
+    it trains a companion beside it (the vision page's "ViT" beside its CNN)."""
     job_pool()  # start the fork server (and its imports) now, so that the first Start is quick
     with buttons_in if buttons_in is not None else st.container():
         controls(key, spec, config, problems or [])
@@ -299,7 +303,7 @@ def training_panel(
             st.info("Press **Start** to train; the views below show the untrained model.")
             draw_live(LiveRun(None, None, spec))
             return
-        state = draw_run(key, job, spec, draw_live)
+        state = draw_run(key, job, spec, draw_live, model_name)
         if running and not state.active:
             st.rerun()  # the run ended: redraw the page once so polling stops
 

@@ -1,0 +1,201 @@
+"""Vision figures: an image cut into numbered patches, attention drawn over images (one panel per
+layer and head, DINO-style), mean attention distance per layer and head, and its course in
+training.
+
+Images are (C, H, W) arrays in [0, 1]: one channel is drawn in grey (ink light on dark), three as
+colour. An attention map is a (g, g) grid over the patches, drawn as a translucent orange layer
+whose cells cover their patches exactly (a cell per patch, not resampled), so a bright cell is the
+patch that was looked at. Each panel is coloured 0 to its own largest weight (said in the title);
+hovering a cell gives the weight itself.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+
+from attnviz.figures.base import fast_figure
+from attnviz.figures.fonts import titled
+
+OVERLAY = [[0.0, "rgba(255,120,0,0)"], [0.25, "rgba(255,120,0,0.25)"], [1.0, "rgba(255,90,0,0.9)"]]
+GREY = [[0.0, "#000000"], [1.0, "#ffffff"]]
+LABEL_PATCHES_MAX = 10  # patch numbers are written on grids up to 10 × 10
+TITLE_PX, NAME_PX, GAP_PX = 80, 22, 14
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One small picture: an image, optionally a map over it, a name, and a box to outline."""
+
+    image: np.ndarray  # (C, H, W) in [0, 1]
+    name: str
+    attention: np.ndarray | None = None  # (g, g) over the patches, or (H, W) per pixel
+    box: tuple[float, float, float, float] | None = None  # x0, y0, x1, y1 in pixels
+
+
+def image_trace(image: np.ndarray, n: str = "") -> dict:
+    """The image on axes x{n}/y{n}: grey for one channel, colour for three."""
+    axes = {"xaxis": f"x{n}", "yaxis": f"y{n}", "hoverinfo": "skip"}
+    if image.shape[0] == 1:
+        z = np.asarray(image[0], dtype=np.float32)
+        return {"type": "heatmap", "z": z, "zmin": 0, "zmax": 1, "colorscale": GREY,
+                "showscale": False, **axes}  # fmt: skip
+    rgb = (np.clip(np.transpose(image, (1, 2, 0)), 0, 1) * 255).astype(np.uint8)  # (H, W, 3)
+    return {"type": "image", "source": png_data_uri(rgb), **axes}
+
+
+def png_data_uri(rgb: np.ndarray) -> str:
+    """An (H, W, 3) uint8 image as a PNG data URI: a few hundred bytes for a 32 × 32 picture."""
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.fromarray(rgb, "RGB").save(out, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode("ascii")
+
+
+def overlay_trace(attention: np.ndarray, size: int, n: str = "", name: str = "") -> dict:
+    """A (g, g) map stretched over a size-pixel image, each cell exactly over its patch."""
+    g = attention.shape[-1]
+    cell = size / g
+    top = float(attention.max()) or 1.0
+    return {
+        "type": "heatmap",
+        "z": np.asarray(attention, dtype=np.float32),
+        "x0": (cell - 1) / 2,
+        "dx": cell,
+        "y0": (cell - 1) / 2,
+        "dy": cell,
+        "zmin": 0,
+        "zmax": top,
+        "colorscale": OVERLAY,
+        "showscale": False,
+        "xaxis": f"x{n}",
+        "yaxis": f"y{n}",
+        "hovertemplate": f"{html.escape(name)}<br>weight %{{z:.3f}}<extra></extra>",
+    }
+
+
+def _image_axes(size: int, domain_x: tuple, domain_y: tuple, n: str) -> tuple[dict, dict]:
+    common = {"showticklabels": False, "showgrid": False, "zeroline": False, "ticks": ""}
+    x = {**common, "range": [-0.5, size - 0.5], "domain": list(domain_x), "anchor": f"y{n}"}
+    y = {**common, "range": [size - 0.5, -0.5], "domain": list(domain_y), "anchor": f"x{n}",
+         "scaleanchor": f"x{n}"}  # fmt: skip
+    return x, y
+
+
+def panels_figure(panels: list[Panel], columns: int, title: str, side_px: int = 150) -> go.Figure:
+    """Small pictures in a grid, `columns` a row, each `side_px` square with its name above."""
+    rows = (len(panels) + columns - 1) // columns
+    row_px = NAME_PX + side_px + GAP_PX
+    area = rows * row_px
+    width = max(columns * (side_px + GAP_PX), 300)
+    data, notes, shapes = [], [], []
+    layout: dict = {
+        "height": TITLE_PX + area + 10,
+        "width": width if columns <= 2 else None,
+        "margin": {"l": 10, "r": 10, "t": TITLE_PX, "b": 10},
+        "plot_bgcolor": "rgba(0,0,0,0)",
+    }
+    for i, panel in enumerate(panels):
+        r, c = divmod(i, columns)
+        n = "" if i == 0 else str(i + 1)
+        size = panel.image.shape[-1]
+        dx = (c / columns, (c + 1) / columns - GAP_PX / width)
+        top = r * row_px + NAME_PX
+        dy = (1 - (top + side_px) / area, 1 - top / area)
+        layout[f"xaxis{n}"], layout[f"yaxis{n}"] = _image_axes(size, dx, dy, n)
+        data.append(image_trace(panel.image, n))
+        if panel.attention is not None:
+            data.append(overlay_trace(panel.attention, size, n, panel.name))
+        if panel.box is not None:
+            x0, y0, x1, y1 = panel.box
+            shapes.append({"type": "rect", "xref": f"x{n}", "yref": f"y{n}", "x0": x0, "y0": y0,
+                           "x1": x1, "y1": y1, "line": {"color": "#22b8cf", "width": 2}})  # fmt: skip
+        notes.append({"text": html.escape(panel.name), "x": sum(dx) / 2, "y": dy[1],
+                      "xref": "paper", "yref": "paper", "xanchor": "center",
+                      "yanchor": "bottom", "showarrow": False})  # fmt: skip
+    layout["annotations"], layout["shapes"] = notes, shapes
+    if layout["width"] is None:
+        del layout["width"]
+    titled(layout, title)
+    return fast_figure(data, layout)
+
+
+def patch_grid_figure(image: np.ndarray, patch: int, title: str) -> go.Figure:
+    """The image with its patch grid drawn and each patch's index (the token's position)."""
+    size = image.shape[-1]
+    g = size // patch
+    lines = [
+        {
+            "type": "line",
+            "x0": a,
+            "x1": b,
+            "y0": c,
+            "y1": d,
+            "line": {"color": "#22b8cf", "width": 1},
+        }
+        for k in range(g + 1)
+        for a, b, c, d in (
+            (k * patch - 0.5, k * patch - 0.5, -0.5, size - 0.5),
+            (-0.5, size - 0.5, k * patch - 0.5, k * patch - 0.5),
+        )
+    ]
+    notes = []
+    if g <= LABEL_PATCHES_MAX:
+        for i in range(g * g):
+            r, c = divmod(i, g)
+            notes.append({"text": str(i), "x": c * patch - 0.5 + 0.08 * patch, "y": r * patch - 0.5,
+                          "xanchor": "left", "yanchor": "top", "showarrow": False,
+                          "font": {"color": "#ffd43b", "size": 11}})  # fmt: skip
+    x, y = _image_axes(size, (0, 1), (0, 1), "")
+    layout = {"height": 380, "width": 380, "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
+              "xaxis": x, "yaxis": y, "shapes": lines, "annotations": notes}  # fmt: skip
+    titled(layout, title, 40)
+    return fast_figure([image_trace(image)], layout)
+
+
+def distance_figure(distance: np.ndarray, uniform: float, title: str) -> go.Figure:
+    """Mean attention distance (L, H) in pixels: a dot per head at each layer (ViT paper, Fig. 7),
+    and the distance of attention spread evenly over the image for scale."""
+    layers, heads = distance.shape
+    names = [f"layer {i}" for i in range(layers)]
+    data = [
+        {"type": "scatter", "mode": "markers", "x": names, "y": distance[:, h].astype(np.float32),
+         "name": f"head {h}", "marker": {"size": 12},
+         "hovertemplate": f"head {h}<br>%{{x}}<br>%{{y:.1f}} px<extra></extra>"}
+        for h in range(heads)
+    ]  # fmt: skip
+    data.append({"type": "scatter", "mode": "lines", "x": [names[0], names[-1]],
+                 "y": [uniform, uniform], "name": "attention spread evenly",
+                 "line": {"dash": "dash", "color": "#868e96"}})  # fmt: skip
+    layout = {"height": 340, "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
+              "xaxis": {"type": "category", "title": {"text": "layer"}},
+              "yaxis": {"title": {"text": "mean attention distance (px)"}, "rangemode": "tozero"},
+              "legend": {"orientation": "h", "y": -0.25}}  # fmt: skip
+    titled(layout, title)
+    return fast_figure(data, layout)
+
+
+def distance_timeline(steps: list[int], distance: np.ndarray, uniform: float) -> go.Figure:
+    """Each layer's mean attention distance (averaged over heads) at every snapshot.
+    distance (S, L, H)."""
+    data = [
+        {"type": "scatter", "mode": "lines+markers", "x": np.asarray(steps, dtype=np.float32),
+         "y": distance[:, layer].mean(-1).astype(np.float32), "name": f"layer {layer}",
+         "hovertemplate": f"layer {layer}<br>step %{{x}}<br>%{{y:.1f}} px<extra></extra>"}
+        for layer in range(distance.shape[1])
+    ]  # fmt: skip
+    data.append({"type": "scatter", "mode": "lines", "x": [steps[0], steps[-1]],
+                 "y": [uniform, uniform], "name": "spread evenly",
+                 "line": {"dash": "dash", "color": "#868e96"}})  # fmt: skip
+    layout = {"height": 320, "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
+              "xaxis": {"title": {"text": "step"}},
+              "yaxis": {"title": {"text": "mean attention distance (px)"}, "rangemode": "tozero"},
+              "legend": {"orientation": "h", "y": -0.3}}  # fmt: skip
+    titled(layout, "How far each layer looks while training (mean over heads)")
+    return fast_figure(data, layout)
