@@ -1,1 +1,2 @@
-"""Data sets and tasks, deterministic given a seed: toy regression/classification, sequence tasks."""
+"""Data sets and tasks, deterministic given a seed: toy regression/classification, sequence tasks,
+and image sets (digits, MNIST, shape scenes)."""
