@@ -3,9 +3,8 @@ and one query's scores and weights (for the query/key view).
 
 Entropy and softmax come from core.attention (the engine's one entropy and one softmax).
 
-Rollout (Abnar & Zuidema, 2020): with the residual connection, each layer's effective mixing is
-Â = ½(mean over heads of A) + ½I, rows renormalised; rollout = Â_L ··· Â_1. It is defined on the
-full maps: hiding [CLS]/[SEP] is done afterwards, in display only (`visible_part`).
+Rollout (Abnar & Zuidema, 2020) lives in core.rollout and is re-exported here. It is defined on
+the full maps: hiding [CLS]/[SEP] is done afterwards, in display only (`visible_part`).
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ import numpy as np
 import torch
 
 from attnviz.core.attention import masked_softmax, row_entropy, score
+from attnviz.core.rollout import rollout as rollout  # re-exported for existing callers
 
 LABELS = (
     "previous token",
@@ -26,17 +26,6 @@ LABELS = (
     "broad",
     "mixed",
 )
-
-
-def rollout(attentions: np.ndarray) -> np.ndarray:
-    """attentions (L, H, T, T) -> (T, T): how much each output position draws on each input."""
-    t = attentions.shape[-1]
-    result = np.eye(t)
-    for layer in attentions:
-        mixed = 0.5 * layer.mean(0) + 0.5 * np.eye(t)
-        mixed = mixed / mixed.sum(-1, keepdims=True)
-        result = mixed @ result
-    return result
 
 
 def entropy(attentions: np.ndarray) -> np.ndarray:
