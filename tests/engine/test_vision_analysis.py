@@ -18,6 +18,7 @@ from attnviz.topics.vision.analysis import (
     mean_attention_distance,
     misclassified,
     patch_distances,
+    patch_index,
     receptive_field,
     rollout,
     saliency,
@@ -143,6 +144,7 @@ def test_token_map_reads_the_patch_at_row_and_column(n_special):
     weights = random_maps((2, n, n), seed=n_special)  # (H, N, N)
     for r0, c0 in [(0, 0), (1, 2), (2, 1)]:
         query = n_special + r0 * grid + c0
+        assert patch_index(r0, c0, grid, n_special) == query
         got = token_map(weights, query, grid, n_special)
         assert got.shape == (2, grid, grid)
         for h, r, c in itertools.product(range(2), range(grid), range(grid)):
