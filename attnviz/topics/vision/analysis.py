@@ -71,8 +71,8 @@ def upsample(grid_map: np.ndarray, patch: int) -> np.ndarray:
 
 def saliency(model: nn.Module, image: Tensor, target: int | None = None) -> np.ndarray:
     """Gradient saliency: |∂ logit_target / ∂ pixel|, max over channels, scaled to [0, 1].
-    image (C, H, W) -> (H, W). target defaults to the predicted class. The model runs in its current mode;
-    parameter gradients are left untouched (torch.autograd.grad on the input only)."""
+    image (C, H, W) -> (H, W). target defaults to the predicted class. The model runs in its
+    current mode; parameter gradients are left untouched (torch.autograd.grad on the input only)."""
     x = image.detach()[None].clone().requires_grad_(True)  # (1, C, H, W)
     with torch.enable_grad():
         logits = model(x)  # (1, K)
