@@ -22,7 +22,8 @@ import plotly.graph_objects as go
 from attnviz.figures.base import fast_figure
 from attnviz.figures.fonts import titled
 
-OVERLAY = [[0.0, "rgba(255,120,0,0)"], [0.25, "rgba(255,120,0,0.25)"], [1.0, "rgba(255,90,0,0.9)"]]
+# transparent where nothing is looked at, at most 0.7 opaque, so the image shows through
+OVERLAY = [[0.0, "rgba(255,120,0,0)"], [0.3, "rgba(255,120,0,0.2)"], [1.0, "rgba(255,80,0,0.7)"]]
 GREY = [[0.0, "#000000"], [1.0, "#ffffff"]]
 LABEL_PATCHES_MAX = 10  # patch numbers are written on grids up to 10 × 10
 TITLE_PX, NAME_PX, GAP_PX = 80, 22, 14
@@ -152,11 +153,22 @@ def patch_grid_figure(image: np.ndarray, patch: int, title: str) -> go.Figure:
             notes.append({"text": str(i), "x": c * patch - 0.5 + 0.08 * patch, "y": r * patch - 0.5,
                           "xanchor": "left", "yanchor": "top", "showarrow": False,
                           "font": {"color": "#ffd43b", "size": 11}})  # fmt: skip
+    centres = (np.arange(g, dtype=np.float32) + 0.5) * patch - 0.5
+    click = {  # one faint marker per patch: clicking it picks that patch as the query
+        "type": "scatter",
+        "mode": "markers",
+        "x": np.tile(centres, g),
+        "y": np.repeat(centres, g),
+        "customdata": np.arange(g * g),
+        "marker": {"size": max(6, min(28, 300 // g)), "opacity": 0.01, "symbol": "square"},
+        "hovertemplate": "patch %{customdata}: click to make it the query<extra></extra>",
+        "showlegend": False,
+    }
     x, y = _image_axes(size, (0, 1), (0, 1), "")
     layout = {"height": 380, "width": 380, "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
               "xaxis": x, "yaxis": y, "shapes": lines, "annotations": notes}  # fmt: skip
-    titled(layout, title, 40)
-    return fast_figure([image_trace(image)], layout)
+    titled(layout, title, 30)
+    return fast_figure([image_trace(image), click], layout)
 
 
 def distance_figure(distance: np.ndarray, uniform: float, title: str) -> go.Figure:

@@ -48,10 +48,11 @@ class SmallCNN(nn.Module):
             layers += [nn.Conv2d(c_in, c_out, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2)]
             c_in = c_out
         self.features = nn.Sequential(*layers)  # (B, C', H / 2^s, W / 2^s)
-        self.head = nn.Linear(c_in, config.n_classes)
+        side = config.image_size // 2**config.stages
+        self.head = nn.Linear(c_in * side * side, config.n_classes)  # reads where, too
 
     def forward(self, images: Tensor) -> Tensor:
-        return self.head(self.features(images).mean((2, 3)))  # global average pool -> (B, K)
+        return self.head(self.features(images).flatten(1))  # (B, K)
 
     def conv_layers(self) -> list[tuple[int, int]]:
         """(kernel, stride) of every layer that widens the receptive field, in order."""
@@ -78,5 +79,5 @@ def cnn_matching(params: int, image_size: int, channels: int, n_classes: int) ->
     def count(width: int) -> int:
         return parameter_count(SmallCNN(cnn_for(image_size, channels, n_classes, width)))
 
-    best = min(range(4, 65, 4), key=lambda w: abs(count(w) - params))
+    best = min(range(2, 65, 2), key=lambda w: abs(count(w) - params))
     return cnn_for(image_size, channels, n_classes, best)

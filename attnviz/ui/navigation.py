@@ -60,6 +60,15 @@ PAGES: dict[str, list[PageEntry]] = {
             "A tiny transformer learns reverse, sort, copy, … in seconds; watch its attention form.",
         ),
     ],
+    "Vision": [
+        PageEntry(
+            "pages/vision.py",
+            "Vision: attention over patches",
+            "vision",
+            ":material/grid_view:",
+            "A tiny ViT beside a CNN on digits and shapes: where each head looks, live.",
+        ),
+    ],
     "Real models": [
         PageEntry(
             "pages/pretrained_explorer.py",

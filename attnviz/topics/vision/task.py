@@ -1,0 +1,187 @@
+"""The vision page's run: a tiny ViT and a small CNN trained side by side on the same images.
+
+`VisionJobSpec` (frozen) is what the job pool runs. One Trainable holds both models: each step
+both see the same batch; the loss the Trainer reports (and checks for divergence) is the ViT's,
+while the gradient also carries the CNN's (its parameters are disjoint, so each model learns as
+if alone). `evaluate()` scores both (the CNN's numbers under the COMPANION prefix: the panel draws
+them on the same chart). Snapshots carry both models' weights, so the page can draw any image's
+maps at any step, and the ViT's mean attention distance per layer and head on validation images.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from attnviz.data.images import ImageSet, ImageSetSpec, build_images
+from attnviz.models.cnn import CNNConfig, SmallCNN, cnn_matching
+from attnviz.models.vit import TinyViT, ViTConfig, parameter_count, vit_attention
+from attnviz.topics.vision.analysis import mean_attention_distance
+from attnviz.training.trainer import TrainConfig
+
+EVAL_LIMIT = 512  # images scored per evaluation
+DISTANCE_IMAGES = 64  # validation images behind each snapshot's mean attention distance
+COMPANION = "CNN"  # the prefix of the CNN's numbers in evaluate()
+
+
+@dataclass(frozen=True)
+class VisionJobSpec:
+    data: ImageSetSpec = field(default_factory=ImageSetSpec)
+    vit: ViTConfig = field(default_factory=ViTConfig)  # image size, channels, classes: from data
+    device: str = "cpu"
+
+    def build(self) -> VisionTrainable:
+        return VisionTrainable(self)
+
+
+def vit_config(images: ImageSet, vit: ViTConfig) -> ViTConfig:
+    """The ViT config completed from the images (size, channels, classes)."""
+    return replace(
+        vit, image_size=images.size, channels=images.channels, n_classes=len(images.class_names)
+    )
+
+
+@functools.lru_cache(maxsize=32)
+def cnn_config(vit: ViTConfig) -> CNNConfig:
+    """The CNN matched to this (completed) ViT's parameter count, for the same images."""
+    return cnn_matching(parameter_count(TinyViT(vit)), vit.image_size, vit.channels, vit.n_classes)
+
+
+class VisionTrainable:
+    def __init__(self, spec: VisionJobSpec):
+        self.spec = spec
+        self.images = build_images(spec.data)
+        self.device = torch.device(spec.device)
+        torch.manual_seed(spec.data.seed)
+        self.vit_config = vit_config(self.images, spec.vit)
+        self.vit = TinyViT(self.vit_config).to(self.device)
+        self.cnn = SmallCNN(cnn_config(self.vit_config)).to(self.device)
+        to = self.device
+        self.train_x, self.train_y = self.images.train_x.to(to), self.images.train_y.to(to)
+        self.val_x = self.images.val_x[:EVAL_LIMIT].to(to)
+        self.val_y = self.images.val_y[:EVAL_LIMIT].to(to)
+        self.n_train = len(self.train_x)
+        self.metric_name = "accuracy"
+
+    def parameters(self) -> list[Tensor]:
+        return [*self.vit.parameters(), *self.cnn.parameters()]
+
+    def loss(self, batch: Tensor) -> Tensor:
+        self.vit.train(), self.cnn.train()
+        x, y = self.train_x[batch.to(self.device)], self.train_y[batch.to(self.device)]
+        vit_loss = F.cross_entropy(self.vit(x), y)
+        cnn_loss = F.cross_entropy(self.cnn(x), y)
+        return vit_loss + (cnn_loss - cnn_loss.detach())  # the ViT's value, both gradients
+
+    def evaluate(self) -> dict[str, float]:
+        train_x, train_y = self.train_x[:EVAL_LIMIT], self.train_y[:EVAL_LIMIT]
+        vit_val, cnn_val = (
+            score(self.vit, self.val_x, self.val_y),
+            score(self.cnn, self.val_x, self.val_y),
+        )
+        vit_train, cnn_train = score(self.vit, train_x, train_y), score(self.cnn, train_x, train_y)
+        return {
+            "train_loss": vit_train[0],
+            "val_loss": vit_val[0],
+            "train_metric": vit_train[1],
+            "val_metric": vit_val[1],
+            f"{COMPANION} train_loss": cnn_train[0],
+            f"{COMPANION} val_loss": cnn_val[0],
+            f"{COMPANION} train_metric": cnn_train[1],
+            f"{COMPANION} val_metric": cnn_val[1],
+        }
+
+    def snapshot(self) -> dict:
+        self.vit.eval()
+        _, weights = vit_attention(self.vit, self.val_x[:DISTANCE_IMAGES])  # (L, B, H, N, N)
+        cfg = self.vit_config
+        distance = mean_attention_distance(
+            weights.cpu().numpy(), cfg.grid, cfg.patch, cfg.n_special
+        ).mean(1)  # (L, H): pixels, averaged over the images
+        return {
+            "vit": state_of(self.vit),
+            "cnn": state_of(self.cnn),
+            "distance": distance.astype(np.float32),
+        }
+
+
+def state_of(model: nn.Module) -> dict[str, np.ndarray]:
+    return {k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()}
+
+
+def score(model: nn.Module, x: Tensor, y: Tensor) -> tuple[float, float]:
+    """(loss, accuracy) of a classifier on images x (N, C, H, W) with labels y (N,)."""
+    model.eval()
+    with torch.no_grad():
+        logits = model(x)
+        return float(F.cross_entropy(logits, y)), float((logits.argmax(-1) == y).float().mean())
+
+
+@dataclass
+class TrainedPair:
+    """Both models of a snapshot, on the CPU, in eval mode, and the images they learned."""
+
+    images: ImageSet
+    vit: TinyViT
+    cnn: SmallCNN
+
+
+def restore(spec: VisionJobSpec, snapshot: dict) -> TrainedPair:
+    """Rebuild both models with a snapshot's weights (on the CPU)."""
+    images = build_images(spec.data)
+    config = vit_config(images, spec.vit)
+    vit, cnn = TinyViT(config), SmallCNN(cnn_config(config))
+    vit.load_state_dict({k: torch.as_tensor(v) for k, v in snapshot["vit"].items()})
+    cnn.load_state_dict({k: torch.as_tensor(v) for k, v in snapshot["cnn"].items()})
+    return TrainedPair(images, vit.eval(), cnn.eval())
+
+
+@functools.lru_cache(maxsize=8)
+def untrained(spec: VisionJobSpec) -> dict:
+    """The snapshot of both models as a run starts (step 0, seeded as the run is), on the CPU."""
+    return VisionTrainable(replace(spec, device="cpu")).snapshot()
+
+
+def _train(steps: int, lr: float = 3e-3, batch_size: int = 64) -> TrainConfig:
+    return TrainConfig(
+        optimizer="adamw",
+        lr=lr,
+        batch_mode="minibatch",
+        batch_size=batch_size,
+        steps=steps,
+        schedule="cosine",
+        eval_every=25,
+        snapshot_every=25,
+    )
+
+
+# measured on 2 busy CPU cores (seed 0): the ViT reaches 95 % on the digits around step 450, the
+# CNN 96 % by step 100; MNIST ViT 87 % vs CNN 97 %; shapes "which" ViT 95 %, "where" 83–94 %
+# (CNN 100 %). The CNN's built-in locality wins on small data: seed 003's lesson.
+PRESETS: dict[str, tuple[ImageSetSpec, ViTConfig, TrainConfig]] = {
+    "Digits 8×8: patches of 2": (
+        ImageSetSpec("digits"),
+        ViTConfig(patch=2, n_layer=2, n_head=4, d_model=48, d_ff=96),
+        _train(600),
+    ),
+    "MNIST 28×28: patches of 4": (
+        ImageSetSpec("mnist", n_train=4000),
+        ViTConfig(patch=4, n_layer=2, n_head=4, d_model=48, d_ff=96),
+        _train(600),
+    ),
+    "Shapes: which shape?": (
+        ImageSetSpec("shapes", shape_task="which"),
+        ViTConfig(patch=4, n_layer=2, n_head=4, d_model=48, d_ff=96),
+        _train(500),
+    ),
+    "Shapes: where is the circle?": (
+        ImageSetSpec("shapes", shape_task="where"),
+        ViTConfig(patch=4, n_layer=2, n_head=4, d_model=48, d_ff=96),
+        _train(500),
+    ),
+}

@@ -1,0 +1,116 @@
+"""AppTest of the vision page: its settings change what is drawn, a short run trains both models
+side by side, the timeline, the sections after a run, and bad input (a wrong model folder)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.support.apptest import figures, no_exception, open_page, plotly_array
+
+PAGE = "pages/vision.py"
+
+
+@pytest.fixture
+def page() -> Iterator[Callable[..., AppTest]]:
+    """Opens the page; every job a test started is reset (stopped) in teardown."""
+    opened: list[AppTest] = []
+
+    def open_(query: dict | None = None) -> AppTest:
+        opened.append(open_page(PAGE, query))
+        return opened[-1]
+
+    yield open_
+    for at in opened:
+        reset = at.button(key="vi_reset")
+        if not reset.disabled:
+            reset.click().run()
+
+
+def figure(at, title_start: str) -> dict:
+    found = [f for f in figures(at) if f["layout"]["title"]["text"].startswith(title_start)]
+    assert found, [f["layout"]["title"]["text"][:40] for f in figures(at)]
+    return found[0]
+
+
+def head_maps(at) -> list:
+    fig = figure(at, "Where the")
+    return [plotly_array(t["z"]).tolist() for t in fig["data"] if t.get("hovertemplate")]
+
+
+def status(at) -> str:
+    return next((m.value for m in at.markdown if "**" in m.value and "step" in m.value), "")
+
+
+def train_until_done(at, timeout=120):
+    deadline = time.time() + timeout
+    while "done" not in status(at) and time.time() < deadline:
+        time.sleep(0.5)
+        at.run()
+        no_exception(at)
+    assert "done" in status(at), status(at)
+
+
+def test_settings_change_the_drawn_maps(page):
+    at = page()
+    no_exception(at)
+    grid = figure(at, "Image 0")
+    assert len(grid["layout"]["annotations"]) == 16, "8×8 digits in patches of 2: 16 numbered"
+    maps = head_maps(at)
+    assert len(maps) == 2 * 4, "2 layers × 4 heads"
+    at.selectbox(key="vi_query").set_value("patch 5").run()
+    assert head_maps(at) != maps, "another query, other maps"
+    at.slider(key="vi_image").set_value(7).run()
+    assert figure(at, "Image 7")
+    at.select_slider(key="vi_heads").set_value(2).run()
+    assert len(head_maps(at)) == 2 * 2
+    at.selectbox(key="vi_data").set_value("mnist").run()
+    no_exception(at)
+    assert at.select_slider(key="vi_patch").options == ["4", "7", "14"]
+    assert at.select_slider(key="vi_patch").value == 4, "the 2-px patch fell back to one that fits"
+    grid = figure(at, "Image")
+    assert len(grid["layout"]["annotations"]) == 49, "28 px in patches of 4: 7 × 7"
+    at.select_slider(key="vi_patch").set_value(7).run()
+    assert len(figure(at, "Image")["layout"]["annotations"]) == 16
+
+
+def test_a_short_run_trains_both_models_and_the_sections_open(page):
+    at = page()
+    at.slider(key="vi_steps").set_value(100).run()
+    before = head_maps(at)
+    at.button(key="vi_start").click().run()
+    train_until_done(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["ViT: validation accuracy"].endswith("%")
+    assert metrics["CNN: validation accuracy"].endswith("%")
+    curves = figure(at, "Loss and accuracy")
+    names = [t["name"] for t in curves["data"]]
+    assert "ViT validation accuracy" in names and "CNN validation accuracy" in names
+    assert head_maps(at) != before, "the trained model's maps, not step 0's"
+    assert figure(at, "ViT vs CNN")
+    assert figure(at, "Mean attention distance")
+    trained = head_maps(at)
+    timeline = at.select_slider(key="vi_timeline")
+    timeline.set_value(timeline.options[0]).run()
+    assert head_maps(at) != trained, "scrubbing the timeline shows an earlier model"
+    timeline.set_value(timeline.options[-1]).run()
+    at.session_state["vi_open_mistakes"] = True
+    at.session_state["vi_open_shuffle"] = True
+    at.run()
+    no_exception(at)
+    assert figure(at, "Misclassified validation images") or at.success
+    assert figure(at, "The same patches in another order")
+    shuffled = [m for m in at.metric if m.label.endswith("accuracy, shuffled")]
+    assert len(shuffled) == 2 and all(m.value.endswith("%") for m in shuffled)
+
+
+def test_a_wrong_model_folder_gets_a_message(page, tmp_path):
+    at = page({"vi_open_real": "true"})
+    at.text_input(key="vi_real_path").set_value(str(tmp_path / "nothing")).run()
+    no_exception(at)
+    assert any("no model folder" in e.value for e in at.error), [e.value for e in at.error]
+    at.text_input(key="vi_real_path").set_value(str(tmp_path)).run()
+    assert any("config.json" in e.value for e in at.error)

@@ -1,0 +1,88 @@
+"""A person's own image: bad files get a clear message (never a traceback), good ones come out
+shaped like the training data. Every file is made here, in memory."""
+
+from __future__ import annotations
+
+import io
+import time
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from attnviz.topics.vision.uploads import MAX_UPLOAD_BYTES, read_image
+
+
+def encode(image: Image.Image, fmt: str = "PNG", **options) -> bytes:
+    out = io.BytesIO()
+    image.save(out, format=fmt, **options)
+    return out.getvalue()
+
+
+def test_a_file_that_is_not_an_image():
+    with pytest.raises(ValueError, match="not a PNG or JPEG"):
+        read_image(b"these are lecture notes", 8, 1)
+
+
+def test_an_image_of_another_format():
+    with pytest.raises(ValueError, match="GIF image; upload a PNG or JPEG"):
+        read_image(encode(Image.new("RGB", (20, 20)), "GIF"), 8, 1)
+
+
+def test_a_50_megapixel_image_is_refused_from_its_header():
+    huge = encode(Image.new("1", (10_000, 5_000)))  # compresses to a few KB
+    assert len(huge) < 200_000
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match="50.0 megapixels; the limit is 25"):
+        read_image(huge, 8, 1)
+    assert time.perf_counter() - start < 1.0, "refused before decoding the pixels"
+
+
+def test_a_file_over_10_mb():
+    with pytest.raises(ValueError, match="the limit is 10 MB"):
+        read_image(b"\x89PNG" + bytes(MAX_UPLOAD_BYTES), 8, 1)
+
+
+def test_a_1x1_image():
+    with pytest.raises(ValueError, match="1×1 pixels; an image must be at least 8×8"):
+        read_image(encode(Image.new("L", (1, 1))), 8, 1)
+
+
+def test_a_cmyk_jpeg_keeps_its_colours():
+    red = Image.new("CMYK", (40, 40), (0, 255, 255, 0))  # pure red in CMYK
+    out = read_image(encode(red, "JPEG", quality=95), 32, 3)
+    r, g, b = out[:, 16, 16]
+    assert r > 0.9 and g < 0.1 and b < 0.1, (r, g, b)
+
+
+def test_a_png_with_alpha_is_laid_over_white():
+    image = Image.new("RGBA", (32, 32), (0, 0, 0, 0))  # transparent
+    image.paste((0, 0, 255, 255), (8, 8, 24, 24))  # an opaque blue square
+    out = read_image(encode(image), 32, 3)
+    np.testing.assert_allclose(out[:, 2, 2], [1, 1, 1], atol=0.02)  # white where transparent
+    np.testing.assert_allclose(out[:, 16, 16], [0, 0, 1], atol=0.02)
+
+
+def test_a_dark_digit_on_paper_becomes_a_centred_light_digit():
+    paper = np.full((200, 120), 255, np.uint8)
+    paper[30:150, 10:25] = 0  # a thick black "1", far left of centre
+    out = read_image(encode(Image.fromarray(paper)), 28, 1, digit_style=True)[0]
+    assert out.shape == (28, 28)
+    assert out[0].max() < 0.05 and out.max() > 0.9, "light ink on a dark ground"
+    rows, cols = np.nonzero(out > 0.2)
+    assert abs(rows.mean() - 13.5) < 1.5 and abs(cols.mean() - 13.5) < 1.5, "centred"
+    assert rows.max() - rows.min() + 1 <= 21, "scaled into 20 of 28 pixels, as MNIST"
+
+
+def test_a_blank_digit_image():
+    with pytest.raises(ValueError, match="blank"):
+        read_image(encode(Image.new("L", (50, 50), 255)), 28, 1, digit_style=True)
+
+
+@pytest.mark.parametrize("channels", [1, 3])
+@pytest.mark.parametrize("mode", ["L", "RGB", "P", "LA", "I;16"])
+def test_any_mode_comes_out_in_the_models_shape(mode, channels):
+    image = Image.new(mode, (60, 45))
+    out = read_image(encode(image), 32, channels)
+    assert out.shape == (channels, 32, 32) and out.dtype == np.float32
+    assert out.min() >= 0.0 and out.max() <= 1.0
