@@ -146,9 +146,13 @@ def attention_views(look: ImageLook, image: np.ndarray, config: ViTConfig, capti
 
 def _clicked_patch() -> None:
     """A click on a patch of the grid makes that patch the query."""
-    points = st.session_state.get("vi_patches_chart", {}).get("selection", {}).get("points", [])
-    if points and "customdata" in points[0]:
-        st.session_state["vi_query"] = f"patch {int(points[0]['customdata'])}"
+    chart = st.session_state.get("vi_patches_chart") or {}
+    points = (chart.get("selection") or {}).get("points") or []
+    if points:
+        patch = points[0].get("customdata", points[0].get("point_index"))
+        if isinstance(patch, list | tuple):
+            patch = patch[0]
+        st.session_state["vi_query"] = f"patch {int(patch)}"
 
 
 def _side(heads: int) -> int:

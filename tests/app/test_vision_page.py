@@ -114,3 +114,20 @@ def test_a_wrong_model_folder_gets_a_message(page, tmp_path):
     assert any("no model folder" in e.value for e in at.error), [e.value for e in at.error]
     at.text_input(key="vi_real_path").set_value(str(tmp_path)).run()
     assert any("config.json" in e.value for e in at.error)
+
+
+def test_a_local_vit_folder_draws_its_class_token_per_head(page, tmp_path):
+    from transformers import ViTConfig, ViTModel
+
+    ViTModel(ViTConfig(image_size=32, patch_size=8, hidden_size=32, num_hidden_layers=2,
+                       num_attention_heads=2, intermediate_size=64)).save_pretrained(tmp_path)  # fmt: skip
+    at = page({"vi_open_real": "true"})
+    at.text_input(key="vi_real_path").set_value(str(tmp_path)).run()
+    no_exception(at)
+    titles = [f for f in figures(at) if "the class token's attention in the last layer" in
+              f["layout"]["title"]["text"].replace("<br>", " ")]  # fmt: skip
+    assert titles, [f["layout"]["title"]["text"][:60] for f in figures(at)]
+    fig = titles[0]
+    overlays = [t for t in fig["data"] if t.get("hovertemplate")]
+    assert len(overlays) == 2, "one map per head of the last layer"
+    assert plotly_array(overlays[0]["z"]).shape == (4, 4)

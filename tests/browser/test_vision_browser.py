@@ -26,11 +26,9 @@ def test_clicking_a_patch_makes_it_the_query(page, app_url):
     point = grid.locator("g.points path").nth(5)  # patch 5: row 1, column 1
     box = point.bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    query = page.locator("[data-testid='stSelectbox']", has_text="query")
-    query.get_by_text("patch 5").wait_for(timeout=20_000)
-    wait_idle(page)
     maps = chart(page, "Where the patch 5 looks")
-    maps.wait_for(timeout=20_000)
+    maps.wait_for(timeout=30_000)
+    wait_idle(page)
     outlines = maps.locator("path[style*='rgb(34, 184, 207)']")  # the query's outline
     assert outlines.count() >= 8, "the query patch is outlined in every map (2 layers × 4 heads)"
     assert_no_exception(page, "vision-click")

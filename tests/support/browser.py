@@ -76,7 +76,7 @@ PLOTLY_DATA = """(title) => {
     .filter((el) => el.layout && el._fullData && plain(el).startsWith(title));
   if (!found.length) return null;
   return found[found.length - 1]._fullData.map((t) => ({
-    x: t.x ? Array.from(t.x) : null, y: t.y ? Array.from(t.y) : null}));
+    name: t.name, x: t.x ? Array.from(t.x) : null, y: t.y ? Array.from(t.y) : null}));
 }"""
 
 
