@@ -19,9 +19,8 @@ from attnviz.ui.vision_sections import (
     mistake_gallery,
     pick_image,
     positions_experiment,
-    predictions,
     real_vit,
-    scores,
+    scores_and_answers,
     vit_vs_cnn,
 )
 
@@ -61,20 +60,18 @@ st.caption(images.notes)
 
 
 def draw_live(run: LiveRun) -> None:
-    """Both models' scores, then the chosen image through the shown snapshot (step 0 before a
-    run), and once the run is paused or over the comparisons and experiments."""
+    """The chosen image and query through the shown snapshot (step 0 before a run): the maps,
+    then both models' scores and answers; once the run is paused or over, the comparisons and
+    experiments."""
     state = run.state
     snapshot = run.snapshot if run.snapshot is not None else untrained(run.spec)
     pair = restore(run.spec, snapshot)
-    scores(pair, state.history if state is not None else None)
-    predictions_row = st.container()
-    image, caption = pick_image(pair)
+    image, caption, query = pick_image(pair)
     seen = look(pair, image)
-    with predictions_row:
-        if run.snapshot is None:
-            st.caption("Before training (step 0): both models are freshly initialised.")
-        predictions(seen, pair.images.class_names)
-    query = attention_views(seen, image, pair.vit.config, caption)
+    attention_views(seen, image, pair.vit.config, caption, query)
+    if run.snapshot is None:
+        st.caption("Before training (step 0): both models are freshly initialised.")
+    scores_and_answers(pair, state.history if state is not None else None, seen)
     if state is not None and state.active:
         return
     vit_vs_cnn(pair, seen, image, query)

@@ -89,17 +89,26 @@ def _image_axes(size: int, domain_x: tuple, domain_y: tuple, n: str) -> tuple[di
     return x, y
 
 
-def panels_figure(panels: list[Panel], columns: int, title: str, side_px: int = 150) -> go.Figure:
-    """Small pictures in a grid, `columns` a row, each `side_px` square with its name above."""
+def panels_figure(
+    panels: list[Panel],
+    columns: int,
+    title: str,
+    side_px: int = 150,
+    headers: tuple[list[str], list[str]] | None = None,
+) -> go.Figure:
+    """Small pictures in a grid, `columns` a row, each `side_px` square with its name above; or,
+    with `headers` (column names, row names), the column names above the first row and the row
+    names at the left instead (a layer × head grid). Hovering a map gives the panel's name."""
     rows = (len(panels) + columns - 1) // columns
     row_px = NAME_PX + side_px + GAP_PX
     area = rows * row_px
     width = max(columns * (side_px + GAP_PX), 300)
-    data, notes, shapes = [], [], []
+    data, shapes = [], []
+    notes = _header_notes(headers, columns, rows, row_px, area) if headers else []
     layout: dict = {
         "height": TITLE_PX + area + 10,
         "width": width if columns <= 2 else None,
-        "margin": {"l": 10, "r": 10, "t": TITLE_PX, "b": 10},
+        "margin": {"l": 34 if headers else 10, "r": 10, "t": TITLE_PX, "b": 10},
         "plot_bgcolor": "rgba(0,0,0,0)",
     }
     for i, panel in enumerate(panels):
@@ -117,14 +126,32 @@ def panels_figure(panels: list[Panel], columns: int, title: str, side_px: int = 
             x0, y0, x1, y1 = panel.box
             shapes.append({"type": "rect", "xref": f"x{n}", "yref": f"y{n}", "x0": x0, "y0": y0,
                            "x1": x1, "y1": y1, "line": {"color": "#22b8cf", "width": 2}})  # fmt: skip
-        notes.append({"text": html.escape(panel.name), "x": sum(dx) / 2, "y": dy[1],
-                      "xref": "paper", "yref": "paper", "xanchor": "center",
-                      "yanchor": "bottom", "showarrow": False})  # fmt: skip
+        if not headers:
+            notes.append(_note(panel.name, sum(dx) / 2, dy[1]))
     layout["annotations"], layout["shapes"] = notes, shapes
     if layout["width"] is None:
         del layout["width"]
     titled(layout, title)
     return fast_figure(data, layout)
+
+
+def _note(text: str, x: float, y: float, **extra) -> dict:
+    """A label at paper (x, y), centred above that point unless told otherwise."""
+    return {"text": html.escape(text), "x": x, "y": y, "xref": "paper", "yref": "paper",
+            "xanchor": "center", "yanchor": "bottom", "showarrow": False, **extra}  # fmt: skip
+
+
+def _header_notes(
+    headers: tuple[list[str], list[str]], columns: int, rows: int, row_px: int, area: int
+) -> list[dict]:
+    """Column names above the first row, row names (turned) left of each row."""
+    column_names, row_names = headers
+    top = 1 - NAME_PX / area
+    notes = [_note(name, (c + 0.5) / columns, top) for c, name in enumerate(column_names)]
+    for r, name in enumerate(row_names[:rows]):
+        middle = 1 - (r * row_px + NAME_PX + (row_px - NAME_PX - GAP_PX) / 2) / area
+        notes.append(_note(name, 0, middle, xanchor="right", yanchor="middle", textangle=-90))
+    return notes
 
 
 def patch_grid_figure(image: np.ndarray, patch: int, title: str) -> go.Figure:

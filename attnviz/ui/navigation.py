@@ -64,7 +64,7 @@ PAGES: dict[str, list[PageEntry]] = {
         PageEntry(
             "pages/vision.py",
             "Vision: attention over patches",
-            "vision",
+            "vision-patches",
             ":material/grid_view:",
             "A tiny ViT beside a CNN on digits and shapes: where each head looks, live.",
         ),

@@ -41,18 +41,23 @@ from attnviz.ui.params.widgets import draw
 OWN_IMAGE = "your own image"
 
 
-def pick_image(pair: TrainedPair) -> tuple[np.ndarray, str]:
-    """The image the views show: a validation image by number, or an uploaded one.
-    Returns (image (C, H, W), its caption)."""
+def pick_image(pair: TrainedPair) -> tuple[np.ndarray, str, str]:
+    """The image the views show (a validation image by number, or an uploaded one) and the
+    query, in one row. Returns (image (C, H, W), its caption, the query)."""
     images = pair.images
-    source = st.radio("image", ["a validation image", OWN_IMAGE], horizontal=True, key="vi_src")
-    if source == OWN_IMAGE:
-        own = _uploaded(images.size, images.channels, digits=images.channels == 1)
-        if own is not None:
-            return own, "your image"
-    index = draw(TABLE, "vi_image", high=len(images.val_x) - 1)
+    source_col, image_col, query_col = st.columns([1, 1.3, 1])
+    with query_col:
+        query = draw(TABLE, "vi_query", choices=query_choices(pair.vit.config),
+                     help="Or click a patch in the numbered image")  # fmt: skip
+    source = source_col.radio("image", ["a validation image", OWN_IMAGE], key="vi_src")
+    with image_col:
+        if source == OWN_IMAGE:
+            own = _uploaded(images.size, images.channels, digits=images.channels == 1)
+            if own is not None:
+                return own, "your image", query
+        index = draw(TABLE, "vi_image", high=len(images.val_x) - 1)
     label = images.class_names[int(images.val_y[index])]
-    return images.val_x[index].numpy(), f"Image {index} (a {label})"
+    return images.val_x[index].numpy(), f"Image {index} (a {label})", query
 
 
 def _uploaded(size: int, channels: int, digits: bool) -> np.ndarray | None:
@@ -71,52 +76,34 @@ def _uploaded(size: int, channels: int, digits: bool) -> np.ndarray | None:
         return None
 
 
-def scores(pair: TrainedPair, history) -> None:
-    """Validation accuracy of both models (once evaluated) and their sizes."""
-    vit_n, cnn_n = parameter_count(pair.vit), parameter_count(pair.cnn)
+def scores_and_answers(pair: TrainedPair, history, look: ImageLook) -> None:
+    """One row: both models' validation accuracy (once evaluated; their sizes beneath) and what
+    each answers for the shown image (its confidence beneath)."""
     evaluated = history is not None and history.val_metric
-    vit_acc = f"{history.val_metric[-1]:.1%}" if evaluated else "–"
     cnn = history.latest_extra("CNN val_metric") if evaluated else None
-    cnn_acc = "–" if cnn is None else f"{cnn:.1%}"
-    left, right = st.columns(2)
-    left.metric(
-        "ViT: validation accuracy",
-        vit_acc,
-        f"{vit_n:,} parameters",
-        delta_color="off",
-        delta_arrow="off",
-    )
-    right.metric(
-        "CNN: validation accuracy",
-        cnn_acc,
-        f"{cnn_n:,} parameters",
-        delta_color="off",
-        delta_arrow="off",
-    )
-    if evaluated:
-        st.caption(f"At step {history.eval_step[-1]}, on validation images never trained on.")
-
-
-def predictions(look: ImageLook, class_names: tuple[str, ...]) -> None:
-    """What each model answers for the image, with its confidence."""
-    for column, name, probs in zip(
-        st.columns(2), ("ViT", "CNN"), (look.vit_probs, look.cnn_probs), strict=True
+    accuracy = {
+        "ViT": f"{history.val_metric[-1]:.1%}" if evaluated else "–",
+        "CNN": "–" if cnn is None else f"{cnn:.1%}",
+    }
+    names = pair.images.class_names
+    columns = st.columns(4)
+    when = f"at step {history.eval_step[-1]}" if evaluated else "before training"
+    for i, (name, model, probs) in enumerate(
+        (("ViT", pair.vit, look.vit_probs), ("CNN", pair.cnn, look.cnn_probs))
     ):
+        size = f"{parameter_count(model):,} parameters"
+        columns[i].metric(f"{name} accuracy", accuracy[name], size, delta_color="off",
+                          delta_arrow="off", help=f"On validation images never trained on, {when}")  # fmt: skip
         best = int(np.argmax(probs))
-        column.metric(
-            f"{name} says",
-            class_names[best],
-            f"{probs[best]:.0%} sure",
-            delta_color="off",
-            delta_arrow="off",
-        )
+        columns[2 + i].metric(f"{name} says", names[best], f"{probs[best]:.0%} sure",
+                              delta_color="off", delta_arrow="off")  # fmt: skip
 
 
-def attention_views(look: ImageLook, image: np.ndarray, config: ViTConfig, caption: str) -> str:
-    """The patch grid, then the query's attention over the image in every layer and head.
-    Returns the query."""
-    query = draw(TABLE, "vi_query", choices=query_choices(config),
-                 help="Or click a patch in the numbered image")  # fmt: skip
+def attention_views(
+    look: ImageLook, image: np.ndarray, config: ViTConfig, caption: str, query: str
+) -> None:
+    """The numbered patch grid beside the query's attention over the image, every layer and
+    head."""
     maps = query_maps(look.weights, query, config)  # (L, H, g, g)
     box = _query_box(query, config)
     panels = [
@@ -126,22 +113,24 @@ def attention_views(look: ImageLook, image: np.ndarray, config: ViTConfig, capti
     ]
     grid_col, maps_col = st.columns([1, 2.4])
     with grid_col:
-        show(
-            patch_grid_figure(image, config.patch, f"{caption}: {config.n_patches} patches = "
-                              f"{config.n_patches} tokens"),
-            "vi_patches",
-            key="vi_patches_chart",
-            on_select=_clicked_patch,
-            selection_mode="points",
-        )  # fmt: skip
-    with maps_col:
-        title = (
-            f"Where the {query} looks, per layer (rows) and head (columns); "
-            "each map coloured 0 to its own largest weight"
+        show(patch_grid_figure(image, config.patch, caption), "vi_patches", key="vi_patches_chart",
+             on_select=_clicked_patch, selection_mode="points")  # fmt: skip
+        extra = " + the class token" if config.n_special else ""
+        st.caption(
+            f"{config.n_patches} patches of {config.patch}×{config.patch} px = "
+            f"{config.n_patches} tokens{extra}, numbered in reading order. Click one to make it "
+            "the query."
         )
-        show(panels_figure(panels, config.n_head, title, _side(config.n_head)), "vi_heads",
-             key="vi_heads_chart")  # fmt: skip
-    return query
+    with maps_col:
+        headers = ([f"head {h}" for h in range(config.n_head)],
+                   [f"layer {layer}" for layer in range(config.n_layer)])  # fmt: skip
+        figure = panels_figure(panels, config.n_head, f"Where the {query} looks",
+                               _side(config.n_head), headers)  # fmt: skip
+        show(figure, "vi_heads", key="vi_heads_chart")
+        st.caption(
+            "Rows: layers, columns: heads. Each map is coloured from 0 to its own largest "
+            "weight (hover a cell for the weight itself)."
+        )
 
 
 def _clicked_patch() -> None:

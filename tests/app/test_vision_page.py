@@ -84,8 +84,8 @@ def test_a_short_run_trains_both_models_and_the_sections_open(page):
     at.button(key="vi_start").click().run()
     train_until_done(at)
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["ViT: validation accuracy"].endswith("%")
-    assert metrics["CNN: validation accuracy"].endswith("%")
+    assert metrics["ViT accuracy"].endswith("%")
+    assert metrics["CNN accuracy"].endswith("%")
     curves = figure(at, "Loss and accuracy")
     names = [t["name"] for t in curves["data"]]
     assert "ViT validation accuracy" in names and "CNN validation accuracy" in names

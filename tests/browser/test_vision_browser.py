@@ -18,9 +18,9 @@ def chart(page, title_part: str):
     return page.locator(".js-plotly-plot", has_text=title_part).last
 
 
-@pytest.mark.try_this("vision", 4)
+@pytest.mark.try_this("vision-patches", 4)
 def test_clicking_a_patch_makes_it_the_query(page, app_url):
-    open_app_page(page, app_url, "vision")
+    open_app_page(page, app_url, "vision-patches")
     grid = chart(page, "patches =")
     grid.scroll_into_view_if_needed()
     point = grid.locator("g.points path").nth(5)  # patch 5: row 1, column 1
@@ -41,7 +41,7 @@ def png_bytes(array: np.ndarray) -> bytes:
 
 
 def test_your_own_image_and_a_file_that_is_not_one(page, app_url, tmp_path):
-    open_app_page(page, app_url, "vision")
+    open_app_page(page, app_url, "vision-patches")
     page.get_by_text("your own image", exact=True).click()
     wait_idle(page)
     digit = np.full((120, 120), 255, np.uint8)
@@ -61,7 +61,7 @@ def test_your_own_image_and_a_file_that_is_not_one(page, app_url, tmp_path):
 
 
 def test_a_short_run_draws_both_models_curves(page, app_url):
-    open_app_page(page, app_url, "vision", "?vi_steps=50")
+    open_app_page(page, app_url, "vision-patches", "?vi_steps=50")
     page.get_by_role("button", name="Start").first.click()
     page.get_by_text("done", exact=False).first.wait_for(timeout=90_000)
     wait_idle(page)

@@ -46,7 +46,7 @@ def test_preset_reaches_its_stated_accuracy(name):
 
 
 @pytest.mark.slow
-@pytest.mark.try_this("vision", 1)
+@pytest.mark.try_this("vision-patches", 1)
 def test_the_cnn_learns_the_digits_first():
     _, trainer = train("Digits 8×8: patches of 2")
     history = trainer.history
@@ -58,7 +58,7 @@ def test_the_cnn_learns_the_digits_first():
 
 
 @pytest.mark.slow
-@pytest.mark.try_this("vision", 3)
+@pytest.mark.try_this("vision-patches", 3)
 def test_without_positions_shuffling_the_patches_changes_nothing():
     name = "Digits 8×8: patches of 2"
     spec, trainer = train(name, 200, positional="none", pooling="mean")
@@ -73,7 +73,7 @@ def test_without_positions_shuffling_the_patches_changes_nothing():
 
 
 @pytest.mark.slow
-@pytest.mark.try_this("vision", 2)
+@pytest.mark.try_this("vision-patches", 2)
 def test_the_trained_class_token_looks_at_the_shape():
     spec, trainer = train("Shapes: which shape?")
     pair = restore(spec, trainer.snapshots[-1][1])

@@ -14,7 +14,7 @@ TABLE_MODULES = {
     "text": "attnviz.ui.params.text",
     "train-transformer": "attnviz.ui.params.transformer",
     "pretrained": "attnviz.ui.params.pretrained",
-    "vision": "attnviz.ui.params.vision",
+    "vision-patches": "attnviz.ui.params.vision",
 }
 
 
