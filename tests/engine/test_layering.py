@@ -68,12 +68,19 @@ def test_imports_between_rooms_only_run_downward():
     assert bad == [], "\n".join(bad)
 
 
+# The only crossings allowed between topics, each named: (importing topic, module it imports).
+# The vision page's real-ViT box validates a typed folder with the pretrained page's rules.
+TOPIC_CROSSINGS = {("vision", "attnviz.topics.pretrained.model")}
+
+
 def test_topics_do_not_import_each_other():
     bad = []
     for path in (PACKAGE / "topics").rglob("*.py"):
         own = path.relative_to(PACKAGE / "topics").parts[0]
         for module in imported_modules(path):
             parts = module.split(".")
+            if (own, module) in TOPIC_CROSSINGS:
+                continue
             if parts[:2] == ["attnviz", "topics"] and len(parts) > 2 and parts[2] != own:
                 bad.append(f"{path.relative_to(ROOT)} imports {module}")
     assert bad == [], "\n".join(bad)
