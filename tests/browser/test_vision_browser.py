@@ -21,7 +21,7 @@ def chart(page, title_part: str):
 @pytest.mark.try_this("vision-patches", 4)
 def test_clicking_a_patch_makes_it_the_query(page, app_url):
     open_app_page(page, app_url, "vision-patches")
-    grid = chart(page, "patches =")
+    grid = chart(page, "Image 0")
     grid.scroll_into_view_if_needed()
     point = grid.locator("g.points path").nth(5)  # patch 5: row 1, column 1
     box = point.bounding_box()

@@ -86,3 +86,23 @@ def test_any_mode_comes_out_in_the_models_shape(mode, channels):
     out = read_image(encode(image), 32, channels)
     assert out.shape == (channels, 32, 32) and out.dtype == np.float32
     assert out.min() >= 0.0 and out.max() <= 1.0
+
+
+def test_a_white_digit_on_transparency_stays_visible():
+    image = Image.new("RGBA", (60, 60), (0, 0, 0, 0))
+    image.paste((255, 255, 255, 255), (25, 10, 35, 50))  # a white "1", nothing behind it
+    out = read_image(encode(image), 28, 1, digit_style=True)[0]
+    assert out.max() > 0.9 and out[0].max() < 0.05
+
+
+@pytest.mark.parametrize("data", [b"%PDF-1.4 lecture", b"<svg xmlns='http://www.w3.org/2000/svg'/>",
+                                  bytes(range(256)) * 4])  # fmt: skip
+def test_pdf_svg_and_random_bytes(data):
+    with pytest.raises(ValueError, match="not a PNG or JPEG"):
+        read_image(data, 8, 1)
+
+
+def test_a_damaged_png():
+    good = encode(Image.new("RGB", (64, 64), (200, 10, 10)))
+    with pytest.raises(ValueError, match="PNG or JPEG|could not be decoded"):
+        read_image(good[: len(good) // 2], 8, 3)

@@ -11,7 +11,6 @@ frame). Every problem is a ValueError whose message says what is wrong, in a who
 from __future__ import annotations
 
 import io
-import warnings
 
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
@@ -28,15 +27,13 @@ def open_checked(data: bytes) -> Image.Image:
     """The image in `data`, its header checked; pixels not yet decoded."""
     if len(data) > MAX_UPLOAD_BYTES:
         raise ValueError(f"the file is {len(data) / 2**20:.1f} MB; the limit is 10 MB")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            image = Image.open(io.BytesIO(data))
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+    try:  # PIL itself refuses a decompression bomb (far past MAX_PIXELS) from the header
+        image = Image.open(io.BytesIO(data))
+    except Image.DecompressionBombError:
         raise ValueError(
             f"it has far more pixels than the limit of {MAX_PIXELS / 1e6:.0f} megapixels"
         ) from None
-    except UnidentifiedImageError:
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError):
         raise ValueError("it is not a PNG or JPEG image (or it is damaged)") from None
     if image.format not in FORMATS:
         raise ValueError(f"it is a {image.format} image; upload a PNG or JPEG")
@@ -53,17 +50,23 @@ def open_checked(data: bytes) -> Image.Image:
     return image
 
 
-def to_rgb(image: Image.Image, background: tuple[int, int, int]) -> np.ndarray:
-    """(H, W, 3) float in [0, 1] from any mode; transparent parts show `background`."""
+def to_rgb(image: Image.Image, background: tuple[int, int, int] | None = None) -> np.ndarray:
+    """(H, W, 3) float in [0, 1] from any mode; transparent parts show `background` (None: white,
+    or black when what is drawn is light, so a white digit on transparency stays visible)."""
     try:
         image = ImageOps.exif_transpose(image)
         if image.mode in ("I;16", "I;16B", "I;16L", "I"):
             image = image.point(lambda v: v / 256).convert("L")
         has_alpha = image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info
         image = image.convert("RGBA" if has_alpha else "RGB")
-    except (OSError, ValueError) as err:
-        raise ValueError(f"the image could not be decoded ({err})") from None
+    except Exception as err:  # a damaged file fails in many ways inside PIL; all mean "unusable"
+        raise ValueError(f"the image could not be decoded ({type(err).__name__})") from None
     if image.mode == "RGBA":
+        if background is None:
+            pixels = np.asarray(image, dtype=np.float32)
+            drawn = pixels[..., 3] > 127
+            light = drawn.any() and pixels[drawn][:, :3].mean() > 127
+            background = (0, 0, 0) if light else (255, 255, 255)
         ground = Image.new("RGBA", image.size, (*background, 255))
         image = Image.alpha_composite(ground, image).convert("RGB")
     return np.asarray(image, dtype=np.float32) / 255.0
@@ -105,7 +108,9 @@ def read_image(data: bytes, size: int, channels: int, *, digit_style: bool = Fal
     """Uploaded bytes -> (channels, size, size) float32 in [0, 1], shaped like the training data
     (see the module docstring). Raises ValueError saying what is wrong."""
     image = open_checked(data)
-    rgb = to_rgb(image, background=(255, 255, 255))  # (H, W, 3)
+    if channels not in (1, 3) or size < 1:
+        raise ValueError(f"a model input of {channels} channels and {size} pixels is not possible")
+    rgb = to_rgb(image)  # (H, W, 3)
     if channels == 1:
         grey = rgb @ np.array([0.299, 0.587, 0.114], dtype=np.float32)  # luminance (H, W)
         if digit_style:
