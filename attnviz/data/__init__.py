@@ -1,2 +1,2 @@
 """Data sets and tasks, deterministic given a seed: toy regression/classification, sequence tasks,
-and image sets (digits, MNIST, shape scenes)."""
+image sets (digits, MNIST, shape scenes), and human dates to ISO for the recurrence page."""
