@@ -4,7 +4,8 @@ parser that reads such text back to ISO.
 The writer (`render`) fills f-string templates; the reader (`read_date`) is written separately,
 one explicit regex per format, so each can check the other. Years run FIRST_YEAR..LAST_YEAR; a
 two-digit year is read in that window (50..99 → 1950..1999, 00..49 → 2000..2049). The reader
-ignores case, accepts a day with or without a leading zero, and any of "sep"/"sept".
+ignores case and accepts a day with or without a leading zero, "sept" for "sep" and a
+three-letter weekday ("mon") for the full one.
 """
 
 from __future__ import annotations
@@ -116,8 +117,9 @@ def read_date(text: str) -> tuple[date | None, str]:
         return None, f"{year}-{month:02d}-{day:02d} is not a day of the calendar"
     if not FIRST_YEAR <= year <= LAST_YEAR:
         return None, f"the year {year} is outside the task's {FIRST_YEAR}–{LAST_YEAR}"
-    if weekday is not None and weekday != WEEKDAYS[found.weekday()]:
-        return None, f"{found.isoformat()} is a {WEEKDAYS[found.weekday()].capitalize()}"
+    named = WEEKDAYS[found.weekday()]
+    if weekday is not None and weekday not in (named, named[:3]):
+        return None, f"{found.isoformat()} is a {named.capitalize()}"
     return found, ""
 
 

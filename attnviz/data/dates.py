@@ -204,9 +204,15 @@ def build_dates(spec: DateTaskSpec) -> DateTask:
     )
 
 
+def can_translate(text: str) -> bool:
+    """Whether a typed text fits the model's input (not empty, at most MAX_IN characters)."""
+    return bool(text.strip()) and len(text) <= MAX_IN
+
+
 def check_input(text: str) -> list[str]:
     """Problems with a typed date, each a sentence for the page (empty when there are none).
-    Only an empty box stops translation; the others are warnings."""
+    An empty or too long text cannot be translated (see can_translate); the others are
+    warnings: unknown characters are read as UNK, and any text is still translated."""
     if not text.strip():
         return ["Type a date: the box is empty."]
     found = []

@@ -32,6 +32,7 @@ from attnviz.data.dates import (
     DateTaskSpec,
     accuracy_by_length,
     build_dates,
+    can_translate,
     check_input,
     decode,
     encode,
@@ -178,6 +179,8 @@ def test_check_input_names_each_problem():
     assert "not a date" in hello.lower() and "still translates" in hello
     assert check_input("23 nov 2026") == [] == check_input("Monday, 23 November 2026")
     assert "Tuesday" in check_input("monday, 24 november 2026")[0]
+    assert check_input("Mon, 23 November 2026") == []
+    assert not can_translate("") and not can_translate("1" * 500) and can_translate("hello")
     assert "not a day" in check_input("30/02/2020")[0]
     assert "1950" in check_input("1 jan 1900")[0]
 
