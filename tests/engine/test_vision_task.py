@@ -80,7 +80,7 @@ def test_query_maps_pick_the_rows_of_the_chosen_query():
     cfg = pair.vit.config
     image = pair.images.val_x[0].numpy()
     seen = look(pair, image)
-    assert query_choices(cfg)[:2] == [CLASS_TOKEN, "patch 0"]
+    assert query_choices(cfg)[:3] == [CLASS_TOKEN, ALL_PATCHES, "patch 0"]
     cls = query_maps(seen.weights, CLASS_TOKEN, cfg)  # (L, H, g, g)
     np.testing.assert_allclose(cls.reshape(cfg.n_layer, cfg.n_head, -1), seen.weights[:, :, 0, 1:])
     p5 = query_maps(seen.weights, "patch 5", cfg)

@@ -51,10 +51,10 @@ def look(pair: TrainedPair, image: np.ndarray) -> ImageLook:
 
 
 def query_choices(config: ViTConfig) -> list[str]:
-    """What can be the query: the class token (when there is one) or the mean over the patch
+    """What can be the query: the class token (when there is one), the mean over the patch
     queries, then every patch by its index."""
-    first = CLASS_TOKEN if config.n_special else ALL_PATCHES
-    return [first] + [f"patch {i}" for i in range(config.n_patches)]
+    first = [CLASS_TOKEN] if config.n_special else []
+    return [*first, ALL_PATCHES] + [f"patch {i}" for i in range(config.n_patches)]
 
 
 def query_maps(weights: np.ndarray, query: str, config: ViTConfig) -> np.ndarray:

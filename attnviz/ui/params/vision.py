@@ -8,12 +8,15 @@ from typing import Any
 
 from attnviz.data.images import DATASETS, SHAPE_TASKS, ImageSetSpec
 from attnviz.models.vit import POOLING, VIT_POSITIONAL, ViTConfig
+from attnviz.topics.vision.inference import ALL_PATCHES, CLASS_TOKEN
 from attnviz.topics.vision.task import PRESETS
 from attnviz.training.trainer import TrainConfig
 from attnviz.ui.params.table import PageParams, Param
 from attnviz.ui.params.training_form import training_params
 
 PATCHES = {"digits": (1, 2, 4), "mnist": (4, 7, 14), "shapes": (4, 8, 16)}  # dividing each size
+MAX_PATCHES = 64  # the most patches any choice makes (digits in 1-px patches, shapes in 4-px)
+# vi_query's choices: the mean (valid for every ViT) last, so tests' "other value" always fits
 TRAIN_SIZES = (300, 600, 1200, 2000, 4000)
 
 
@@ -70,6 +73,7 @@ TABLE = PageParams(
             2,
             choices=(1, 2, 4, 7, 8, 14, 16),
             help="Each p × p patch is one token; the choices divide the image size.",
+            shown_when=(("vi_data", "shapes"),),  # its largest patch (16) fits only the shapes
         ),
         Param("vi_layers", "layers", "slider", 2, low=1, high=4, step=1),
         Param("vi_heads", "heads", "select_slider", 4, choices=(1, 2, 4, 8)),
@@ -94,8 +98,13 @@ TABLE = PageParams(
         ),  # fmt: skip
         Param("vi_image", "validation image", "slider", 0, low=0, high=99, step=1, url=False),
         Param(
-            "vi_query", "query", "selectbox", "class token", choices=("class token",), url=False
-        ),  # fmt: skip
+            "vi_query",
+            "query",
+            "selectbox",
+            CLASS_TOKEN,
+            choices=(CLASS_TOKEN, *(f"patch {i}" for i in range(MAX_PATCHES)), ALL_PATCHES),
+            url=False,
+        ),
     ),
     presets={name: preset_values(*spec) for name, spec in PRESETS.items()},
 )
