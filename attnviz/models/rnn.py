@@ -137,7 +137,16 @@ def attention_steps(model: Seq2Seq, x: Tensor, x_len, y_in: Tensor) -> dict[str,
         return {}
     with recording_steps(model) as kept, torch.no_grad():
         model(x, x_len, y_in)
-    return {name: torch.stack([t[:, 0, 0] for t in steps], dim=1) for name, steps in kept.items()}
+    return {
+        name: torch.stack([_one_head(t, name) for t in steps], dim=1)
+        for name, steps in kept.items()
+    }
+
+
+def _one_head(tensor: Tensor, name: str) -> Tensor:
+    """Drop the head axis, and the query axis (one query per step): hook_k (B, 1, Tin, Dk) ->
+    (B, Tin, Dk); the others (B, 1, 1, D) -> (B, D)."""
+    return tensor[:, 0] if name == "hook_k" else tensor[:, 0, 0]
 
 
 def alignment(model: Seq2Seq, x: Tensor, x_len, y_in: Tensor) -> Tensor | None:
