@@ -40,6 +40,7 @@ __all__ = [
     "greedy_decode",
 ]
 State = Tensor | tuple[Tensor, Tensor]  # GRU: h (B, d_hidden); LSTM: (h, c)
+Lengths = Tensor | list[int]  # (B,) true input lengths, each in 1..Tin
 ATTENTION_PREFIX = "decoder.attn."
 
 
@@ -105,14 +106,14 @@ class Seq2Seq(nn.Module):
         self.encoder = RNNEncoder(config)
         self.decoder = AttentionDecoder(config)
 
-    def encode(self, x: Tensor, x_len: Tensor | list[int]) -> tuple[Tensor, Tensor, Tensor]:
+    def encode(self, x: Tensor, x_len: Lengths) -> tuple[Tensor, Tensor, Tensor]:
         """-> states (B, Tin, H_enc), summary (B, H_enc), key mask (B, Tin) True = real token."""
         lengths = check_lengths(x, x_len)
         states, summary = self.encoder(x, lengths)
         mask = torch.arange(x.shape[1], device=x.device)[None, :] < lengths.to(x.device)[:, None]
         return states, summary, mask
 
-    def forward(self, x: Tensor, x_len: Tensor | list[int], y_in: Tensor) -> Tensor:
+    def forward(self, x: Tensor, x_len: Lengths, y_in: Tensor) -> Tensor:
         states, summary, mask = self.encode(x, x_len)
         return self.decoder(y_in, summary, states, mask)  # (B, Tout, V)
 
@@ -129,7 +130,7 @@ def recording_steps(model: Seq2Seq, names=HOOK_NAMES) -> Iterator[dict[str, list
         yield kept
 
 
-def attention_steps(model: Seq2Seq, x: Tensor, x_len, y_in: Tensor) -> dict[str, Tensor]:
+def attention_steps(model: Seq2Seq, x: Tensor, x_len: Lengths, y_in: Tensor) -> dict[str, Tensor]:
     """Teacher-forced run keeping every step of every attention hook point, steps stacked on
     dim 1: hook_q (B, Tout, Dq), hook_k (B, Tout, Tin, Dk), hook_scores and hook_weights
     (B, Tout, Tin), hook_out (B, Tout, Dk). Empty for the no-attention baseline."""
@@ -149,14 +150,14 @@ def _one_head(tensor: Tensor, name: str) -> Tensor:
     return tensor[:, 0] if name == "hook_k" else tensor[:, 0, 0]
 
 
-def alignment(model: Seq2Seq, x: Tensor, x_len, y_in: Tensor) -> Tensor | None:
+def alignment(model: Seq2Seq, x: Tensor, x_len: Lengths, y_in: Tensor) -> Tensor | None:
     """Teacher-forced alignment (B, Tout, Tin): row t = the weights used to predict token t
     (padding 0, rows sum to 1). None for the no-attention baseline."""
     return attention_steps(model, x, x_len, y_in).get("hook_weights")
 
 
 def greedy_decode(
-    model: Seq2Seq, x: Tensor, x_len, bos: int, eos: int, max_out: int | None = None
+    model: Seq2Seq, x: Tensor, x_len: Lengths, bos: int, eos: int, max_out: int | None = None
 ) -> tuple[Tensor, Tensor | None]:
     """Translate by always taking the most likely token. -> ids (B, T), alignment (B, T, Tin).
 
