@@ -58,7 +58,9 @@ class AttentionDecoder(nn.Module):
         cell = nn.GRUCell if config.cell == "gru" else nn.LSTMCell
         self.cell = cell(config.d_embed + d_context, d_hid)
         self.attn = (
-            AlignmentAttention(config.attention, d_hid, d_enc) if self.uses_attention else None
+            AlignmentAttention(config.attention, d_hid, d_enc, d_attn=d_hid)
+            if self.uses_attention
+            else None
         )
         self.out = nn.Linear(d_hid + d_context, config.vocab_size)
 
