@@ -43,10 +43,12 @@ class HookedAttention(nn.Module):
         scale: float | None = None,
         temperature: float = 1.0,
         score_name: str = "dot",
+        score_params: dict | None = None,
         dropout: nn.Module | None = None,
     ) -> Tensor:
         """q, k (B, H, T, Dh), v (B, H, T, Dv); mask broadcastable to (B, H, T, T), True = may
-        attend. Returns each head's output (B, H, T, Dv) after `hook_out`."""
+        attend. `score_params` are the learned tensors of the "additive" and "general" scores
+        (core.attention.score). Returns each head's output (B, H, T, Dv) after `hook_out`."""
         q, k = self.hook_q(q), self.hook_k(k)
         if self.can_fuse(score_name, dropout):
             fused_scale = (q.shape[-1] ** -0.5 if scale is None else scale) / temperature
@@ -59,6 +61,7 @@ class HookedAttention(nn.Module):
             scale,
             score_name=score_name,
             temperature=temperature,
+            score_params=score_params,
             on_scores=self.hook_scores,
             on_weights=self.hook_weights,
             dropout=dropout,
