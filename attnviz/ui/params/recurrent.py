@@ -1,0 +1,78 @@
+"""Parameters of the Recurrent networks and attention page (seed 002): the task, the encoder and
+decoder, training, your own date, and the "Try this" claims (each tested:
+tests/engine/test_recurrent_try_this.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attnviz.data.dates import TASKS, DateTaskSpec
+from attnviz.models.rnn import Seq2SeqConfig
+from attnviz.topics.recurrent.task import PRESETS, SCORES
+from attnviz.training.trainer import TrainConfig
+from attnviz.ui.params.table import PageParams, Param
+from attnviz.ui.params.training_form import training_params
+
+TRAIN_SIZES = (1000, 2000, 5000, 10000)
+
+
+def preset_values(task: DateTaskSpec, model: Seq2SeqConfig, train: TrainConfig) -> dict[str, Any]:
+    """A preset of the engine (task, model, training) as this page's parameter values."""
+    return {
+        "rn_task": task.name,
+        "rn_ntrain": task.n_train,
+        "rn_cell": model.cell,
+        "rn_bi": model.bidirectional,
+        "rn_score": model.attention,
+        "rn_hidden": model.d_hidden,
+        "rn_opt": train.optimizer,
+        "rn_lr": train.lr,
+        "rn_sched": train.schedule,
+        "rn_mode": train.batch_mode,
+        "rn_bs": train.batch_size,
+        "rn_steps": train.steps,
+        "rn_wd": train.weight_decay,
+        "rn_patience": train.patience,
+    }
+
+
+TABLE = PageParams(
+    prefix="rn",
+    params=(
+        Param(
+            "rn_task",
+            "task",
+            "radio",
+            "dates",
+            choices=TASKS,
+            help="dates: '23 nov 2026' → '2026-11-23' (8 formats); reverse: the same strings "
+            "written backwards (its alignment is the anti-diagonal)",
+        ),
+        Param("rn_ntrain", "training examples", "select_slider", 5000, choices=TRAIN_SIZES),
+        Param("rn_cell", "recurrent cell", "radio", "gru", choices=("gru", "lstm")),
+        Param("rn_bi", "bidirectional encoder", "toggle", True),
+        Param(
+            "rn_score",
+            "attention score",
+            "selectbox",
+            "additive",
+            choices=SCORES,
+            help="additive (Bahdanau): wᵀ tanh(W_q q + W_k k); dot (Luong): q·k; general "
+            "(Luong): q W k. The baseline beside it has no attention at all.",
+        ),
+        Param("rn_hidden", "hidden units", "select_slider", 64, choices=(32, 64, 128)),
+        *training_params(
+            "rn",
+            optimizer="adam",
+            lr=0.005,
+            batch_mode="minibatch",
+            batch_size=64,
+            steps=1500,
+            max_steps=5000,
+        ),  # fmt: skip
+        Param("rn_input", "your date", "text_input", "23 nov 2026"),
+    ),
+    presets={name: preset_values(*spec) for name, spec in PRESETS.items()},
+)
+
+TRY_THIS: list[str] = []
