@@ -1,4 +1,5 @@
-"""Save and load trained tiny transformers as safetensors weights plus a JSON config.
+"""Save and load trained tiny transformers as safetensors weights plus a JSON config, and carry
+any model's weights as NumPy arrays (snapshots).
 
 Never pickle: a file that is not a valid safetensors blob, or a config that does not describe
 a TransformerConfig, is refused with a readable ValueError.
@@ -8,14 +9,31 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from typing import TypeVar
 
+import numpy as np
+import torch
 from safetensors import SafetensorError
 from safetensors.torch import load as load_tensors
 from safetensors.torch import save as save_tensors
+from torch import nn
 
 from attnviz.models.transformer import TinyTransformer, TransformerConfig
 
+M = TypeVar("M", bound=nn.Module)
+
 MAX_BYTES = 20 * 1024 * 1024
+
+
+def state_arrays(model: nn.Module) -> dict[str, np.ndarray]:
+    """A model's weights as NumPy copies (what snapshots carry from a worker to the page)."""
+    return {k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()}
+
+
+def load_arrays(model: M, arrays: dict[str, np.ndarray]) -> M:
+    """`model` with the weights of `state_arrays`, in eval mode."""
+    model.load_state_dict({k: torch.as_tensor(v) for k, v in arrays.items()})
+    return model.eval()
 
 
 def save_model(model: TinyTransformer, extra: dict | None = None) -> tuple[bytes, str]:

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.support.apptest import figures, no_exception, open_page, plotly_array
+from tests.support.apptest import figures, no_exception, open_page, plotly_array, train_until_done
+from tests.support.apptest import run_status as status
 
 PAGE = "pages/kernel_smoother.py"
 CHANGED = "Settings changed since this run"
@@ -35,15 +36,6 @@ def preset(at: AppTest, name: str) -> None:
     next(b for b in at.button if b.label == name).click().run()
 
 
-def train_until_done(at: AppTest, timeout: float = 90) -> None:
-    deadline = time.time() + timeout
-    while "done" not in status(at) and time.time() < deadline:
-        time.sleep(0.4)
-        at.run()
-        no_exception(at)
-    assert "done" in status(at), status(at)
-
-
 def fit_figure(at: AppTest) -> dict:
     """The data-and-fit figure (1-D curve or 2-D surface)."""
     titles = ("Data and the fitted", "f_θ over the plane")
@@ -52,10 +44,6 @@ def fit_figure(at: AppTest) -> dict:
 
 def changed_warning(at: AppTest) -> str:
     return next((w.value for w in at.warning if CHANGED in w.value), "")
-
-
-def status(at) -> str:
-    return next((m.value for m in at.markdown if "**" in m.value and "step" in m.value), "")
 
 
 def curve_points(at) -> int:

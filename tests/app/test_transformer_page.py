@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -15,7 +14,7 @@ from attnviz.models.checkpoint import save_model
 from attnviz.models.transformer import TinyTransformer, TransformerConfig
 from attnviz.topics.transformer.task import model_config
 from attnviz.ui.params.training_form import train_config
-from tests.support.apptest import figures, no_exception, open_page, plotly_array
+from tests.support.apptest import figures, no_exception, open_page, plotly_array, train_until_done
 
 PAGE = "pages/train_transformer.py"
 
@@ -34,19 +33,6 @@ def page() -> Iterator[Callable[[], AppTest]]:
         reset = at.button(key="tt_reset")
         if not reset.disabled:
             reset.click().run()
-
-
-def status(at) -> str:
-    return next((m.value for m in at.markdown if "**" in m.value and "step" in m.value), "")
-
-
-def train_until_done(at, timeout=90):
-    deadline = time.time() + timeout
-    while "done" not in status(at) and time.time() < deadline:
-        time.sleep(0.5)
-        at.run()
-        no_exception(at)
-    assert "done" in status(at), status(at)
 
 
 def layer_maps(at) -> list[dict]:

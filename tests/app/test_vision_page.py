@@ -3,13 +3,12 @@ side by side, the timeline, the sections after a run, and bad input (a wrong mod
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.support.apptest import figures, no_exception, open_page, plotly_array
+from tests.support.apptest import figures, no_exception, open_page, plotly_array, train_until_done
 
 PAGE = "pages/vision.py"
 
@@ -41,19 +40,6 @@ def head_maps(at) -> list:
     return [plotly_array(t["z"]).tolist() for t in fig["data"] if t.get("hovertemplate")]
 
 
-def status(at) -> str:
-    return next((m.value for m in at.markdown if "**" in m.value and "step" in m.value), "")
-
-
-def train_until_done(at, timeout=120):
-    deadline = time.time() + timeout
-    while "done" not in status(at) and time.time() < deadline:
-        time.sleep(0.5)
-        at.run()
-        no_exception(at)
-    assert "done" in status(at), status(at)
-
-
 def test_settings_change_the_drawn_maps(page):
     at = page()
     no_exception(at)
@@ -82,7 +68,7 @@ def test_a_short_run_trains_both_models_and_the_sections_open(page):
     at.slider(key="vi_steps").set_value(100).run()
     before = head_maps(at)
     at.button(key="vi_start").click().run()
-    train_until_done(at)
+    train_until_done(at, 120)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["ViT accuracy"].endswith("%")
     assert metrics["CNN accuracy"].endswith("%")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import time
 
 import numpy as np
 from streamlit.runtime.state.common import TESTING_KEY
@@ -108,3 +109,18 @@ def set_widget(at, kind: str, key: str, value) -> None:
         # AppTest maps values through the page's format_func; options here are already displayed
         at.session_state[TESTING_KEY][widget.id] = str
     widget.set_value(value)
+
+
+def run_status(at) -> str:
+    """The training panel's status line ("**done** — step 400 of 400 …"), or ""."""
+    return next((m.value for m in at.markdown if "**" in m.value and "step" in m.value), "")
+
+
+def train_until_done(at, timeout: float = 90) -> None:
+    """Rerun the page (as its polling fragment would) until the run says done."""
+    deadline = time.time() + timeout
+    while "done" not in run_status(at) and time.time() < deadline:
+        time.sleep(0.4)
+        at.run()
+        no_exception(at)
+    assert "done" in run_status(at), run_status(at)

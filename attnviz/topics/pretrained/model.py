@@ -170,6 +170,19 @@ def check_source(name_or_path: str) -> str:
     return source
 
 
+def unusable(source: str, err: Exception, verb: str = "load") -> ValueError:
+    """The message for a source transformers could not read: not cached (never downloaded), or
+    the loader's own reason."""
+    if not Path(source).expanduser().is_dir():
+        return ValueError(
+            f"'{source}' is not a model folder and not in the local Hugging Face cache; "
+            "AttnViz never downloads a model. Download it once (for example with "
+            f"huggingface-cli download {source}) or save it with save_pretrained and type "
+            "its folder"
+        )
+    return ValueError(f"could not {verb} the model in '{source}': {type(err).__name__}: {err}")
+
+
 def load(name_or_path: str | None = None) -> PretrainedModel:
     """The bundled MiniLM (None) or a local folder / Hub name in the local cache (never
     downloaded); raises ValueError with a clear, whole reason."""
@@ -182,16 +195,7 @@ def load(name_or_path: str | None = None) -> PretrainedModel:
             source, attn_implementation="eager", local_files_only=True
         )
     except Exception as err:  # transformers raises many types; all mean "cannot load this"
-        if not Path(source).expanduser().is_dir():
-            raise ValueError(
-                f"'{source}' is not a model folder and not in the local Hugging Face cache; "
-                "AttnViz never downloads a model. Download it once (for example with "
-                f"huggingface-cli download {source}) or save it with save_pretrained and type "
-                "its folder"
-            ) from None
-        raise ValueError(
-            f"could not load the model in '{source}': {type(err).__name__}: {err}"
-        ) from None
+        raise unusable(source, err, "load") from None
     wrapped = PretrainedModel(model, tokenizer, source)
     if not wrapped.projections:
         raise ValueError(

@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field, replace
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
@@ -29,6 +28,7 @@ from attnviz.data.dates import (
     exact_rows,
     token_accuracy,
 )
+from attnviz.models.checkpoint import load_arrays, state_arrays
 from attnviz.models.rnn import Seq2Seq, Seq2SeqConfig, alignment, greedy_decode
 from attnviz.training.trainer import TrainConfig
 
@@ -112,13 +112,9 @@ class RecurrentTrainable:
             align = alignment(self.model, x.to(self.device), lengths, y[:, :-1].to(self.device))
         return {
             "alignment": align[0].cpu().numpy(),  # (Tout, Tin)
-            "model": state_of(self.model),
-            "baseline": state_of(self.baseline),
+            "model": state_arrays(self.model),
+            "baseline": state_arrays(self.baseline),
         }
-
-
-def state_of(model: nn.Module) -> dict[str, np.ndarray]:
-    return {k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()}
 
 
 def teacher_forced_loss(model: nn.Module, x: Tensor, lengths: Tensor, y: Tensor) -> Tensor:
@@ -150,9 +146,9 @@ def restore(spec: RecurrentJobSpec, snapshot: dict) -> TrainedPair:
     task = build_dates(spec.task)
     config = model_config(task, spec.model)
     model, baseline = Seq2Seq(config), Seq2Seq(baseline_config(config))
-    model.load_state_dict({k: torch.as_tensor(v) for k, v in snapshot["model"].items()})
-    baseline.load_state_dict({k: torch.as_tensor(v) for k, v in snapshot["baseline"].items()})
-    return TrainedPair(task, model.eval(), baseline.eval())
+    return TrainedPair(
+        task, load_arrays(model, snapshot["model"]), load_arrays(baseline, snapshot["baseline"])
+    )
 
 
 @functools.lru_cache(maxsize=8)

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import torch
 
-from attnviz.topics.pretrained.model import check_source
+from attnviz.topics.pretrained.model import check_source, unusable
 
 # Hugging Face model_type -> the name a person knows; each puts its special tokens first
 VISION_TYPES = {
@@ -67,16 +66,7 @@ def read_config(source: str):
     try:
         return source, AutoConfig.from_pretrained(source, local_files_only=True)
     except Exception as err:  # transformers raises many types; all mean "cannot load this"
-        if not Path(source).expanduser().is_dir():
-            raise ValueError(
-                f"'{source}' is not a model folder and not in the local Hugging Face cache; "
-                "AttnViz never downloads a model. Download it once (for example with "
-                f"huggingface-cli download {source}) or save it with save_pretrained and type "
-                "its folder"
-            ) from None
-        raise ValueError(
-            f"could not read the model in '{source}': {type(err).__name__}: {err}"
-        ) from None
+        raise unusable(source, err, "read") from None
 
 
 def model_class(config):

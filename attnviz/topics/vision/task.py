@@ -19,6 +19,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from attnviz.data.images import ImageSet, ImageSetSpec, build_images
+from attnviz.models.checkpoint import load_arrays, state_arrays
 from attnviz.models.cnn import CNNConfig, SmallCNN, cnn_matching
 from attnviz.models.vit import TinyViT, ViTConfig, parameter_count, vit_attention
 from attnviz.topics.vision.analysis import mean_attention_distance
@@ -104,14 +105,10 @@ class VisionTrainable:
             weights.cpu().numpy(), cfg.grid, cfg.patch, cfg.n_special
         ).mean(1)  # (L, H): pixels, averaged over the images
         return {
-            "vit": state_of(self.vit),
-            "cnn": state_of(self.cnn),
+            "vit": state_arrays(self.vit),
+            "cnn": state_arrays(self.cnn),
             "distance": distance.astype(np.float32),
         }
-
-
-def state_of(model: nn.Module) -> dict[str, np.ndarray]:
-    return {k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()}
 
 
 def score(model: nn.Module, x: Tensor, y: Tensor) -> tuple[float, float]:
@@ -136,9 +133,7 @@ def restore(spec: VisionJobSpec, snapshot: dict) -> TrainedPair:
     images = build_images(spec.data)
     config = vit_config(images, spec.vit)
     vit, cnn = TinyViT(config), SmallCNN(cnn_config(config))
-    vit.load_state_dict({k: torch.as_tensor(v) for k, v in snapshot["vit"].items()})
-    cnn.load_state_dict({k: torch.as_tensor(v) for k, v in snapshot["cnn"].items()})
-    return TrainedPair(images, vit.eval(), cnn.eval())
+    return TrainedPair(images, load_arrays(vit, snapshot["vit"]), load_arrays(cnn, snapshot["cnn"]))
 
 
 @functools.lru_cache(maxsize=8)
