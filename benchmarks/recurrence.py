@@ -92,11 +92,14 @@ def forward_times(
     return rows
 
 
-def crossover(rows: list[dict]) -> int | None:
+def crossover(rows: list[dict], rnn_slower: bool = True) -> int | None:
     """The first length at which the RNN turns slower than attention after being faster at the
-    length before (None if it never does in `rows`, e.g. when it is slower from the start)."""
+    length before (None if it never does in `rows`, e.g. when it is slower from the start);
+    with `rnn_slower=False`, the first length at which attention turns the slower one."""
     for before, row in zip(rows, rows[1:], strict=False):
-        if before["ratio"] <= 1 < row["ratio"]:
+        if rnn_slower and before["ratio"] <= 1 < row["ratio"]:
+            return row["length"]
+        if not rnn_slower and before["ratio"] > 1 >= row["ratio"]:
             return row["length"]
     return None
 
@@ -175,6 +178,9 @@ def main() -> None:
         rows = forward_times(LENGTHS, device, seconds=0.5)
         print(table(rows))
         print(f"crossover (the RNN becomes slower): {crossover_text(rows)}")
+        back = crossover(rows, rnn_slower=False)
+        if back is not None:
+            print(f"crossover (attention becomes slower): {back} tokens")
         print(summary(rows))
 
 

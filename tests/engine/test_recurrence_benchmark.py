@@ -47,6 +47,12 @@ def test_the_crossover_and_the_sentence_say_what_was_measured(ratios, found, wor
     assert text == f"{found} tokens" if found else text.startswith("none in this range")
 
 
+def test_the_crossover_back_to_attention_being_slower():
+    assert crossover(rows(2, 1.5, 0.8, 0.5), rnn_slower=False) == 64
+    assert crossover(rows(0.5, 2, 0.5, 0.5), rnn_slower=False) == 64
+    assert crossover(rows(2, 3, 4, 5), rnn_slower=False) is None
+
+
 def test_time_to_the_presets_accuracy_waits_for_the_task():
     if TASK_FILE.exists():
         pytest.skip("the recurrent task exists: the section measures it")
