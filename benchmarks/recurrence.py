@@ -17,11 +17,9 @@
 
 from __future__ import annotations
 
-import importlib
 import statistics
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import torch
 
@@ -33,7 +31,6 @@ BATCH = 8
 WIDTH = 128  # the RNN's 2 × 64 states; the attention layer's d_model
 RNN_CONFIG = Seq2SeqConfig(vocab_size=40, d_embed=WIDTH, d_hidden=WIDTH // 2, cell="gru")
 ATTENTION_CONFIG = SelfAttentionConfig(d_model=WIDTH, n_heads=4)
-TASK_FILE = Path(__file__).resolve().parents[1] / "attnviz" / "topics" / "recurrent" / "task.py"
 
 
 def median_seconds(
@@ -154,14 +151,32 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def time_to_accuracy() -> str:
-    """Placeholder until the page's task exists: the lead's `attnviz/topics/recurrent/task.py`
-    may define `time_to_accuracy() -> str`, printed here."""
-    if not TASK_FILE.exists():
-        return "task not available yet"
-    task = importlib.import_module("attnviz.topics.recurrent.task")
-    measure = getattr(task, "time_to_accuracy", None)
-    return measure() if measure else "task found, but it defines no time_to_accuracy() yet"
+def time_to_accuracy(target: float = 0.95) -> str:
+    """Train the first dates preset (both models side by side, as the page does) and report the
+    seconds and steps until each model's exact match reaches `target` (evaluated every 50)."""
+    from attnviz.topics.recurrent.task import BASELINE, PRESETS, RecurrentJobSpec
+    from attnviz.training.trainer import Trainer
+
+    name = next(iter(PRESETS))
+    task, model, config = PRESETS[name]
+    trainer = Trainer(RecurrentJobSpec(task, model).build(), config)
+    start, reached = time.perf_counter(), {}
+    while trainer.status.value == "running" and len(reached) < 2:
+        trainer.step()
+        history = trainer.history
+        if not history.val_metric or history.eval_step[-1] != trainer.step_count:
+            continue
+        scores = {"attention": history.val_metric[-1],
+                  BASELINE: history.latest_extra(f"{BASELINE} val_metric")}  # fmt: skip
+        for who, value in scores.items():
+            if who not in reached and value >= target:
+                reached[who] = (time.perf_counter() - start, trainer.step_count)
+    lines = [f"preset {name!r}, {trainer.step_count} steps run:"]
+    for who in ("attention", BASELINE):
+        seconds, steps = reached.get(who, (None, None))
+        lines.append(f"  {who}: ≥ {target:.0%} exact match after {seconds:.1f} s ({steps} steps)"
+                     if seconds is not None else f"  {who}: not {target:.0%} within the preset")  # fmt: skip
+    return "\n".join(lines)
 
 
 def main() -> None:

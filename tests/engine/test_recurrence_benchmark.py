@@ -4,13 +4,11 @@ its rows, its crossover and the sentence it prints, and the placeholder for the 
 import pytest
 
 from benchmarks.recurrence import (
-    TASK_FILE,
     crossover,
     crossover_text,
     forward_times,
     summary,
     table,
-    time_to_accuracy,
 )
 
 
@@ -51,9 +49,3 @@ def test_the_crossover_back_to_attention_being_slower():
     assert crossover(rows(2, 1.5, 0.8, 0.5), rnn_slower=False) == 64
     assert crossover(rows(0.5, 2, 0.5, 0.5), rnn_slower=False) == 64
     assert crossover(rows(2, 3, 4, 5), rnn_slower=False) is None
-
-
-def test_time_to_the_presets_accuracy_waits_for_the_task():
-    if TASK_FILE.exists():
-        pytest.skip("the recurrent task exists: the section measures it")
-    assert time_to_accuracy() == "task not available yet"
