@@ -76,7 +76,7 @@ def _colorscale(name: str) -> list:
     return [list(step) for step in _named_colorscale(name)]
 
 
-def _margins(title: str, height: int | None = None, chars: int | None = None) -> dict:
+def base_layout(title: str, height: int | None = None, chars: int | None = None) -> dict:
     """Layout with the title (wrapped at `chars` a line, when given) and small margins."""
     layout = {"margin": {"l": 10, "r": 10, "t": 50, "b": 10}}
     if chars:
@@ -120,7 +120,7 @@ def heatmap_spec(
     }
     if show_numbers:
         trace.update(texttemplate=f"%{{z:{number_format}}}", textfont={"size": CELL_FONT})
-    layout = _margins(title)  # token axes: categories in order, every label up to 64
+    layout = base_layout(title)  # token axes: categories in order, every label up to 64
     layout["yaxis"] = token_axis(ys, True, autorange="reversed", title={"text": y_title})
     layout["xaxis"] = token_axis(xs, title={"text": x_title}, side="bottom")
     grow_for_rows(layout)
@@ -213,7 +213,7 @@ def bar_chart(
         "textposition": "outside",
         "hovertemplate": "%{x}: %{y:.4f}<extra></extra>",
     }
-    layout = _margins(title, 320, NARROW_TITLE)  # bar charts often sit in page columns
+    layout = base_layout(title, 320, NARROW_TITLE)  # bar charts often sit in page columns
     layout["yaxis"] = {"title": {"text": y_title}, "range": list(y_range) if y_range else None}
     layout["xaxis"] = token_axis(trace["x"], title={"text": x_title})  # every bar labelled
     return fast_figure([trace], layout)
@@ -241,7 +241,7 @@ def line_chart(
         }
         for name, ys in series.items()
     ]
-    layout = _margins(title, 340)
+    layout = base_layout(title, 340)
     layout["xaxis"] = {"title": {"text": x_title}, "type": "log" if log_x else "linear"}
     layout["yaxis"] = {"title": {"text": y_title}, "type": "log" if log_y else "linear"}
     return fast_figure(traces, layout)

@@ -44,6 +44,15 @@ PAGES: dict[str, list[PageEntry]] = {
             "f(x) = Σ α(x, x_s) g(x_s) / n(x): learn a dot-product or Mahalanobis kernel live.",
         ),
     ],
+    "Recurrence": [
+        PageEntry(
+            "pages/recurrent.py",
+            "Recurrent networks and attention",
+            "recurrent",
+            ":material/repeat:",
+            "An RNN translates dates with and without attention: the alignment forms as it learns.",
+        ),
+    ],
     "Transformers": [
         PageEntry(
             "pages/attention_on_text.py",

@@ -60,6 +60,7 @@ class LiveRun:
     snapshot: dict | None  # the chosen snapshot; None before a run, or if the settings changed
     spec: Any  # the settings of what the views show: the run's own when `snapshot` is given
     changed: list[str] = field(default_factory=list)  # spec fields changed since the run
+    step: int | None = None  # the training step of `snapshot`
 
     @property
     def matches(self) -> bool:
@@ -230,17 +231,18 @@ def status_line(state: JobState) -> None:
     )
 
 
-def pick_snapshot(key: str, state: JobState) -> dict | None:
-    """The latest snapshot while running; a timeline slider over all of them otherwise."""
+def pick_snapshot(key: str, state: JobState) -> tuple[int | None, dict | None]:
+    """(step, snapshot): the latest while running; a timeline slider over all of them
+    otherwise. (None, None) before the first snapshot."""
     if not state.snapshots:
-        return None
+        return None, None
     if state.status in (RunStatus.RUNNING, RunStatus.STARTING) or len(state.snapshots) < 2:
-        return state.latest
+        return state.snapshots[-1]
     steps = [step for step, _ in state.snapshots]
     chosen = st.select_slider(
         "Timeline: show the model at step", steps, value=steps[-1], key=f"{key}_timeline"
     )
-    return dict(state.snapshots)[chosen]
+    return chosen, dict(state.snapshots)[chosen]
 
 
 def draw_run(
@@ -275,7 +277,8 @@ def draw_run(
     if changed:
         draw_live(LiveRun(state, None, spec, changed))
     else:
-        draw_live(LiveRun(state, pick_snapshot(key, state), job.spec))
+        step, snapshot = pick_snapshot(key, state)
+        draw_live(LiveRun(state, snapshot, job.spec, step=step))
     return state
 
 

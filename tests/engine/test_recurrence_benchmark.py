@@ -1,15 +1,15 @@
-"""The sequential-vs-parallel measurement the recurrent page calls live (benchmarks/recurrence):
-its rows, its crossover and the sentence it prints, and the placeholder for the task's time."""
+"""The sequential-vs-parallel measurement the recurrent page calls live (topics.recurrent.timing):
+its rows, its crossover and the sentence it prints."""
 
 import pytest
 
-from benchmarks.recurrence import (
+from attnviz.topics.recurrent.timing import (
     crossover,
     crossover_text,
     forward_times,
     summary,
-    table,
 )
+from benchmarks.recurrence import table
 
 
 def rows(*ratios, lengths=(16, 32, 64, 128)):

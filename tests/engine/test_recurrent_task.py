@@ -57,7 +57,7 @@ def test_a_run_scores_both_models_and_snapshots_restore_them():
 
 @pytest.mark.slow
 def test_with_attention_the_dates_are_learned_long_before_the_baseline():
-    task, model, config = PRESETS["Dates: bidirectional GRU, additive (Bahdanau)"]
+    task, model, config = PRESETS["Dates: Bahdanau (additive, 2-way GRU)"]
     spec = RecurrentJobSpec(task, model)
     trainer = Trainer(spec.build(), replace(config, steps=400, eval_every=100)).run()
     history = trainer.history

@@ -171,19 +171,19 @@ def _train(steps: int, lr: float = 5e-3) -> TrainConfig:
 
 
 PRESETS: dict[str, tuple[DateTaskSpec, Seq2SeqConfig, TrainConfig]] = {
-    "Dates: bidirectional GRU, additive (Bahdanau)": (
+    "Dates: Bahdanau (additive, 2-way GRU)": (
         DateTaskSpec("dates"),
         Seq2SeqConfig(
             d_embed=32, d_hidden=64, cell="gru", bidirectional=True, attention="additive"
         ),
         _train(600),
     ),
-    "Dates: one-way GRU, dot (Luong)": (
+    "Dates: Luong (dot, 1-way GRU)": (
         DateTaskSpec("dates"),
         Seq2SeqConfig(d_embed=32, d_hidden=64, cell="gru", bidirectional=False, attention="dot"),
         _train(600),
     ),
-    "Reverse: bidirectional GRU, additive": (
+    "Reverse: additive, 2-way GRU": (
         DateTaskSpec("reverse"),
         Seq2SeqConfig(
             d_embed=32, d_hidden=64, cell="gru", bidirectional=True, attention="additive"

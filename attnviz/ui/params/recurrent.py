@@ -65,9 +65,10 @@ TABLE = PageParams(
             "rn",
             optimizer="adam",
             lr=0.005,
+            schedule="cosine",
             batch_mode="minibatch",
             batch_size=64,
-            steps=1500,
+            steps=600,
             max_steps=5000,
         ),  # fmt: skip
         Param("rn_input", "your date", "text_input", "23 nov 2026"),

@@ -86,7 +86,6 @@ MORE = ("sched", "mode", "bs", "wd", "patience")  # in an expander: the form fit
 def training_form(table: PageParams) -> dict[str, Any]:
     """Draw the form (in the current container; the fields of MORE in an expander) and return
     {field: value}."""
-    st.markdown("**Training**")
     k = f"{table.prefix}_"
     minibatch = st.session_state.get(k + "mode", table[k + "mode"].default) == "minibatch"
     values = {f: draw(table, k + f) for f in FIELDS if f not in MORE}

@@ -1,0 +1,156 @@
+"""Figures of the recurrence page: the alignment (output characters × input characters), exact
+match by input length for both models, the encoder's states over time and what each has read,
+and the sequential-vs-parallel timing."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from attnviz.figures.base import SEQUENTIAL, base_layout, fast_figure, heatmap_spec
+
+ZERO_WIDTH = "\u200b"  # makes repeated characters distinct categories without showing a mark
+MODEL_COLOURS = {"with attention": "#1c7ed6", "no attention": "#2f9e44"}
+TIMING_COLOURS = {"RNN encoder": "#e8590c", "self-attention": "#1c7ed6"}
+
+
+def character_axis(chars: Sequence[str]) -> list[str]:
+    """Characters as distinct axis categories that still read as themselves: the k-th repeat of
+    a character gets k zero-width spaces (unique_labels would append "·k")."""
+    seen: dict[str, int] = {}
+    out = []
+    for char in chars:
+        out.append(char + ZERO_WIDTH * seen.get(char, 0))
+        seen[char] = seen.get(char, 0) + 1
+    return out
+
+
+def alignment_figure(
+    weights: np.ndarray, out_chars: Sequence[str], in_chars: Sequence[str], title: str
+) -> go.Figure:
+    """(Tout, Tin) weights: one row per output character, the input characters across; rows sum
+    to 1."""
+    trace, layout = heatmap_spec(
+        weights,
+        x_labels=character_axis(in_chars),
+        y_labels=character_axis(out_chars),
+        title=title,
+        x_title="input character (what the encoder read)",
+        y_title="output character (being written)",
+        zmin=0.0,
+        zmax=1.0,
+        colorscale=SEQUENTIAL,
+    )
+    layout["height"] = max(layout.get("height") or 0, 140 + 24 * len(out_chars))
+    return fast_figure([trace], layout)
+
+
+def length_figure(rows: dict[str, list[tuple[int, float, int]]], title: str) -> go.Figure:
+    """Exact match (0..1) by input length, one line per model; hover gives the examples."""
+    traces = [
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "name": name,
+            "x": np.array([n for n, _, _ in points], dtype=np.float32),
+            "y": np.array([a for _, a, _ in points], dtype=np.float32),
+            "customdata": np.array([c for _, _, c in points], dtype=np.float32),
+            "line": {"color": MODEL_COLOURS.get(name)},
+            "hovertemplate": f"{name}<br>%{{x}} characters: %{{y:.0%}} of %{{customdata}} dates"
+            "<extra></extra>",
+        }
+        for name, points in rows.items()
+    ]
+    layout = base_layout(title, 360)
+    layout["xaxis"] = {"title": {"text": "input length (characters)"}, "type": "linear"}
+    layout["yaxis"] = {"title": {"text": "exact match"}, "range": [0, 1.05], "tickformat": ".0%"}
+    layout["legend"] = {"orientation": "h", "y": -0.25}
+    return fast_figure(traces, layout)
+
+
+def states_figure(states: np.ndarray, chars: Sequence[str], title: str) -> go.Figure:
+    """(units, Tin) hidden states: one column per input step, one row per unit."""
+    trace, layout = heatmap_spec(
+        states,
+        x_labels=character_axis(chars),
+        y_labels=[f"unit {i}" for i in range(states.shape[0])],
+        title=title,
+        x_title="step (input character)",
+        y_title="hidden unit",
+        zmin=-1.0,
+        zmax=1.0,
+        colorscale="RdBu_r",
+    )
+    layout["yaxis"].update(showticklabels=False)
+    layout["height"] = 320
+    return fast_figure([trace], layout)
+
+
+def read_figure(read: np.ndarray, chars: Sequence[str], title: str) -> go.Figure:
+    """(Tin, Tin): [t, s] = how much state t changes when character s is blanked."""
+    trace, layout = heatmap_spec(
+        read,
+        x_labels=character_axis(chars),
+        y_labels=character_axis(chars),
+        title=title,
+        x_title="character blanked (s)",
+        y_title="state at step t",
+        zmin=0.0,
+        colorscale=SEQUENTIAL,
+    )
+    trace["hovertemplate"] = "state at %{y}<br>blank %{x}<br>change: %{z:.3f}<extra></extra>"
+    return fast_figure([trace], layout)
+
+
+def timing_figure(rows: list[dict], title: str) -> go.Figure:
+    """Milliseconds per forward pass against sequence length (both axes log), both contenders;
+    hover gives the sequential steps each needs."""
+    lengths = np.array([r["length"] for r in rows], dtype=np.float32)
+    series = {
+        "RNN encoder": ("rnn_ms", "rnn_steps"),
+        "self-attention": ("attention_ms", "attention_steps"),
+    }
+    traces = [
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "name": name,
+            "x": lengths,
+            "y": np.array([r[ms] for r in rows], dtype=np.float32),
+            "customdata": np.array([r[steps] for r in rows], dtype=np.float32),
+            "line": {"color": TIMING_COLOURS[name]},
+            "hovertemplate": f"{name}<br>%{{x}} tokens: %{{y:.3f}} ms<br>"
+            "%{customdata} sequential steps<extra></extra>",
+        }
+        for name, (ms, steps) in series.items()
+    ]
+    layout = base_layout(title, 380)
+    layout["xaxis"] = {"title": {"text": "sequence length (tokens)"}, "type": "log"}
+    layout["yaxis"] = {"title": {"text": "ms per forward pass (batch of 8)"}, "type": "log"}
+    layout["legend"] = {"orientation": "h", "y": -0.25}
+    return fast_figure(traces, layout)
+
+
+def steps_figure(rows: list[dict]) -> go.Figure:
+    """Sequential steps each needs: the RNN's grows with the length, attention's stays 1."""
+    lengths = np.array([r["length"] for r in rows], dtype=np.float32)
+    traces = [
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "name": name,
+            "x": lengths,
+            "y": np.array([r[key] for r in rows], dtype=np.float32),
+            "line": {"color": TIMING_COLOURS[name]},
+            "hovertemplate": f"{name}<br>%{{x}} tokens: %{{y}} steps one after another"
+            "<extra></extra>",
+        }
+        for name, key in (("RNN encoder", "rnn_steps"), ("self-attention", "attention_steps"))
+    ]
+    layout = base_layout("Steps that must run one after another", 380)
+    layout["xaxis"] = {"title": {"text": "sequence length (tokens)"}, "type": "log"}
+    layout["yaxis"] = {"title": {"text": "sequential steps"}, "type": "log"}
+    layout["legend"] = {"orientation": "h", "y": -0.25}
+    return fast_figure(traces, layout)

@@ -1,0 +1,127 @@
+"""What the recurrence page asks of a trained (or untrained) pair: translate a typed date with
+both models (and the attention model's alignment), exact match by input length for both, and
+the encoder's hidden states over time with what each state has read.
+
+"What each state has read" is measured, not assumed: character s is blanked (its embedding
+replaced by the PAD embedding, 0) and the change of every state t is recorded. A forward (left
+to right) state cannot change for t < s, a backward one for t > s: the two triangles a one-way
+and a two-way encoder differ by.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from attnviz.data.date_formats import parse_human_date
+from attnviz.data.dates import (
+    BOS,
+    EOS,
+    PAD,
+    DateTask,
+    accuracy_by_length,
+    can_translate,
+    check_input,
+    decode,
+    encode_inputs,
+    exact_rows,
+)
+from attnviz.models.rnn import Seq2Seq, greedy_decode
+from attnviz.topics.recurrent.task import BASELINE, TrainedPair
+
+ATTENTION = "with attention"
+MODEL_NAMES = (ATTENTION, BASELINE)
+SPACE = "␣"  # how a space is drawn on an axis
+
+
+@dataclass(frozen=True)
+class Translation:
+    """A typed text through both models. Empty outputs and no alignment when it cannot be
+    translated (`problems` says why)."""
+
+    text: str
+    problems: list[str]  # sentences for the page (empty, too long, unknown characters, ...)
+    output: str  # the attention model's translation
+    alignment: np.ndarray | None  # (Tout, Tin): the weights behind each output character
+    baseline_output: str  # the no-attention model's translation
+    expected: str | None  # what the task's rule gives (None: not a date the task can read)
+
+
+def shown_chars(text: str) -> list[str]:
+    """Characters as axis labels: a space as SPACE."""
+    return [SPACE if c == " " else c for c in text]
+
+
+def expected_output(task_name: str, text: str) -> str | None:
+    """The right answer by the task's rule: the ISO date, or the text reversed."""
+    return text[::-1] if task_name == "reverse" else parse_human_date(text)
+
+
+def _decode_one(model: Seq2Seq, text: str) -> tuple[str, np.ndarray | None]:
+    x, lengths = encode_inputs([text])
+    ids, align = greedy_decode(model, x, lengths, BOS, EOS)
+    kept = [i for i in ids[0].tolist() if i not in (PAD, EOS)]
+    out = decode(kept)
+    if align is None:
+        return out, None
+    return out, align[0, : len(kept), : len(text)].numpy()  # (Tout, Tin) without EOS
+
+
+def translate(pair: TrainedPair, text: str) -> Translation:
+    """Both models' greedy translations of `text` and the attention model's alignment."""
+    problems = check_input(text)
+    expected = expected_output(pair.task.spec.name, text) if text.strip() else None
+    if not can_translate(text):
+        return Translation(text, problems, "", None, "", expected)
+    output, align = _decode_one(pair.model, text)
+    baseline_output, _ = _decode_one(pair.baseline, text)
+    return Translation(text, problems, output, align, baseline_output, expected)
+
+
+def length_accuracy(pair: TrainedPair) -> dict[str, list[tuple[int, float, int]]]:
+    """{model name: [(input length, exact match, examples)]} over the whole validation set."""
+    task: DateTask = pair.task
+    target = task.val_y[:, 1:]
+    out = {}
+    for name, model in zip(MODEL_NAMES, (pair.model, pair.baseline), strict=True):
+        ids, _ = greedy_decode(model, task.val_x, task.val_x_len, BOS, EOS, target.shape[1])
+        out[name] = accuracy_by_length(exact_rows(ids, target), task.val_x_len)
+    return out
+
+
+@dataclass(frozen=True)
+class EncoderReading:
+    """The encoder's states for one text, split by direction, and what each state has read."""
+
+    directions: list[str]  # ["forward"] or ["forward", "backward"]
+    states: list[np.ndarray]  # per direction (d_hidden, Tin): unit × time
+    read: list[np.ndarray]  # per direction (Tin, Tin): [t, s] = change of state t when s blanks
+
+
+def read_encoder(model: Seq2Seq, text: str) -> EncoderReading:
+    """Hidden states over time and the blank-one-character influence, per direction."""
+    config = model.config
+    x, lengths = encode_inputs([text], width=len(text))  # (1, Tin)
+    n = len(text)
+    blanked = x.repeat(n, 1)  # (Tin, Tin): row s has character s blanked
+    blanked[torch.arange(n), torch.arange(n)] = PAD
+    with torch.no_grad():
+        states, _ = model.encoder(torch.cat([x, blanked]), lengths.repeat(n + 1))  # (1+Tin, Tin, H)
+    base, moved = states[0], states[1:]
+    directions = ["forward", "backward"] if config.bidirectional else ["forward"]
+    h = config.d_hidden
+    halves = [slice(i * h, (i + 1) * h) for i in range(len(directions))]
+    change = [
+        (moved[:, :, half] - base[None, :, half]).norm(dim=-1).T.numpy()  # (t, s)
+        for half in halves
+    ]
+    return EncoderReading(directions, [base[:, half].T.numpy() for half in halves], change)
+
+
+def reading_span(read: np.ndarray, tolerance: float = 1e-6) -> str:
+    """Which characters a direction's states have read: "earlier", "later", or "all"."""
+    upper = np.triu(read, 1).max(initial=0.0) > tolerance  # t < s: a later character moved it
+    lower = np.tril(read, -1).max(initial=0.0) > tolerance
+    return "all" if upper and lower else "later" if upper else "earlier"
