@@ -4,7 +4,7 @@ without it; the alignment forms as it trains; why transformers dropped the recur
 
 import streamlit as st
 
-from attnviz.data.dates import DateTaskSpec, build_dates
+from attnviz.data.dates import NOTES, DateTaskSpec
 from attnviz.models.rnn import Seq2SeqConfig
 from attnviz.topics.recurrent.task import RecurrentJobSpec, restore, untrained
 from attnviz.ui import layout
@@ -36,6 +36,7 @@ places = layout.training_layout(["Task", "Model", "Training"])
 task_col, model_col, train_col = places.groups
 with task_col:
     task_name = draw(TABLE, "rn_task")
+    st.caption(NOTES[task_name])
     n_train = draw(TABLE, "rn_ntrain")
 with model_col:
     cell = draw(TABLE, "rn_cell")
@@ -51,7 +52,6 @@ model = Seq2SeqConfig(d_embed=32, d_hidden=hidden, cell=cell, bidirectional=bidi
                       attention=score)  # fmt: skip
 spec = RecurrentJobSpec(task, model, settings().device)
 config = train_config(form, eval_every=50, snapshot_every=50, seed=seed)
-st.caption(build_dates(task).notes)
 
 
 def draw_live(run: LiveRun) -> None:

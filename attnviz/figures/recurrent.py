@@ -44,6 +44,7 @@ def alignment_figure(
         colorscale=SEQUENTIAL,
     )
     layout["height"] = max(layout.get("height") or 0, 140 + 24 * len(out_chars))
+    layout["xaxis"]["tickangle"] = 0  # single characters never collide
     return fast_figure([trace], layout)
 
 
@@ -83,7 +84,9 @@ def states_figure(states: np.ndarray, chars: Sequence[str], title: str) -> go.Fi
         zmax=1.0,
         colorscale="RdBu_r",
     )
-    layout["yaxis"].update(showticklabels=False)
+    layout["yaxis"] = {"type": "category", "autorange": "reversed", "showticklabels": False,
+                       "title": {"text": f"hidden unit (1 … {states.shape[0]})"}}  # fmt: skip
+    layout["xaxis"]["tickangle"] = 0
     layout["height"] = 320
     return fast_figure([trace], layout)
 
@@ -101,6 +104,7 @@ def read_figure(read: np.ndarray, chars: Sequence[str], title: str) -> go.Figure
         colorscale=SEQUENTIAL,
     )
     trace["hovertemplate"] = "state at %{y}<br>blank %{x}<br>change: %{z:.3f}<extra></extra>"
+    layout["xaxis"]["tickangle"] = 0
     return fast_figure([trace], layout)
 
 

@@ -44,6 +44,7 @@ def scores(history) -> None:
     above the other)."""
     evaluated = history is not None and history.val_metric
     when = f"at step {history.eval_step[-1]}" if evaluated else "before training"
+    st.markdown("**Exact match on unseen dates**")
     values = {
         MODEL_NAMES[0]: (history.val_metric[-1], history.latest_extra(TOKEN_ACCURACY))
         if evaluated
@@ -58,7 +59,7 @@ def scores(history) -> None:
     for name, got in values.items():
         exact = "–" if got is None or got[0] is None else f"{got[0]:.1%}"
         tokens = "" if got is None or got[1] is None else f"{got[1]:.1%} of characters"
-        st.metric(f"{name}: exact match", exact, tokens or None, delta_color="off",
+        st.metric(name, exact, tokens or None, delta_color="off",
                   delta_arrow="off", help=f"Validation dates never trained on, {when}")  # fmt: skip
 
 
@@ -70,7 +71,7 @@ def probe_alignment(pair: TrainedPair, alignment, step: int | None) -> None:
     when = f"step {step}" if step is not None else "step 0 (untrained)"
     weights = alignment[: len(target) + 1, : len(text)]  # the target's characters and EOS
     figure = alignment_figure(weights, [*shown_chars(target), "<eos>"], shown_chars(text),
-                              f"Where each output character looks: “{text}” → “{target}”, {when}")  # fmt: skip
+                              f"Alignment at {when}: “{text}” → “{target}”")  # fmt: skip
     show(figure, "rn_alignment", key="rn_alignment_chart")
     st.caption(
         "Row = the output character being written, columns = the input characters; each row "
@@ -93,7 +94,7 @@ def your_date(pair: TrainedPair) -> str:
     if result.alignment is not None and len(result.output):
         chars = shown_chars(result.output)
         figure = alignment_figure(result.alignment, chars, shown_chars(text),
-                                  "Your date: where each output character looked")  # fmt: skip
+                                  "Your date's alignment: where each character looked")  # fmt: skip
         show(figure, "rn_your_alignment", key="rn_your_alignment_chart")
     return text
 
@@ -107,7 +108,7 @@ def _translations(result: Translation) -> None:
         strict=True,
     ):
         mark = "" if right is None else (" ✓" if out == right else " ✗")
-        column.metric(name, out or "(nothing)", mark.strip() or None, delta_color="off",
+        column.metric(f"{name} writes", out or "(nothing)", mark.strip() or None, delta_color="off",
                       delta_arrow="off")  # fmt: skip
     columns[2].metric("the rule says", right if right is not None else "not a date it reads")
 

@@ -47,7 +47,7 @@ def axis_text(fig: dict, axis: str) -> list[str]:
 
 
 def probe_map(at) -> list:
-    return plotly_array(figure(at, "Where each output")["data"][0]["z"]).tolist()
+    return plotly_array(figure(at, "Alignment at")["data"][0]["z"]).tolist()
 
 
 def test_the_date_box_translates_with_both_models_and_draws_its_alignment(page):
@@ -58,7 +58,7 @@ def test_the_date_box_translates_with_both_models_and_draws_its_alignment(page):
     assert mine["layout"]["yaxis"]["autorange"] == "reversed", "the first output row on top"
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["the rule says"] == "2026-11-23"
-    assert {"with attention", "no attention"} <= set(metrics)
+    assert {"with attention writes", "no attention writes"} <= set(metrics)
     at.text_input(key="rn_input").set_value("1/2/1999").run()
     assert axis_text(figure(at, "Your date"), "xaxis") == list("1/2/1999")
     assert {m.label: m.value for m in at.metric}["the rule says"] == "1999-02-01"
@@ -79,7 +79,7 @@ def test_bad_dates_get_a_message_and_the_page_keeps_working(page, text, message)
     at.text_input(key="rn_input").set_value(text).run()
     no_exception(at)
     assert any(message in w.value for w in at.warning), [w.value for w in at.warning]
-    assert titled(at, "Where each output"), "the probe's alignment is still drawn"
+    assert titled(at, "Alignment at"), "the probe's alignment is still drawn"
     at.text_input(key="rn_input").set_value("2 may 2001").run()
     assert not at.warning and figure(at, "Your date")
 
@@ -92,7 +92,7 @@ def test_settings_change_the_untrained_models_and_the_task(page):
     at.selectbox(key="rn_score").set_value("general").run()
     no_exception(at)
     at.radio(key="rn_task").set_value("reverse").run()
-    probe = figure(at, "Where each output")
+    probe = figure(at, "Alignment at")
     text, target = probe["layout"]["title"]["text"].split("“")[1:3]
     assert target.split("”")[0] == text.split("”")[0][::-1], "reverse: the target is backwards"
     assert {m.label: m.value for m in at.metric}["the rule says"] == "6202 von 32"
@@ -105,16 +105,16 @@ def test_a_short_run_trains_both_models_and_the_sections_open(page):
     at.button(key="rn_start").click().run()
     train_until_done(at, 180)
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["with attention: exact match"].endswith("%")
-    assert metrics["no attention: exact match"].endswith("%")
+    assert metrics["with attention"].endswith("%")
+    assert metrics["no attention"].endswith("%")
     names = [t["name"] for t in figure(at, "Loss and")["data"]]
     assert "with attention validation exact match" in names
     assert "no attention validation exact match" in names, names
     assert probe_map(at) != before, "the trained model's alignment, not step 0's"
-    assert "step 100" in figure(at, "Where each output")["layout"]["title"]["text"]
+    assert "step 100" in figure(at, "Alignment at")["layout"]["title"]["text"]
     timeline = at.select_slider(key="rn_timeline")
     timeline.set_value(timeline.options[0]).run()
-    assert "step 0" in figure(at, "Where each output")["layout"]["title"]["text"]
+    assert "step 0" in figure(at, "Alignment at")["layout"]["title"]["text"]
     assert np.allclose(probe_map(at), before), "step 0 of the run is the model shown before Start"
     at.session_state["rn_open_length"] = True
     at.session_state["rn_open_states"] = True
@@ -133,8 +133,8 @@ def test_a_setting_changed_after_a_run_shows_the_new_untrained_model(page):
     at.toggle(key="rn_bi").set_value(False).run()
     no_exception(at)
     assert any("Settings changed" in w.value for w in at.warning)
-    assert "step 0" in figure(at, "Where each output")["layout"]["title"]["text"]
-    assert {m.label: m.value for m in at.metric}["with attention: exact match"] == "–"
+    assert "step 0" in figure(at, "Alignment at")["layout"]["title"]["text"]
+    assert {m.label: m.value for m in at.metric}["with attention"] == "–"
     at.session_state["rn_open_states"] = True
     at.run()
     assert len(titled(at, "forward")) == 2 and not titled(at, "backward"), "one-way now"

@@ -47,7 +47,7 @@ def test_a_short_run_draws_both_models_curves_and_the_alignment(page, app_url):
     names = [t.get("name") for t in plotly_traces(page, "Loss and") or []]
     assert "with attention validation exact match" in names, names
     assert "no attention validation exact match" in names, names
-    assert "step 50" in chart(page, "each output character looks").locator(".gtitle").text_content()
+    assert "step 50" in chart(page, "Alignment at").locator(".gtitle").text_content()
     assert_no_exception(page, "recurrent-run")
 
 

@@ -1,13 +1,10 @@
 """The recurrence run: both models learn from the same batches, the reported loss is the
-attention model's, the baseline's numbers reach the curves, snapshots restore both models, and
-the dates preset shows why attention was invented (slow)."""
+attention model's, the baseline's numbers reach the curves, snapshots restore both models, (the
+dates preset against the baseline: tests/engine/test_recurrent_try_this.py)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
-import pytest
 import torch
 
 from attnviz.data.dates import DateTaskSpec
@@ -15,7 +12,6 @@ from attnviz.figures.training import companions
 from attnviz.models.rnn import Seq2SeqConfig
 from attnviz.topics.recurrent.task import (
     BASELINE,
-    PRESETS,
     RecurrentJobSpec,
     restore,
     teacher_forced_loss,
@@ -53,13 +49,3 @@ def test_a_run_scores_both_models_and_snapshots_restore_them():
         assert torch.allclose(
             pair.model(x, lengths, y[:, :-1]), trainer.task.model(x, lengths, y[:, :-1]), atol=1e-5
         )
-
-
-@pytest.mark.slow
-def test_with_attention_the_dates_are_learned_long_before_the_baseline():
-    task, model, config = PRESETS["Dates: Bahdanau (additive, 2-way GRU)"]
-    spec = RecurrentJobSpec(task, model)
-    trainer = Trainer(spec.build(), replace(config, steps=400, eval_every=100)).run()
-    history = trainer.history
-    assert history.val_metric[-1] >= 0.95, history.val_metric
-    assert history.latest_extra(f"{BASELINE} val_metric") < 0.5, history.extra[-1]

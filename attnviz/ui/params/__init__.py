@@ -14,6 +14,7 @@ TABLE_MODULES = {
     "text": "attnviz.ui.params.text",
     "train-transformer": "attnviz.ui.params.transformer",
     "pretrained": "attnviz.ui.params.pretrained",
+    "recurrent": "attnviz.ui.params.recurrent",
     "vision-patches": "attnviz.ui.params.vision",
 }
 

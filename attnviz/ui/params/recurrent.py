@@ -76,4 +76,19 @@ TABLE = PageParams(
     presets={name: preset_values(*spec) for name, spec in PRESETS.items()},
 )
 
-TRY_THIS: list[str] = []
+TRY_THIS: list[str] = [
+    "**Dates: Bahdanau** → Start: by step 400 the model with attention writes over 95 % of "
+    "unseen dates exactly, while the same model without attention is still below 50 %: one "
+    "vector (its last state) is a bottleneck; attention looks back at every state.",
+    "After that run, scrub the **timeline** back to step 0: every row of the alignment is nearly "
+    "flat. At the end each digit of the output year looks at that same digit of the input, one "
+    "after another (a diagonal through “1964”).",
+    "Choose the **Reverse** preset and Start: the alignment becomes the anti-diagonal (output "
+    "character i looks at input character T−1−i). Open *Accuracy by input length*: without "
+    "attention, exact match falls as the strings grow longer; with attention it stays high.",
+    "Switch **bidirectional encoder** off and open *Inside the encoder*: “what state t has "
+    "read” is one triangle: a one-way state knows nothing of the characters after it. Switch it "
+    "on: the backward half reads from the end (the other triangle).",
+    "After the Dates run, type `march 5, 2031` or `05.03.31` into *your date*: the model with "
+    "attention writes 2031-03-05, and its alignment shows where it found each digit.",
+]
