@@ -106,12 +106,13 @@ class RegionEncoder(nn.Module):
         return self.hook_regions(regions)
 
     def conv_layers(self) -> list[tuple[int, int]]:
-        """(kernel, stride) of every layer that widens the receptive field, in order."""
+        """(kernel, stride) of every layer that widens the receptive field, in order (the conv
+        stack, then the 3×3 projection on the grid)."""
         return [
             (m.kernel_size[0], m.stride[0])
             if isinstance(m, nn.Conv2d)
             else (m.kernel_size, m.stride)
-            for m in self.features
+            for m in [*self.features, self.proj]
             if isinstance(m, nn.Conv2d | nn.MaxPool2d)
         ]
 
@@ -176,6 +177,13 @@ def words_attention(model: Captioner, images: Tensor, ids: Tensor) -> Tensor:
     return weights.masked_fill(ended[:, :, None, None, None], 0.0)
 
 
+def _next_word(model: Captioner, prefix: Tensor, state, regions: Tensor) -> tuple[Tensor, object]:
+    """The decoder's logits (B, V) for the next word, PAD and BOS excluded (never generated)."""
+    logits, state = model.decoder.advance(prefix, state, regions)
+    never = [model.config.pad_id, model.config.bos_id]
+    return logits.index_fill(-1, torch.tensor(never, device=logits.device), -math.inf), state
+
+
 def greedy_decode(
     model: Captioner, images: Tensor, max_len: int | None = None
 ) -> tuple[Tensor, Tensor]:
@@ -190,7 +198,7 @@ def greedy_decode(
         prefix = torch.full((len(images), 1), c.bos_id, dtype=torch.long, device=images.device)
         done = torch.zeros(len(images), dtype=torch.bool, device=images.device)
         for _ in range(max_len):
-            logits, state = model.decoder.advance(prefix, state, regions)
+            logits, state = _next_word(model, prefix, state, regions)
             token = logits.argmax(-1).masked_fill(done, c.pad_id)  # (B,)
             prefix = torch.cat([prefix, token[:, None]], 1)
             done = done | (token == c.eos_id)
@@ -216,7 +224,7 @@ def beam_decode(
         scores[:, 0] = 0.0  # one live prefix at the start
         done = torch.zeros(b * k, dtype=torch.bool, device=images.device)
         for _ in range(max_len):
-            logits, state = model.decoder.advance(prefix, state, regions)
+            logits, state = _next_word(model, prefix, state, regions)
             logp = F.log_softmax(logits.float(), -1)  # (B·K, V)
             finished = torch.full_like(logp[0], -math.inf)
             finished[c.pad_id] = 0.0  # a finished prefix only grows by PAD, at no cost
