@@ -12,7 +12,11 @@ import torch
 
 from attnviz.data.captions import CaptionTaskSpec, parse_caption
 from attnviz.models.captioner import CaptionerConfig, cross_attention
-from attnviz.topics.captioning.inference import caption_image, object_attention_share
+from attnviz.topics.captioning.inference import (
+    caption_image,
+    held_out_words,
+    object_attention_share,
+)
 from attnviz.topics.captioning.task import (
     BLEU,
     HELD_OUT,
@@ -104,6 +108,17 @@ def test_object_share_matches_a_hand_loop():
     assert found.share == pytest.approx(np.mean(shares), rel=1e-5)
     assert found.area_share == pytest.approx(np.mean(areas), rel=1e-5)
     assert found.per_head.shape == (1, 1)
+
+
+def test_held_out_words_count_every_held_out_shape():
+    pair = restore(SPEC, untrained(SPEC))
+    task = pair.task
+    found = held_out_words(pair.model, task)
+    held = [i for i in range(len(task.val_scenes)) if task.val_held_out[i]]
+    pairs = set(task.spec.held_out)
+    expected = sum((s.colour, s.kind) in pairs for i in held for s in task.val_scenes[i])
+    assert found.n_shapes == expected == sum(found.said.values()) > 0
+    assert 0 <= found.both_right <= min(found.colour_right, found.kind_right) <= 1
 
 
 def test_presets_are_valid():

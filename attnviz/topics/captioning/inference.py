@@ -1,6 +1,7 @@
 """What the captioning page asks of a trained captioner: an image's caption word by word with
-each word's attention over the region grid (and drawn on the image), and the measured share of
-attention that colour and shape words put on the object they name.
+each word's attention over the region grid (and drawn on the image), the measured share of
+attention that colour and shape words put on the object they name, and what the model says for
+held-out (colour, kind) combinations.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from attnviz.data.captions import VOCAB, CaptionTask
+from attnviz.data.captions import VOCAB, CaptionTask, decode, parse_caption
 from attnviz.models.captioner import (
     Captioner,
     beam_decode,
@@ -80,3 +81,40 @@ def object_attention_share(model: Captioner, task: CaptionTask, limit: int = 200
     area = masks.float().mean(-1)  # (N,)
     per_head = shares.mean(0).numpy()
     return ObjectShare(float(per_head.mean()), per_head, float(area.mean()), len(b))
+
+
+@dataclass(frozen=True)
+class HeldOutWords:
+    """What a model says for the shapes of held-out (colour, kind) combinations."""
+
+    colour_right: float  # share of held-out shapes whose colour word is right
+    kind_right: float  # share whose kind word is right
+    both_right: float  # share named exactly (the new pairing)
+    said: dict[str, int]  # "colour kind" the model said instead -> how often
+    n_shapes: int
+
+
+def held_out_words(model: Captioner, task: CaptionTask, limit: int = 200) -> HeldOutWords:
+    """Greedy captions of the validation scenes holding a held-out combination: for each
+    held-out shape, whether its colour and kind words are right (a caption outside the grammar
+    counts as wrong)."""
+    held = task.val_held_out.nonzero()[:, 0][:limit]
+    ids, _ = greedy_decode(model.eval(), task.val_images[held])
+    pairs = set(task.spec.held_out)
+    colour = kind = both = 0
+    said: dict[str, int] = {}
+    for row, i in zip(ids, held.tolist(), strict=True):
+        target = parse_caption(task.val_captions[i])
+        try:
+            guess = parse_caption(decode(row))
+        except ValueError:
+            guess = []
+        for n, (_, c, k) in enumerate(target):
+            if (c, k) not in pairs:
+                continue
+            _, gc, gk = guess[n] if n < len(guess) else ("", "", "")
+            colour, kind, both = colour + (gc == c), kind + (gk == k), both + (gc == c and gk == k)
+            words = f"{gc} {gk}" if gc else "(no phrase)"
+            said[words] = said.get(words, 0) + 1
+    total = max(sum(said.values()), 1)
+    return HeldOutWords(colour / total, kind / total, both / total, said, sum(said.values()))
