@@ -13,12 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attnviz.core.attention import additive_score
-from attnviz.core.hooks import run_with_cache
+from attnviz.core.hooks import hooks_attached, run_with_cache
 from attnviz.models.captioner import (
     Captioner,
     CaptionerConfig,
     beam_decode,
     cross_attention,
+    cross_attention_names,
     greedy_decode,
     region_boxes,
     regions_to_pixels,
@@ -216,3 +217,21 @@ def test_config_problems():
     assert CaptionerConfig(d_model=30, n_head=4).problems()
     with pytest.raises(ValueError):
         Captioner(CaptionerConfig(grid=5))
+
+
+@pytest.mark.parametrize("decoder", CONFIGS)
+def test_the_returned_attention_is_the_one_decoding_used(decoder):
+    config = CONFIGS[decoder]
+    model = model_for(config, seed=1)
+    images, _ = inputs(2)
+    name = cross_attention_names(model)[-1]
+    seen: list[torch.Tensor] = []
+    with hooks_attached(model, {name: lambda w, _n: seen.append(w.detach())}):
+        ids, weights = greedy_decode(model, images, max_len=5)
+    steps = ids.shape[1]  # decoding ran `steps` times before the teacher-forced recount
+    if decoder == "gru":
+        used = torch.stack([w[:, 0, 0] for w in seen[:steps]], 1)  # (B, T, R)
+        torch.testing.assert_close(weights[:, :, 0, 0], used)
+    else:  # each step re-reads the prefix: its last row is the newest word's attention
+        used = torch.stack([w[:, :, -1] for w in seen[:steps]], 1)  # (B, T, H, R)
+        torch.testing.assert_close(weights[:, :, -1], used)

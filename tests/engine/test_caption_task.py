@@ -151,3 +151,11 @@ def test_a_preset_learns_captions_whose_words_look_at_the_named_shape(name):
     assert parse_caption(
         caption_image(trainer.task.model, trainer.task.task.val_images[0].numpy()).caption
     )
+
+
+def test_the_benchmark_measures_decoding_latency():
+    from benchmarks.captioning import latency_ms
+
+    times = latency_ms(Trainer(GRU_SPEC.build(), SHORT))
+    assert len(times) == 4 and all(ms > 0 for ms in times.values())
+    assert any("beam 3" in what for what in times)
