@@ -32,7 +32,8 @@ from attnviz.models.captioner import Captioner, CaptionerConfig, greedy_decode
 from attnviz.models.checkpoint import load_arrays, state_arrays
 from attnviz.training.trainer import TrainConfig
 
-EVAL_LIMIT = 400  # validation (and training) images decoded per evaluation
+EVAL_LIMIT = 400  # validation images decoded per evaluation
+TRAIN_EVAL_LIMIT = 200  # training images decoded per evaluation (the train metric)
 TOKEN_ACCURACY = "token accuracy"
 BLEU = "BLEU"
 HELD_OUT = "held-out exact match"
@@ -89,7 +90,9 @@ class CaptionTrainable:
 
     def evaluate(self) -> dict[str, float]:
         val_loss, exact, tokens, bleu = score(self.model, *self.val)
-        train_loss, train_exact, _, _ = score(self.model, *(p[:EVAL_LIMIT] for p in self.train))
+        train_loss, train_exact, _, _ = score(
+            self.model, *(p[:TRAIN_EVAL_LIMIT] for p in self.train)
+        )
         out = {
             "val_loss": val_loss,
             "val_metric": exact,
