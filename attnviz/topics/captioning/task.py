@@ -169,10 +169,10 @@ def _train(steps: int, lr: float = 3e-3, batch_size: int = 64) -> TrainConfig:
 
 # Measured (seed 0, one CPU thread on a machine shared with other work; `python -m
 # benchmarks.captioning` prints them afresh): "One shape, GRU" passes 95 % exact match (seen
-# combinations) at step 100 (18 s) and ends at 100 % (200 steps, 37 s); its colour and shape words
+# combinations) at step 100 (15 s) and ends at 100 % (200 steps, 28 s); its colour and shape words
 # put 0.92 of their attention on the named shape (0.15 at initialisation; the shape covers 0.15
-# of the regions). "Two shapes, transformer" passes 95 % at step 300 (50 s) and ends at 99.6 %
-# (400 steps, 66 s); share 0.48 (mean of 2 layers × 2 heads; best head 0.63) against 0.15 at
+# of the regions). "Two shapes, transformer" passes 95 % at step 300 (34 s) and ends at 99.6 %
+# (400 steps, 45 s); share 0.48 (mean of 2 layers × 2 heads; best head 0.63) against 0.15 at
 # initialisation. Held-out pairs (blue triangles) stay at 0 % (GRU) and 13 % (transformer) exact
 # match: both say "blue" every time, then a kind they have seen blue (circle, square).
 PRESETS: dict[str, tuple[CaptionTaskSpec, CaptionerConfig, TrainConfig]] = {
