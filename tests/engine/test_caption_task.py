@@ -1,0 +1,161 @@
+"""The captioning run: the loss is the teacher-forced one, evaluations carry the caption metrics,
+snapshots restore the model, inference captions an image with a map per word, and each preset
+learns captions whose colour and shape words look at the named shape (slow)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+
+from attnviz.data.captions import CaptionTaskSpec, parse_caption
+from attnviz.models.captioner import CaptionerConfig, cross_attention
+from attnviz.topics.captioning.inference import (
+    caption_image,
+    held_out_words,
+    object_attention_share,
+)
+from attnviz.topics.captioning.task import (
+    BLEU,
+    HELD_OUT,
+    PRESETS,
+    TOKEN_ACCURACY,
+    CaptionJobSpec,
+    restore,
+    teacher_forced_loss,
+    untrained,
+)
+from attnviz.training.trainer import TrainConfig, Trainer
+
+SPEC = CaptionJobSpec(
+    CaptionTaskSpec(n_shapes=2, n_train=120, n_val=40),
+    CaptionerConfig(decoder="transformer", width=4, d_model=16, n_layer=1, n_head=2),
+)
+GRU_SPEC = replace(SPEC, model=CaptionerConfig(decoder="gru", width=4, d_model=16))
+SHORT = TrainConfig(optimizer="adam", lr=3e-3, batch_mode="minibatch", steps=6, eval_every=3,
+                    snapshot_every=3)  # fmt: skip
+
+
+def test_the_loss_is_teacher_forced_cross_entropy_and_reaches_every_parameter():
+    trainable = SPEC.build()
+    batch = torch.arange(8)
+    loss = trainable.loss(batch)
+    images, y = (part[batch] for part in trainable.train)
+    assert torch.isclose(loss, teacher_forced_loss(trainable.model, images, y), atol=1e-6)
+    loss.backward()
+    assert all(p.grad is not None for p in trainable.parameters())
+    assert trainable.metric_name == "exact match" and trainable.n_train == 120
+
+
+@pytest.mark.parametrize("spec", [SPEC, GRU_SPEC], ids=["transformer", "gru"])
+def test_a_run_scores_captions_and_snapshots_restore_the_model(spec):
+    trainer = Trainer(spec.build(), SHORT).run()
+    extra = trainer.history.extra[-1]
+    assert {TOKEN_ACCURACY, BLEU, HELD_OUT} <= set(extra)
+    assert all(0 <= extra[k] <= 1 for k in (TOKEN_ACCURACY, BLEU, HELD_OUT))
+    _, snap = trainer.snapshots[-1]
+    t, layers, heads, regions = snap["probe_attention"].shape
+    assert snap["probe_ids"].shape == (t,) and regions == 36
+    assert (layers, heads) == ((1, 1) if spec.model.decoder == "gru" else (1, 2))
+    pair = restore(spec, snap)
+    images, y = (part[:4] for part in trainer.task.val)
+    trainer.task.model.eval()
+    with torch.no_grad():
+        torch.testing.assert_close(
+            pair.model(images, y[:, :-1]), trainer.task.model(images, y[:, :-1]), atol=1e-5, rtol=0
+        )
+
+
+def test_untrained_is_the_snapshot_a_run_starts_from():
+    first = Trainer(SPEC.build(), SHORT).snapshots[0][1]
+    cached = untrained(SPEC)
+    assert untrained(SPEC) is cached
+    np.testing.assert_array_equal(first["probe_ids"], cached["probe_ids"])
+    for name, array in first["model"].items():
+        np.testing.assert_array_equal(array, cached["model"][name])
+
+
+def test_caption_image_gives_words_and_a_map_per_word():
+    pair = restore(SPEC, untrained(SPEC))
+    image = pair.task.val_images[0].numpy()
+    look = caption_image(pair.model, image)
+    t = len(look.words)
+    assert look.ids.shape == (t,) and look.attention.shape == (t, 1, 2, 36)
+    assert look.grid_maps.shape == (t, 1, 2, 6, 6) and look.pixel_maps.shape == (t, 1, 2, 48, 48)
+    np.testing.assert_allclose(look.pixel_maps.sum((-1, -2)), 64.0, rtol=1e-4)  # 8×8 px per region
+    assert look.caption == " ".join(w for w in look.words if w != "<eos>")
+    assert len(caption_image(pair.model, image, beam=3).words) >= 1
+    with pytest.raises(ValueError, match="48"):
+        caption_image(pair.model, np.zeros((3, 32, 32), np.float32))
+
+
+def test_object_share_matches_a_hand_loop():
+    pair = restore(GRU_SPEC, untrained(GRU_SPEC))
+    task = pair.task
+    seen = [i for i in range(len(task.val_images)) if not task.val_held_out[i]][:5]
+    weights = cross_attention(pair.model, task.val_images[seen], task.val_y[seen][:, :-1])
+    shares, areas = [], []
+    for row, i in enumerate(seen):
+        for t, shape in enumerate(task.val_named[i].tolist()):
+            if shape >= 0:
+                mask = task.val_regions[i, shape]
+                shares.append(float(weights[row, t, 0, 0][mask].sum()))
+                areas.append(float(mask.float().mean()))
+    found = object_attention_share(pair.model, task, limit=5)
+    assert found.n_words == len(shares) == 5 * 4  # two shapes × (colour, kind)
+    assert found.share == pytest.approx(np.mean(shares), rel=1e-5)
+    assert found.area_share == pytest.approx(np.mean(areas), rel=1e-5)
+    assert found.per_head.shape == (1, 1)
+
+
+def test_held_out_words_count_every_held_out_shape():
+    pair = restore(SPEC, untrained(SPEC))
+    task = pair.task
+    found = held_out_words(pair.model, task)
+    held = [i for i in range(len(task.val_scenes)) if task.val_held_out[i]]
+    pairs = set(task.spec.held_out)
+    expected = sum((s.colour, s.kind) in pairs for i in held for s in task.val_scenes[i])
+    assert found.n_shapes == expected == sum(found.said.values()) > 0
+    assert 0 <= found.both_right <= min(found.colour_right, found.kind_right) <= 1
+
+
+def test_presets_are_valid():
+    for task, model, config in PRESETS.values():
+        assert task.problems() == [] and model.problems() == [] and config.problems() == []
+
+
+# name -> (exact match at least, attention share on the named shape at least)
+PRESET_CLAIMS = {
+    "One shape, GRU + additive attention": (0.95, 0.8),
+    "Two shapes, transformer decoder": (0.95, 0.35),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", PRESET_CLAIMS)
+def test_a_preset_learns_captions_whose_words_look_at_the_named_shape(name):
+    task, model, config = PRESETS[name]
+    spec = CaptionJobSpec(task, model)
+    torch.set_num_threads(1)
+    trainer = Trainer(spec.build(), config).run()
+    exact, share_at_least = PRESET_CLAIMS[name]
+    assert trainer.history.val_metric[-1] >= exact, trainer.history.val_metric
+    assert trainer.history.latest_extra(TOKEN_ACCURACY) >= 0.98
+    trained = object_attention_share(trainer.task.model, trainer.task.task)
+    at_init = object_attention_share(restore(spec, untrained(spec)).model, trainer.task.task)
+    assert trained.share >= share_at_least, trained
+    assert trained.share > 1.5 * at_init.share, (trained, at_init)
+    assert trained.share > 2 * trained.area_share, trained
+    assert parse_caption(
+        caption_image(trainer.task.model, trainer.task.task.val_images[0].numpy()).caption
+    )
+
+
+def test_the_benchmark_measures_decoding_latency():
+    from benchmarks.captioning import latency_ms
+
+    times = latency_ms(Trainer(GRU_SPEC.build(), SHORT))
+    assert len(times) == 4 and all(ms > 0 for ms in times.values())
+    assert any("beam 3" in what for what in times)
