@@ -1,5 +1,5 @@
 """Lessons (attnviz.ui.lessons): the bundled files load and every step is a real, valid state of its
-page that survives the URL; step_toml round-trips; a malformed file names its bad line."""
+page that survives the URL; step_toml round-trips. Malformed files: test_lesson_errors.py."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from attnviz.ui.lessons.loader import LESSONS_DIR, bundled_lessons, load_lesson, parse_lesson
-from attnviz.ui.lessons.model import COMPUTED, HOME, LessonError, Step, tables
+from attnviz.ui.lessons.loader import LESSONS_DIR, bundled_lessons, parse_lesson
+from attnviz.ui.lessons.model import COMPUTED, Step, tables
 from attnviz.ui.lessons.values import page_problems
 from attnviz.ui.lessons.writer import step_toml
 from attnviz.ui.navigation import all_pages
@@ -59,7 +59,9 @@ def test_every_step_is_a_valid_state_of_a_real_page(slug, index, step):
     assert list(state) == table.keys
     assert all(table[key].valid(value) for key, value in state.items())
     assert page_problems(step.page, state) == []
-    sentences = len(re.findall(r"[.!?:](?=\s+[A-Z\"(*]|$)", re.sub(r"\$[^$]*\$", "x", step.narration)))
+    sentences = len(
+        re.findall(r"[.!?:](?=\s+[A-Z\"(*]|$)", re.sub(r"\$[^$]*\$", "x", step.narration))
+    )
     assert 2 <= sentences <= 6, step.narration  # 2–5 sentences (a colon may start one more)
 
 
@@ -139,6 +141,24 @@ def test_step_toml_round_trips_any_view(view, title, narration):
     block = step_toml(page, params, title, narration)
     back = parse_lesson(HEADER + block).steps[0]
     assert same_step(back, Step(page, title, narration, params))
+
+
+TRICKY = [
+    "\nstarts on a new line",
+    "ends with a quote'",
+    "has ''' inside",
+    'has """ and \\ and $\\alpha$',
+    "tab\tand\r\nwindows",
+    "control \x01 \x7f",
+    "  padded  \n\n",
+    "emoji 🙂 and ü",
+]
+
+
+@pytest.mark.parametrize("narration", TRICKY)
+def test_step_toml_keeps_a_tricky_narration_exactly(narration):
+    block = step_toml("soft-select", {"ss_temp": 0.05}, "t", narration)
+    assert parse_lesson(HEADER + block).steps[0].narration == narration
 
 
 def test_step_toml_leaves_out_what_the_url_does_not_keep():
