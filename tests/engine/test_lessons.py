@@ -165,3 +165,10 @@ def test_step_toml_leaves_out_what_the_url_does_not_keep():
     block = step_toml("train-transformer", {"tt_prompt": "hi", "tt_task": "sort"}, "t", "n")
     assert "tt_prompt" not in block
     assert parse_lesson(HEADER + block).steps[0].params == {"tt_task": "sort"}
+
+
+def test_the_example_in_lessons_readme_is_a_valid_lesson():
+    readme = (LESSONS_DIR / "README.md").read_text()
+    example = re.search(r"```toml\n(.*?)```", readme, re.S).group(1)
+    step = parse_lesson(example).steps[0]
+    assert step.params == {"ss_q1": 0.9, "ss_temp": 0.05} and step.question is not None
