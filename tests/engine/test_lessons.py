@@ -172,3 +172,41 @@ def test_the_example_in_lessons_readme_is_a_valid_lesson():
     example = re.search(r"```toml\n(.*?)```", readme, re.S).group(1)
     step = parse_lesson(example).steps[0]
     assert step.params == {"ss_q1": 0.9, "ss_temp": 0.05} and step.question is not None
+
+
+def quoted_query(step: Step) -> str:
+    """The token a top_token question asks about: the first "quoted" word of its prompt."""
+    return re.search(r'"([^"]+)"', step.question.prompt).group(1).lower()
+
+
+TOKEN_QUESTIONS = [s for _, _, s in STEPS if s.question and s.question.computed == "top_token"]
+
+
+def test_a_text_question_asks_about_the_token_its_query_points_at():
+    from attnviz.core.tokenizers import tokenize
+
+    asked = [s for s in TOKEN_QUESTIONS if s.page == "text"]
+    assert asked
+    for step in asked:
+        state = step.state()
+        tokens = tokenize(state["ta_text"], state["ta_tok"]).tokens
+        assert tokens[state["ta_query"]] == quoted_query(step)
+
+
+@pytest.mark.slow
+def test_a_pretrained_question_asks_about_the_token_its_query_points_at():
+    """With the bundled MiniLM's own tokenizer ([CLS] first, as the page shows them)."""
+    from transformers import AutoTokenizer
+
+    from attnviz.topics.pretrained.model import bundled_path
+
+    tokenizer = AutoTokenizer.from_pretrained(str(bundled_path()), local_files_only=True)
+    asked = [s for s in TOKEN_QUESTIONS if s.page == "pretrained"]
+    assert asked
+    for step in asked + [s for _, _, s in STEPS if s.page == "pretrained"]:
+        state = step.state()
+        ids = tokenizer(state["pe_text"])["input_ids"]
+        tokens = tokenizer.convert_ids_to_tokens(ids)
+        assert state["pe_query"] < len(tokens)
+        if step in asked:
+            assert tokens[state["pe_query"]] == quoted_query(step)
