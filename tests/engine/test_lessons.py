@@ -1,5 +1,5 @@
 """Lessons (attnviz.ui.lessons): the bundled files load and every step is a real, valid state of its
-page that survives the URL; step_toml round-trips; a malformed file names its bad line."""
+page that survives the URL; step_toml round-trips. Malformed files: test_lesson_errors.py."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from attnviz.ui.lessons.loader import LESSONS_DIR, bundled_lessons, load_lesson, parse_lesson
-from attnviz.ui.lessons.model import COMPUTED, HOME, LessonError, Step, tables
+from attnviz.ui.lessons.loader import LESSONS_DIR, bundled_lessons, parse_lesson
+from attnviz.ui.lessons.model import COMPUTED, Step, tables
 from attnviz.ui.lessons.values import page_problems
 from attnviz.ui.lessons.writer import step_toml
 from attnviz.ui.navigation import all_pages
@@ -59,7 +59,9 @@ def test_every_step_is_a_valid_state_of_a_real_page(slug, index, step):
     assert list(state) == table.keys
     assert all(table[key].valid(value) for key, value in state.items())
     assert page_problems(step.page, state) == []
-    sentences = len(re.findall(r"[.!?:](?=\s+[A-Z\"(*]|$)", re.sub(r"\$[^$]*\$", "x", step.narration)))
+    sentences = len(
+        re.findall(r"[.!?:](?=\s+[A-Z\"(*]|$)", re.sub(r"\$[^$]*\$", "x", step.narration))
+    )
     assert 2 <= sentences <= 6, step.narration  # 2–5 sentences (a colon may start one more)
 
 
@@ -141,7 +143,70 @@ def test_step_toml_round_trips_any_view(view, title, narration):
     assert same_step(back, Step(page, title, narration, params))
 
 
+TRICKY = [
+    "\nstarts on a new line",
+    "ends with a quote'",
+    "has ''' inside",
+    'has """ and \\ and $\\alpha$',
+    "tab\tand\r\nwindows",
+    "control \x01 \x7f",
+    "  padded  \n\n",
+    "emoji 🙂 and ü",
+]
+
+
+@pytest.mark.parametrize("narration", TRICKY)
+def test_step_toml_keeps_a_tricky_narration_exactly(narration):
+    block = step_toml("soft-select", {"ss_temp": 0.05}, "t", narration)
+    assert parse_lesson(HEADER + block).steps[0].narration == narration
+
+
 def test_step_toml_leaves_out_what_the_url_does_not_keep():
     block = step_toml("train-transformer", {"tt_prompt": "hi", "tt_task": "sort"}, "t", "n")
     assert "tt_prompt" not in block
     assert parse_lesson(HEADER + block).steps[0].params == {"tt_task": "sort"}
+
+
+def test_the_example_in_lessons_readme_is_a_valid_lesson():
+    readme = (LESSONS_DIR / "README.md").read_text()
+    example = re.search(r"```toml\n(.*?)```", readme, re.S).group(1)
+    step = parse_lesson(example).steps[0]
+    assert step.params == {"ss_q1": 0.9, "ss_temp": 0.05} and step.question is not None
+
+
+def quoted_query(step: Step) -> str:
+    """The token a top_token question asks about: the first "quoted" word of its prompt."""
+    return re.search(r'"([^"]+)"', step.question.prompt).group(1).lower()
+
+
+TOKEN_QUESTIONS = [s for _, _, s in STEPS if s.question and s.question.computed == "top_token"]
+
+
+def test_a_text_question_asks_about_the_token_its_query_points_at():
+    from attnviz.core.tokenizers import tokenize
+
+    asked = [s for s in TOKEN_QUESTIONS if s.page == "text"]
+    assert asked
+    for step in asked:
+        state = step.state()
+        tokens = tokenize(state["ta_text"], state["ta_tok"]).tokens
+        assert tokens[state["ta_query"]] == quoted_query(step)
+
+
+@pytest.mark.slow
+def test_a_pretrained_question_asks_about_the_token_its_query_points_at():
+    """With the bundled MiniLM's own tokenizer ([CLS] first, as the page shows them)."""
+    from transformers import AutoTokenizer
+
+    from attnviz.topics.pretrained.model import bundled_path
+
+    tokenizer = AutoTokenizer.from_pretrained(str(bundled_path()), local_files_only=True)
+    asked = [s for s in TOKEN_QUESTIONS if s.page == "pretrained"]
+    assert asked
+    for step in asked + [s for _, _, s in STEPS if s.page == "pretrained"]:
+        state = step.state()
+        ids = tokenizer(state["pe_text"])["input_ids"]
+        tokens = tokenizer.convert_ids_to_tokens(ids)
+        assert state["pe_query"] < len(tokens)
+        if step in asked:
+            assert tokens[state["pe_query"]] == quoted_query(step)

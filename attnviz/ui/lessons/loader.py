@@ -127,11 +127,14 @@ def _params(reader: _Reader, index: int, page: str, raw: Any) -> dict[str, Any]:
             raise reader.error(line_of(key), f"unknown parameter {key!r} for page {page}{hint}")
         param = table[key]
         if not param.url:
-            raise reader.error(line_of(key), f"{key!r} is not kept in the URL: a step cannot set it")
+            raise reader.error(
+                line_of(key), f"{key!r} is not kept in the URL: a step cannot set it"
+            )
         try:
             params[key] = coerce(param, value)
         except BadValue as err:
-            raise reader.error(line_of(key), f"bad value {value!r} for {key!r} ({param.label}): {err}")
+            detail = f"bad value {value!r} for {key!r} ({param.label}): {err}"
+            raise reader.error(line_of(key), detail) from None
     for key, reason in page_problems(page, table.defaults() | params):
         raise reader.error(line_of(key), f"{key!r} does not fit the step's other values: {reason}")
     return params

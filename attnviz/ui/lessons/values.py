@@ -19,7 +19,7 @@ class BadValue(ValueError):
 
 
 def suggest(name: str, names: list[str] | tuple[str, ...]) -> str:
-    """" (did you mean 'x'?)" for the closest of `names`, or "" when none is close."""
+    """The hint " (did you mean 'x'?)" for the closest of `names`, or "" when none is close."""
     close = difflib.get_close_matches(name, list(names), n=2, cutoff=0.6)
     if not close:
         return ""

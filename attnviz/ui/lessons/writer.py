@@ -9,7 +9,15 @@ from typing import Any
 from attnviz.ui.lessons.model import HOME, tables
 
 BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
-ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f"}
+ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\n": "\\n",
+    "\t": "\\t",
+    "\r": "\\r",
+    "\b": "\\b",
+    "\f": "\\f",
+}
 
 
 def toml_string(text: str) -> str:
