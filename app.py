@@ -1,8 +1,10 @@
-"""AttnViz entry point: page settings, the shared sidebar, and navigation over the page table
-(attnviz.ui.navigation.PAGES, the one list of pages)."""
+"""AttnViz entry point: page settings, navigation over the page table (attnviz.ui.navigation.PAGES,
+the one list of pages), a lesson's step (presenter mode: attnviz.ui.lesson_player), the shared
+sidebar, then the page."""
 
 import streamlit as st
 
+from attnviz.ui.lesson_export import this_view_as_a_step
 from attnviz.ui.navigation import PAGES
 from attnviz.ui.sidebar import FAVICON, adopt_aliases, draw_sidebar, lecture_requested
 
@@ -13,7 +15,6 @@ st.set_page_config(
     layout="wide",
     initial_sidebar_state="collapsed" if lecture_requested() else "auto",
 )
-st.session_state["_global_settings"] = draw_sidebar()
 navigation = st.navigation(
     {
         section: [
@@ -23,4 +24,17 @@ navigation = st.navigation(
         for section, entries in PAGES.items()
     }
 )
+page_url = navigation.url_path or "home"
+presenting = "lesson" in st.query_params  # presenter mode: a lesson's step
+if presenting or "_lesson_goto" in st.session_state:
+    from attnviz.ui.lesson_player import REQUESTED, ask, enter_step, follow_request, presenter_bar
+
+    if REQUESTED in st.session_state:
+        follow_request()  # Present / Previous / Next was pressed: go to that step's page
+    enter_step(page_url)  # the step's settings, before any widget is drawn
+st.session_state["_global_settings"] = draw_sidebar()
+question = presenter_bar(page_url) if presenting else None
+this_view_as_a_step(page_url)
 navigation.run()
+if presenting:
+    ask(question, page_url)  # after the page: its answer comes from what the page just drew

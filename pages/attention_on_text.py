@@ -17,6 +17,7 @@ from attnviz.topics.text.attention import (
 from attnviz.ui import layout, text_sections
 from attnviz.ui.figures import show
 from attnviz.ui.head_view import head_view
+from attnviz.ui.lesson_answers import publish
 from attnviz.ui.params.text import HEAD_VIEW_HEADS, MAX_CHARS, PRONOUN_TEXT, TABLE, TRY_THIS
 from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
 from attnviz.ui.sidebar import settings
@@ -109,6 +110,7 @@ with row_col:
     head = draw(TABLE, "ta_head", high=heads - 1) if heads > 1 else 0
     query = draw(TABLE, "ta_query", high=t - 1) if t > 1 else 0
     row = result.weights[head, query]
+    publish("top_token", tokens[int(row.argmax())], tokens)  # a lesson's question asks
     title = f"Where '{shown(tokens)[query]}' looks (head {head}); the row sums to {row.sum():.3f}"
     show(
         plots.bar_chart(row, shown(tokens), title, "weight", "key token", (0, 1.1), query)

@@ -15,12 +15,14 @@ from attnviz.topics.pretrained.analysis import (
     project_queries_keys,
     query_row,
     rollout,
+    top_token,
     visible_part,
 )
 from attnviz.topics.pretrained.model import MAX_TOKENS, load
 from attnviz.ui import downloads, layout
 from attnviz.ui.figures import show
 from attnviz.ui.head_view import head_view
+from attnviz.ui.lesson_answers import publish
 from attnviz.ui.params.pretrained import TABLE, TRY_THIS
 from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
 from attnviz.ui.text_sections import md_literal
@@ -166,6 +168,8 @@ with big_col:
         "pe_head_map",
     )
 q, k = result.queries[layer, head, query], result.keys[layer, head]
+keep = shown_positions(result.tokens, hide)  # a lesson's question asks which token it picks
+publish("top_token", *top_token(result.tokens, result.attentions[layer, head, query], keep))
 st.caption(
     f"Query token: '{md_literal(result.tokens[query])}' (computed on all {t} tokens, specials included)"
 )

@@ -13,6 +13,7 @@ from attnviz.topics.self_attention.steps import (
 )
 from attnviz.ui import downloads, layout
 from attnviz.ui.figures import show
+from attnviz.ui.lesson_answers import publish
 from attnviz.ui.matrix_editor import edit_matrix
 from attnviz.ui.params.self_attention import MATRIX_URL_KEYS, STEP_NAMES, TABLE, TRY_THIS
 from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
@@ -147,6 +148,8 @@ if weights is None:
 z, weights = weights
 steps = {s.key: s for s in compute_steps(z, weights, causal=causal, scaled=scaled)}
 query_row = min(query, m - 1) if one_row else None
+patches = [f"patch {j}" for j in range(m)]  # a lesson's question asks which key query i picks
+publish("top_key", patches[int(steps["weights"].matrix[min(query, m - 1)].argmax())], patches)
 
 shown = STEP_KEYS[: STEP_NAMES.index(reveal) + 1]
 with stage:

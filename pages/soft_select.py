@@ -17,6 +17,7 @@ from attnviz.topics.soft_select.select import (
 )
 from attnviz.ui import downloads, layout
 from attnviz.ui.figures import show
+from attnviz.ui.lesson_answers import publish
 from attnviz.ui.params.soft_select import TABLE, TRY_THIS
 from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
 from attnviz.ui.sidebar import settings
@@ -101,6 +102,7 @@ keys = table[["key 1", "key 2"]].to_numpy(dtype=np.float64)
 values = table[["value"]].to_numpy(dtype=np.float64)
 query = np.array([q1, q2])
 result = soft_select(query, keys, values, score_name, temperature, score_params(2, glob.seed))
+publish("top_key", names[int(result.weights.argmax())], names)  # a lesson's question asks
 
 with plane_col:
     show(

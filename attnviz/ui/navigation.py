@@ -18,6 +18,13 @@ class PageEntry:
 PAGES: dict[str, list[PageEntry]] = {
     "Start": [
         PageEntry("pages/home.py", "Home", "home", ":material/home:", "What each page teaches."),
+        PageEntry(
+            "pages/guided_lessons.py",
+            "Lessons",
+            "lessons",
+            ":material/slideshow:",
+            "Guided stories across the pages for a lecture: predict, then reveal.",
+        ),
     ],
     "Foundations": [
         PageEntry(

@@ -91,6 +91,13 @@ def drop_tokens(attentions: np.ndarray, keep: np.ndarray) -> np.ndarray:
     return sub / np.where(total > 0, total, 1.0)
 
 
+def top_token(tokens: list[str], row: np.ndarray, keep: np.ndarray) -> tuple[str, list[str]]:
+    """(the token a query's weight row (T,) weights most among the shown positions `keep` (T,),
+    the shown tokens): what a lesson's "which token will it pick?" question compares with."""
+    best = int(np.where(keep, row, -np.inf).argmax())
+    return tokens[best], [t for t, k in zip(tokens, keep, strict=True) if k]
+
+
 def visible_part(matrix: np.ndarray, keep: np.ndarray) -> np.ndarray:
     """The rows and columns of `keep` (T,) of a (..., T, T) matrix, not renormalised: what is
     left on screen when some tokens are hidden from a quantity computed on all of them."""

@@ -1,0 +1,37 @@
+"""The sidebar's "This view as a lesson step": the current page's changed settings as a
+[[steps]] block to paste into a lesson file. Cheap on every rerun: the lesson code and the
+page's table are imported only while the box is open."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from attnviz.ui.params import TABLE_MODULES
+
+
+def this_view_as_a_step(page_url: str) -> None:
+    """Sidebar box (built only while open; open state in the URL)."""
+    if page_url not in TABLE_MODULES:
+        return
+    with st.sidebar.expander("This view as a lesson step", key="lesson_export",
+                             on_change="rerun") as box:  # fmt: skip
+        if not box.open:
+            return
+        from attnviz.ui.lessons.loader import step_toml
+
+        title = st.text_input("Step title", "A step", key="lesson_step_title")
+        st.code(step_toml(page_url, changed_values(page_url), title, "What to say here."),
+                language="toml")  # fmt: skip
+        st.caption("Paste it into a file in lessons/ (see the Lessons page).")
+
+
+def changed_values(page_url: str) -> dict[str, Any]:
+    """The page's parameters whose widgets now hold something other than the default."""
+    import importlib
+
+    table = importlib.import_module(TABLE_MODULES[page_url]).TABLE
+    values = {p.key: st.session_state.get(p.key, p.default) for p in table.params}
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+    return {k: v for k, v in values.items() if v != table[k].default and table[k].valid(v)}

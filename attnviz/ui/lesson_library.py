@@ -1,0 +1,53 @@
+"""The Lessons page's parts: the bundled lessons with a Present button each, checking a lesson
+file someone wrote (errors name the line). (The sidebar's "this view as a lesson step":
+attnviz.ui.lesson_export.)"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from attnviz.ui.lesson_player import lessons, request_step, students_link
+from attnviz.ui.lessons.loader import parse_lesson
+from attnviz.ui.lessons.model import Lesson, LessonError
+from attnviz.ui.navigation import all_pages
+
+TITLES = {entry.url: entry.title for entry in all_pages()}
+
+
+def lesson_card(lesson: Lesson) -> None:
+    """Title, summary, seeds, the steps (folded) and Present."""
+    with st.container(border=True):
+        st.markdown(f"**{lesson.title}** · {len(lesson.steps)} steps · seeds "
+                    f"{', '.join(lesson.seeds)}")  # fmt: skip
+        st.caption(lesson.summary)
+        st.button("Present", key=f"present_{lesson.slug}", icon=":material/slideshow:",
+                  type="primary", on_click=request_step, args=(lesson.slug, 1))  # fmt: skip
+        with st.expander("Steps"):
+            st.markdown("\n".join(
+                f"{i}. {step.title} ({TITLES.get(step.page, step.page)})"
+                for i, step in enumerate(lesson.steps, 1)
+            ))  # fmt: skip
+            st.caption(f"Students' link to step 1: `{students_link(lesson.steps[0])}`")
+
+
+def bundled() -> None:
+    for lesson in lessons().values():
+        lesson_card(lesson)
+
+
+def check_a_lesson_file() -> None:
+    """Upload (or paste) a lesson file: its steps, or what is wrong and on which line."""
+    upload = st.file_uploader("A lesson file (.toml)", type=["toml"], key="lesson_upload")
+    text = st.text_area("…or paste it here", key="lesson_text", height=160)
+    source = upload.getvalue().decode("utf-8", errors="replace") if upload is not None else text
+    if not source.strip():
+        st.caption("Nothing to check yet.")
+        return
+    try:
+        lesson = parse_lesson(source, upload.name if upload is not None else "pasted lesson")
+    except LessonError as err:
+        st.error(str(err), icon=":material/error:")
+        return
+    st.success(f"“{lesson.title}”: {len(lesson.steps)} steps, all valid.")
+    st.markdown("\n".join(f"{i}. {s.title} ({TITLES.get(s.page, s.page)})"
+                          for i, s in enumerate(lesson.steps, 1)))  # fmt: skip

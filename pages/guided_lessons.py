@@ -1,0 +1,35 @@
+"""Lessons: guided stories across the pages for the lecture hall (presenter mode), checking a
+lesson file, and how to write one."""
+
+import streamlit as st
+from attnviz.ui.lessons.loader import step_toml
+
+from attnviz.ui import layout
+from attnviz.ui.lesson_library import bundled, check_a_lesson_file
+
+layout.intro(
+    "Lessons",
+    "A lesson walks a room through the pages, one step at a time: each step opens a page with "
+    "its settings, says what to look at, and may ask the class to **predict before it "
+    "reveals** the figure. **Present** starts it in lecture mode; → and ← move between steps; "
+    "the address bar always holds the current step, so a link opens the same step.",
+)
+st.subheader("Bundled lessons")
+bundled()
+
+st.subheader("Check a lesson file")
+check_a_lesson_file()
+
+st.subheader("Write your own")
+st.markdown(
+    "A lesson is a TOML file in the `lessons/` folder: a `title`, a `summary`, the `seeds` it "
+    "follows, then one `[[steps]]` table per step with the `page` (its address, e.g. "
+    "`soft-select`), a `title`, the `narration` (Markdown, LaTeX between `$`), optionally "
+    "`point_at`, the page's settings under `[steps.params]` (any you leave out keep their "
+    "defaults) and a `[steps.question]` (prompt, options, answer, explain). The sidebar of "
+    "every page has **This view as a lesson step**: the current settings as a block to paste."
+)
+st.code(
+    step_toml("soft-select", {}, "Soft select", "A query compares itself with every key."),
+    language="toml",
+)

@@ -1,0 +1,89 @@
+"""Lessons in AppTest: the Lessons page lists every bundled lesson and checks a lesson file;
+every step of every bundled lesson opens from its link with the presenter's bar and the step's
+settings in the page's widgets; a question blurs the figures until Reveal, and a computed answer
+follows the live page (change the input, the answer changes)."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from attnviz.ui.lesson_player import lessons
+from attnviz.ui.navigation import all_pages
+from tests.support.apptest import no_exception, open_page
+from tests.support.pages import ROOT
+
+PATHS = {entry.url: entry.path for entry in all_pages()}
+
+
+def open_step(slug: str, number: int) -> AppTest:
+    """Step `number` of lesson `slug`, as from its link (app.py runs: the presenter's bar)."""
+    step = lessons()[slug].steps[number - 1]
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.switch_page(PATHS[step.page])  # after a first run: through app.py's navigation
+    at.query_params.update({"lesson": slug, "step": str(number)})
+    return at.run()
+
+
+def progress_text(at: AppTest) -> str:
+    bars = at.get("progress")
+    return " ".join(str(getattr(b, "proto", b).text) for b in bars)
+
+
+def test_the_lessons_page_lists_every_bundled_lesson_and_checks_a_file():
+    at = open_page("pages/guided_lessons.py")
+    no_exception(at)
+    assert len(lessons()) >= 5
+    for slug in lessons():
+        assert at.button(key=f"present_{slug}")
+    broken = 'title = "x"\nsummary = "y"\nseeds = []\n\n[[steps]]\npage = "nowhere"\n'
+    at.text_area(key="lesson_text").set_value(broken).run()
+    no_exception(at)
+    assert any("line 6" in e.value and "nowhere" in e.value for e in at.error), [
+        e.value for e in at.error
+    ]
+
+
+@pytest.mark.parametrize("slug", list(lessons()))
+def test_every_step_opens_with_its_settings(slug):
+    lesson = lessons()[slug]
+    for number, step in enumerate(lesson.steps, 1):
+        at = open_step(slug, number)
+        no_exception(at)
+        assert f"step {number} of {len(lesson.steps)}" in progress_text(at), (slug, number)
+        for key, value in step.params.items():  # (defaults a setting narrows may narrow too)
+            assert key in at.session_state, (slug, number, key)
+            held = at.session_state[key]
+            held = tuple(held) if isinstance(held, list) else held
+            assert held == value, (slug, number, key, held, value)
+        assert at.session_state["lecture"], "presenter mode is lecture mode"
+
+
+def first_computed_step(name: str) -> tuple[str, int]:
+    for slug, lesson in lessons().items():
+        for number, step in enumerate(lesson.steps, 1):
+            if step.question is not None and step.question.computed == name:
+                return slug, number
+    pytest.skip(f"no bundled lesson asks a computed {name!r} question")
+
+
+def test_a_question_hides_the_figures_until_reveal_and_its_answer_follows_the_page():
+    slug, number = first_computed_step("top_key")
+    at = open_step(slug, number)
+    no_exception(at)
+    guess = at.radio(key=f"lesson_guess_{slug}_{number}")
+    assert len(guess.options) >= 2
+    assert any("blur" in str(h.proto.body) for h in at.get("html")), "figures hidden"
+    at.button(key="lesson_reveal").click().run()
+    no_exception(at)
+    assert not any("blur" in str(h.proto.body) for h in at.get("html")), "revealed"
+    answers = [s.value for s in at.success if s.value.startswith("Answer:")]
+    assert answers, [s.value for s in at.success]
+    step = lessons()[slug].steps[number - 1]
+    if step.page == "soft-select":  # move the query to another corner: another key wins
+        before = answers[0]
+        q1, q2 = at.session_state["ss_q1"], at.session_state["ss_q2"]
+        at.slider(key="ss_q1").set_value(-q1 if q1 else -1.0).run()
+        at.slider(key="ss_q2").set_value(-q2 if q2 else 1.0).run()
+        after = [s.value for s in at.success if s.value.startswith("Answer:")]
+        assert after and after[0] != before, "the answer is computed from the live page"
