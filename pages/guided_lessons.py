@@ -27,7 +27,9 @@ st.markdown(
     "`soft-select`), a `title`, the `narration` (Markdown, LaTeX between `$`), optionally "
     "`point_at`, the page's settings under `[steps.params]` (any you leave out keep their "
     "defaults) and a `[steps.question]` (prompt, options, answer, explain). The sidebar of "
-    "every page has **This view as a lesson step**: the current settings as a block to paste."
+    "every page has **This view as a lesson step**: the current settings as a block to paste. "
+    "A handout for students (one HTML file with each step's narration and figure): "
+    "`python -m attnviz.ui.lesson_handout lessons/<file>.toml handout.html`."
 )
 st.code(
     step_toml("soft-select", {}, "Soft select", "A query compares itself with every key."),

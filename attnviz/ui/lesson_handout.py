@@ -1,0 +1,98 @@
+"""Handouts: a lesson as one static HTML file for students to take home: each step's title,
+narration and what to point at, its question with the answer, and the step's main figure (the
+first figure its page draws with the step's settings), interactive and offline (plotly.js is
+embedded once).
+
+    python -m attnviz.ui.lesson_handout lessons/01_select_to_self_attention.toml handout.html
+
+Each step's page is run headless (Streamlit's AppTest) with the step's settings in its URL, as
+the students' link opens it. Narration is written as text (HTML-escaped; LaTeX stays as $…$).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import sys
+from pathlib import Path
+
+import plotly.graph_objects as go
+import plotly.io as pio
+
+from attnviz.ui.lessons.loader import load_lesson
+from attnviz.ui.lessons.model import Lesson, Step
+from attnviz.ui.navigation import all_pages
+
+ROOT = Path(__file__).resolve().parents[2]
+STYLE = (
+    "body{font-family:sans-serif;max-width:60rem;margin:2rem auto;line-height:1.45}"
+    "section{border-top:1px solid #ccc;padding-top:1rem;margin-top:2rem}"
+    ".point{color:#555;font-style:italic}.question{background:#f3f5f9;padding:0.6rem 1rem}"
+)
+
+
+def step_figures(step: Step, timeout: float = 120) -> list[dict]:
+    """The Plotly figures (as dicts) the step's page draws with the step's settings."""
+    from streamlit.testing.v1 import AppTest
+
+    path = next(entry.path for entry in all_pages() if entry.url == step.page)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout).run()
+    at.switch_page(path)
+    at.query_params.update(step.query())
+    at.run()
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def _paragraphs(text: str) -> str:
+    blocks = [b.strip() for b in text.strip().split("\n\n") if b.strip()]
+    return "".join(f"<p>{html.escape(b)}</p>" for b in blocks)
+
+
+def _step_html(number: int, step: Step, figure: dict | None, first_figure: bool) -> str:
+    parts = [f"<section><h2>{number}. {html.escape(step.title)}</h2>", _paragraphs(step.narration)]
+    if step.point_at:
+        parts.append(f'<p class="point">Look at: {html.escape(step.point_at)}</p>')
+    if step.question is not None:
+        q = step.question
+        answer = "see the figure" if q.computed else q.answer
+        parts.append(f'<div class="question"><b>Predict:</b> {html.escape(q.prompt)}<br>'
+                     f"<b>Answer:</b> {html.escape(answer)} {html.escape(q.explain)}</div>")  # fmt: skip
+    if figure is not None:
+        parts.append(pio.to_html(go.Figure(figure), full_html=False,
+                                 include_plotlyjs=first_figure, config={"displaylogo": False}))  # fmt: skip
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def handout_html(lesson: Lesson, figures: list[dict | None]) -> str:
+    """The whole handout; `figures[i]` is step i+1's main figure (None: the step has none)."""
+    body, embedded = [], False
+    for number, (step, figure) in enumerate(zip(lesson.steps, figures, strict=True), 1):
+        body.append(
+            _step_html(number, step, figure, first_figure=figure is not None and not embedded)
+        )
+        embedded = embedded or figure is not None
+    return (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(lesson.title)}"
+        f"</title><style>{STYLE}</style></head><body><h1>{html.escape(lesson.title)}</h1>"
+        f"<p>{html.escape(lesson.summary)}</p>{''.join(body)}</body></html>"
+    )
+
+
+def write_handout(lesson: Lesson, out: Path) -> int:
+    """Run every step's page, write the handout; returns the number of figures in it."""
+    figures = [next(iter(step_figures(step)), None) for step in lesson.steps]
+    out.write_text(handout_html(lesson, figures), encoding="utf-8")
+    return sum(f is not None for f in figures)
+
+
+def main(argv: list[str]) -> None:
+    if len(argv) != 2:
+        raise SystemExit("usage: python -m attnviz.ui.lesson_handout LESSON.toml OUT.html")
+    lesson = load_lesson(Path(argv[0]))
+    count = write_handout(lesson, Path(argv[1]))
+    print(f"{argv[1]}: {len(lesson.steps)} steps, {count} figures")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
