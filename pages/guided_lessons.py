@@ -2,10 +2,10 @@
 lesson file, and how to write one."""
 
 import streamlit as st
-from attnviz.ui.lessons.loader import step_toml
 
 from attnviz.ui import layout
 from attnviz.ui.lesson_library import bundled, check_a_lesson_file
+from attnviz.ui.lessons.loader import step_toml
 
 layout.intro(
     "Lessons",
