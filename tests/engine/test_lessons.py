@@ -25,11 +25,12 @@ EXPECTED = {  # slug -> (seeds, the pages it may use)
     "03_tokens_positions_masks_heads": (("003",), {"text"}),
     "04_training_a_transformer": (("002", "003"), {"train-transformer"}),
     "05_inside_a_real_model": (("003",), {"pretrained"}),
+    "06_from_rnns_to_attention": (("002",), {"recurrent", "self-attention"}),
 }
 HEADER = 'title = "T"\nsummary = "S"\nseeds = ["004"]\n\n'
 
 
-def test_the_five_lessons_ship_in_file_name_order():
+def test_the_bundled_lessons_ship_in_file_name_order():
     assert list(LESSONS) == list(EXPECTED)
     assert {p.stem for p in LESSONS_DIR.glob("*.toml")} == set(EXPECTED)
 
