@@ -4,7 +4,7 @@ lesson file, and how to write one."""
 import streamlit as st
 
 from attnviz.ui import layout
-from attnviz.ui.lesson_library import bundled, check_a_lesson_file
+from attnviz.ui.lesson_library import bundled, check_a_lesson_file, look_inside
 from attnviz.ui.lessons.loader import step_toml
 
 layout.intro(
@@ -16,6 +16,7 @@ layout.intro(
 )
 st.subheader("Bundled lessons")
 bundled()
+look_inside()
 
 st.subheader("Check a lesson file")
 check_a_lesson_file()

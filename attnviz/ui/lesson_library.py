@@ -22,17 +22,31 @@ def lesson_card(lesson: Lesson) -> None:
         st.caption(lesson.summary)
         st.button("Present", key=f"present_{lesson.slug}", icon=":material/slideshow:",
                   type="primary", on_click=request_step, args=(lesson.slug, 1))  # fmt: skip
-        with st.expander("Steps"):
-            st.markdown("\n".join(
-                f"{i}. {step.title} ({TITLES.get(step.page, step.page)})"
-                for i, step in enumerate(lesson.steps, 1)
-            ))  # fmt: skip
-            st.caption(f"Students' link to step 1: `{students_link(lesson.steps[0])}`")
 
 
 def bundled() -> None:
-    for lesson in lessons().values():
-        lesson_card(lesson)
+    """A card per lesson, two to a row."""
+    cards = list(lessons().values())
+    for start in range(0, len(cards), 2):
+        for column, lesson in zip(st.columns(2), cards[start : start + 2], strict=False):
+            with column:
+                lesson_card(lesson)
+
+
+def look_inside() -> None:
+    """Pick a lesson: every step's page, narration, what to point at and question, to prepare
+    the lecture (and each step's students' link)."""
+    names = {lesson.title: slug for slug, lesson in lessons().items()}
+    title = st.selectbox("Look inside a lesson", list(names), key="lesson_pick")
+    lesson = lessons()[names[title]]
+    for number, step in enumerate(lesson.steps, 1):
+        with st.expander(f"{number}. {step.title} ({TITLES.get(step.page, step.page)})"):
+            st.markdown(step.narration)
+            if step.point_at:
+                st.caption(f"Point at: {step.point_at}")
+            if step.question is not None:
+                st.markdown(f"**Question:** {step.question.prompt}")
+            st.caption(f"Students' link: `{students_link(step)}`")
 
 
 def check_a_lesson_file() -> None:
