@@ -7,7 +7,7 @@ step. app.py calls, on every rerun:
    (lesson, step), it writes the step's complete parameter state into the page's widgets
    (through the page's parameter table, as a preset does) and turns lecture mode on;
 2. `presenter_bar(page_url)` above the page: "Step 4 of 12" with a progress bar, Previous /
-   Next (keys ← and →), the narration large, what to point at, and the students' link (the
+   Next (keys ← and →; Space too, except on training pages where Space starts training), the narration large, what to point at, and the students' link (the
    step's page and parameters without the presenter's bar); it returns a place for
 3. `ask(place, page_url)` after the page has run: the step's question (predict, then reveal:
    the page's figures are blurred until Reveal; a computed answer and its options come from
@@ -37,6 +37,8 @@ from attnviz.ui.sidebar import css
 
 LESSON, STEP = "lesson", "step"
 APPLIED = "_lesson_applied"  # (slug, step) whose state was last written into the widgets
+# pages whose Space key starts training (attnviz.ui.training_panel): there only → moves on
+SPACE_TAKEN = ("kernel-smoother", "train-transformer", "recurrent", "vision-patches", "captioning")
 REQUESTED = "_lesson_goto"  # (slug, step) a button asked for; followed at the next rerun
 
 
@@ -152,6 +154,9 @@ def _navigation_row(lesson: Lesson, number: int, step: Step) -> None:
     row.button("Next", key="lesson_next", type="primary", disabled=number == total,
                shortcut="Right", on_click=request_step, args=(lesson.slug, number + 1),
                wrap=False)  # fmt: skip
+    if step.page not in SPACE_TAKEN and number < total:  # Space also moves on (hidden twin)
+        row.button("Next step", key="lesson_next_space", shortcut="Space",
+                   on_click=request_step, args=(lesson.slug, number + 1))  # fmt: skip
 
 
 def predict_then_reveal(lesson: Lesson, number: int, step: Step) -> None:

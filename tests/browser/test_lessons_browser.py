@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from attnviz.ui.lesson_player import lessons
+from attnviz.ui.lesson_player import SPACE_TAKEN, lessons
 from tests.support.browser import assert_no_exception, open_app_page, wait_idle
 
 pytestmark = pytest.mark.browser
@@ -39,6 +39,9 @@ def test_present_then_walk_the_lesson_with_the_keyboard(page, app_url):
     at_step(page, 1)
     wait_idle(page)
     assert f"step 1 of {total}" in bar_text(page)
+    assert lesson.steps[0].page not in SPACE_TAKEN
+    page.keyboard.press("Space")
+    at_step(page, 2)
     assert_no_exception(page, "lesson-walk")
 
 
