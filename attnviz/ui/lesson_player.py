@@ -141,13 +141,16 @@ def _narration(step: Step) -> None:
 
 
 def _navigation_row(lesson: Lesson, number: int, step: Step) -> None:
-    """Previous (←), the progress with the step's title, the students' link, Next (→)."""
+    """Previous (←), the progress with the step's title, the page's controls (hidden unless
+    asked for), the students' link, Next (→)."""
     total = len(lesson.steps)
     row = st.container(horizontal=True, vertical_alignment="center", key="lesson_row")
     row.button("Previous", key="lesson_prev", disabled=number == 1, shortcut="Left",
                on_click=request_step, args=(lesson.slug, number - 1), wrap=False)  # fmt: skip
     row.progress(number / total, text=f"**{lesson.title}** · step {number} of {total}: "
                  f"{step.title}")  # fmt: skip
+    if not row.toggle("Show the page's controls", key="lesson_controls"):
+        st.html(css("hide_controls"))  # static CSS, never user text
     with row.popover("Students' link", icon=":material/link:"):
         st.caption("This step's page and settings, without the presenter's bar:")
         st.code(students_link(step), language=None)

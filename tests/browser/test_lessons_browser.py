@@ -50,6 +50,18 @@ def blurred(page) -> bool:
     return "blur" in chart.evaluate("el => getComputedStyle(el).filter")
 
 
+def test_the_pages_controls_are_hidden_unless_asked_for(page, app_url):
+    slug = next(iter(lessons()))
+    open_app_page(page, app_url, lessons()[slug].steps[0].page, f"?lesson={slug}&step=1")
+    sliders = page.locator("[data-testid='stMainBlockContainer'] [data-testid='stSlider']")
+    assert sliders.count() > 0 and not sliders.first.is_visible(), "settings hidden"
+    assert page.get_by_role("button", name="Next").is_visible()
+    page.get_by_text("Show the page's controls").click()
+    wait_idle(page)
+    assert sliders.first.is_visible()
+    assert_no_exception(page, "lesson-controls")
+
+
 def test_a_question_blurs_the_figures_until_reveal(page, app_url):
     found = [(slug, n) for slug, lesson in lessons().items()
              for n, step in enumerate(lesson.steps, 1) if step.question is not None]  # fmt: skip
