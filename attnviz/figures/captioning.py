@@ -23,8 +23,13 @@ SHARE_COLOUR, EVEN_COLOUR = "#e8590c", "#868e96"
 
 
 def word_names(words: Sequence[str]) -> list[str]:
-    """Panel and axis names of the words: their position and the word ("3 red")."""
-    return [f"{i + 1} {word}" for i, word in enumerate(words)]
+    """Panel and axis names of the words: their position and the word ("3 red"); the special
+    words in angle quotes ("6 ⟨eos⟩"), which no renderer reads as a tag."""
+    return [f"{i + 1} {_plain(word)}" for i, word in enumerate(words)]
+
+
+def _plain(word: str) -> str:
+    return f"⟨{word[1:-1]}⟩" if word.startswith("<") and word.endswith(">") else word
 
 
 def region_names(grid: int) -> list[str]:

@@ -145,7 +145,7 @@ TABLE = PageParams(
 )
 
 TRY_THIS: list[str] = [
-    "**One shape, GRU + additive attention** → Start: in 200 steps (about half a minute) over "
+    "**One shape, GRU + additive attention** → Start: in 200 steps over "
     "95 % of the validation captions are word for word right. Open *Attention on the named "
     "object*: the colour and shape words put over 80 % of their attention on the shape they "
     "name; at step 0 (scrub the timeline back) about 15 %, the shape's share of the regions.",
