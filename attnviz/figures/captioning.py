@@ -20,6 +20,7 @@ from attnviz.figures.vision import Panel, panels_figure
 
 IMAGE_NAME = "the image"
 SHARE_COLOUR, EVEN_COLOUR = "#e8590c", "#868e96"
+FLAT_FLOOR = 3.0  # a map's colour scale reaches at least 3 × the evenly spread weight
 
 
 def word_names(words: Sequence[str]) -> list[str]:
@@ -45,7 +46,18 @@ def words_figure(
         Panel(image, name, m) for name, m in zip(word_names(words), maps, strict=True)
     ]
     columns = max(1, min(columns, len(panels)))
-    return panels_figure(panels, columns, title, side_px=_side(columns))
+    return floored(panels_figure(panels, columns, title, side_px=_side(columns)))
+
+
+def floored(fig: go.Figure) -> go.Figure:
+    """Colour every map from 0 to its largest weight, but at least FLAT_FLOOR × the weight of
+    evenly spread attention: a flat map (looking everywhere) stays faint over the image instead
+    of covering it, while a peaked one is drawn at full strength."""
+    for trace in fig.data:
+        if trace.type == "heatmap":
+            even = 1.0 / np.asarray(trace.z).size
+            trace.zmax = max(float(trace.zmax or 0.0), FLAT_FLOOR * even)
+    return fig
 
 
 def _side(columns: int) -> int:
@@ -65,7 +77,7 @@ def heads_figure(
         for w in range(t)
     ]
     rows = [f"L{a} H{b}" for a in range(layers) for b in range(heads)]
-    return panels_figure(panels, t, title, side_px=90, headers=(names, rows))
+    return floored(panels_figure(panels, t, title, side_px=90, headers=(names, rows)))
 
 
 def cross_attention_figure(

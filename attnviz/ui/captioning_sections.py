@@ -110,21 +110,23 @@ def chosen(look: CaptionLook, head: str) -> tuple[np.ndarray, np.ndarray]:
 
 def words_view(look: CaptionLook, shown: Shown, head: str, step: int | None) -> None:
     """The caption and, per word, where it looked on the image (the page's main figure)."""
-    when = f"step {step}" if step is not None else "step 0 (untrained)"
     maps, _ = chosen(look, head)
     which = "" if head == MEAN else f" ({head})"
-    figure = words_figure(shown.image, look.words, maps, f"Where each word looks{which}, {when}")
+    figure = words_figure(
+        shown.image, look.words, maps, f"Where words look, step {step or 0}{which}"
+    )
     show(figure, "cp_words", key="cp_words_chart")
     says = look.caption or "(nothing)"
     line = f"**It says:** {says}"
     if shown.truth is not None:
-        mark = "✓" if says == shown.truth else "✗"
-        line += f"  {mark}  \n**True caption:** {shown.truth}"
+        mark = "(right)" if says == shown.truth else "(not the true caption)"
+        line += f" {mark}  \n**True caption:** {shown.truth}"
     st.markdown(line)
     st.caption(
         f"{shown.name.capitalize()}. Each panel is one generated word with its cross-attention "
         "over the image's regions (orange: where it looked; each panel coloured 0 to its own "
-        "largest weight). Scrub the timeline (once paused or done) to watch the looking form."
+        "largest weight, or to 3 × the even share if that is larger, so a map that looks "
+        "everywhere stays faint). Scrub the timeline (once paused or done) to watch the looking form."
     )
 
 
@@ -152,8 +154,8 @@ def scores(history) -> None:
 def matrix_view(look: CaptionLook, head: str, grid: int) -> None:
     """The cross-attention of the caption as one matrix: words × regions."""
     _, weights = chosen(look, head)
-    which = "mean of layers and heads" if head == MEAN else head
-    title = f"Cross-attention, words × regions ({which})"
+    which = "" if head == MEAN else f" ({head})"
+    title = f"Cross-attention, words × regions{which}"
     show(cross_attention_figure(weights, look.words, grid, title), "cp_matrix",
          key="cp_matrix_chart")  # fmt: skip
     st.caption(
@@ -224,10 +226,14 @@ def held_out_section(trained: TrainedCaptioner) -> None:
 
 
 def _held_examples(trained: TrainedCaptioner, n: int = 6) -> None:
+    """The first held-out validation scenes, numbered, and what the model says for each."""
     task = trained.task
-    held = task.val_held_out.nonzero()[:, 0][:n]
-    looks = [caption_image(trained.model, task.val_images[i]) for i in held.tolist()]
-    panels = [Panel(task.val_images[i].numpy(), look.caption or "(nothing)")
-              for i, look in zip(held.tolist(), looks, strict=True)]  # fmt: skip
-    show(panels_figure(panels, 3, "Held-out scenes and what the model says", 130),
+    held = task.val_held_out.nonzero()[:, 0][:n].tolist()
+    panels = [Panel(task.val_images[i].numpy(), f"#{i}") for i in held]
+    show(panels_figure(panels, 3, "Held-out scenes: what the model says", 120),
          "cp_held_examples", key="cp_held_examples_chart")  # fmt: skip
+    lines = []
+    for i in held:
+        says = caption_image(trained.model, task.val_images[i]).caption or "(nothing)"
+        lines.append(f"- **#{i}** says “{says}”; true: “{task.val_captions[i]}”")
+    st.markdown("\n".join(lines))

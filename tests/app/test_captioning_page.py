@@ -44,27 +44,28 @@ def figure(at, start: str) -> dict:
 
 def word_maps(at) -> list:
     """The main figure's maps, one per generated word."""
-    fig = figure(at, "Where each word looks")
+    fig = figure(at, "Where words look")
     return [plotly_array(t["z"]).tolist() for t in fig["data"] if t["type"] == "heatmap"]
 
 
 def panel_names(at) -> list[str]:
-    return [a["text"] for a in figure(at, "Where each word looks")["layout"]["annotations"]]
+    return [a["text"] for a in figure(at, "Where words look")["layout"]["annotations"]]
 
 
 def said(at) -> tuple[str, str]:
     line = next(m.value for m in at.markdown if m.value.startswith("**It says:**"))
     says, _, truth = line.partition("**True caption:**")
-    return says.removeprefix("**It says:**").strip(" ✓✗\n"), truth.strip()
+    return says.removeprefix("**It says:**").split(" (")[0].strip(), truth.strip()
 
 
 def test_before_start_the_untrained_model_captions_a_validation_image(page):
     at = page()
     no_exception(at)
-    assert "step 0 (untrained)" in figure(at, "Where each word looks")["layout"]["title"]["text"]
+    assert "step 0" in figure(at, "Where words look")["layout"]["title"]["text"]
     says, truth = said(at)
     maps, names = word_maps(at), panel_names(at)
-    assert len(maps) == len(says.split()) + (says.count(" ") < 10), "a map per word (and end)"
+    ended = len(says.split()) < 11  # the model wrote <eos> before the longest caption's end
+    assert len(maps) == len(says.split()) + ended, "a map per word (and its end)"
     assert names[0] == "the image" and len(names) == len(maps) + 1
     assert truth == "a small green circle", "validation image 0 of seed 0"
     assert {m.label: m.value for m in at.metric}["exact match"] == "–"
@@ -85,7 +86,7 @@ def test_settings_change_the_model_the_heads_and_the_scenes(page):
     assert not head.disabled and head.options == [MEAN, "layer 0, head 0", "layer 0, head 1"]
     mean = word_maps(at)
     head.set_value("layer 0, head 1").run()
-    assert "(layer 0, head 1)" in figure(at, "Where each word looks")["layout"]["title"]["text"]
+    assert "(layer 0, head 1)" in figure(at, "Where words look")["layout"]["title"]["text"]
     assert word_maps(at) != mean
     at.slider(key="cp_layers").set_value(2).run()
     assert len(at.selectbox(key="cp_head").options) == 5
@@ -107,11 +108,11 @@ def test_a_short_run_trains_the_captioner_and_the_experiments_open(page):
     assert 0 <= float(metrics["BLEU"]) <= 1
     names = [t["name"] for t in figure(at, "Loss and")["data"]]
     assert any("exact match" in n for n in names), names
-    assert "step 100" in figure(at, "Where each word looks")["layout"]["title"]["text"]
+    assert "step 100" in figure(at, "Where words look")["layout"]["title"]["text"]
     assert word_maps(at) != before, "the trained model's attention, not step 0's"
     timeline = at.select_slider(key="cp_timeline")
     timeline.set_value(timeline.options[0]).run()
-    assert "step 0" in figure(at, "Where each word looks")["layout"]["title"]["text"]
+    assert "step 0" in figure(at, "Where words look")["layout"]["title"]["text"]
     assert np.allclose(word_maps(at), before), "step 0 of the run is the model shown before Start"
     timeline.set_value(timeline.options[-1]).run()
     for key in ("cp_open_heads", "cp_open_share", "cp_open_held"):
@@ -126,8 +127,9 @@ def test_a_short_run_trains_the_captioner_and_the_experiments_open(page):
         metrics["spread evenly"].rstrip("%")
     ), "after 100 steps the words look at their shape more than evenly"
     assert figure(at, "What it says for a blue triangle")["data"][0]["orientation"] == "h"
-    examples = figure(at, "Held-out scenes and what the model says")
+    examples = figure(at, "Held-out scenes: what the model says")
     assert len(examples["layout"]["annotations"]) == 6
+    assert sum(" says “" in m.value for m in at.markdown) == 1, "one list of what each says"
     assert {"colour word right", "shape word right", "both right"} <= set(metrics)
 
 

@@ -29,9 +29,7 @@ def png_bytes(array: np.ndarray) -> bytes:
 def test_your_own_picture_is_captioned_and_a_file_that_is_not_one_gets_a_message(
     page, app_url, tmp_path
 ):
-    open_app_page(page, app_url, "captioning")
-    page.get_by_text("your own image", exact=True).click()
-    wait_idle(page)
+    open_app_page(page, app_url, "captioning", "?cp_src=your+own+image")
     picture = np.zeros((200, 200, 3), np.uint8)
     picture[40:120, 60:140] = (230, 30, 30)  # a large red square on black
     path = tmp_path / "square.png"
@@ -40,8 +38,8 @@ def test_your_own_picture_is_captioned_and_a_file_that_is_not_one_gets_a_message
     page.get_by_text("Your image.", exact=False).wait_for(timeout=30_000)
     wait_idle(page)
     assert page.get_by_text("True caption").count() == 0, "an upload has no true caption"
-    assert chart(page, "Where each word looks").count() == 1
-    fake = tmp_path / "<b>notes</b>.png"
+    assert chart(page, "Where words look").count() == 1
+    fake = tmp_path / "<b>notes.png"
     fake.write_text("these are lecture notes, not a picture")
     page.locator(UPLOAD).set_input_files(str(fake))
     page.get_by_text("That file cannot be used").wait_for(timeout=30_000)
@@ -51,7 +49,7 @@ def test_your_own_picture_is_captioned_and_a_file_that_is_not_one_gets_a_message
 
 IMAGE_SOURCE = """() => {
   const plots = [...document.querySelectorAll('.js-plotly-plot')]
-    .filter((el) => el.layout && (el.layout.title.text || '').includes('Where each word looks'));
+    .filter((el) => el.layout && (el.layout.title.text || '').includes('Where words look'));
   return plots.length ? plots[plots.length - 1].data[0].source : null;
 }"""
 
@@ -76,6 +74,6 @@ def test_a_short_run_draws_the_curves_and_the_word_panels(page, app_url):
     wait_idle(page)
     names = [t.get("name") for t in plotly_traces(page, "Loss and") or []]
     assert any("exact match" in (n or "") for n in names), names
-    title = chart(page, "Where each word looks").locator(".gtitle").text_content()
+    title = chart(page, "Where words look").locator(".gtitle").text_content()
     assert "step 50" in title, title
     assert_no_exception(page, "captioning-run")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
+import pytest
 
 from attnviz.figures.captioning import (
     IMAGE_NAME,
@@ -96,3 +97,13 @@ def test_share_figure_has_a_bar_per_head_and_the_even_share_as_a_line():
     assert fig.layout.yaxis.title.text == "share of attention"
     gru = share_figure(np.array([[0.9]]), 0.15, "t")
     assert list(gru.data[0].x) == ["the GRU's attention"]
+
+
+def test_a_flat_map_stays_faint_and_a_peaked_one_is_drawn_at_full_strength():
+    flat = np.full((6, 6), 1 / 36)
+    peaked = np.zeros((6, 6))
+    peaked[2, 3] = 0.9
+    fig = words_figure(IMAGE, ["a", "red"], np.stack([flat, peaked]), "t")
+    flat_trace, peaked_trace = overlays(fig)
+    assert flat_trace.zmax == pytest.approx(3 / 36), "three times the even share"
+    assert peaked_trace.zmax == pytest.approx(0.9), "its own largest weight"

@@ -15,7 +15,7 @@ from attnviz.ui.params.training_form import training_params
 
 TRAIN_SIZES = (500, 1000, 2000, 4000)
 MAX_LAYERS, HEADS = 3, (1, 2, 4)
-MEAN = "mean of every layer and head"
+MEAN = "all heads (mean)"
 HEAD_VIEWS = (
     MEAN,
     *(f"layer {layer}, head {head}" for layer in range(MAX_LAYERS) for head in range(max(HEADS))),
@@ -122,7 +122,7 @@ TABLE = PageParams(
             batch_size=64,
             steps=200,
         ),
-        Param("cp_src", "show", "radio", VALIDATION, choices=SOURCES),
+        Param("cp_src", "caption", "selectbox", VALIDATION, choices=SOURCES),
         Param("cp_image", "validation image", "slider", 0, low=0, high=299, step=1, url=False),
         Param(
             "cp_scene_held",
