@@ -123,10 +123,10 @@ def words_view(look: CaptionLook, shown: Shown, head: str, step: int | None) -> 
         line += f" {mark}  \n**True caption:** {shown.truth}"
     st.markdown(line)
     st.caption(
-        f"{shown.name.capitalize()}. Each panel is one generated word with its cross-attention "
-        "over the image's regions (orange: where it looked; each panel coloured 0 to its own "
-        "largest weight, or to 3 × the even share if that is larger, so a map that looks "
-        "everywhere stays faint). Scrub the timeline (once paused or done) to watch the looking form."
+        f"{shown.name.capitalize()}. One panel per word: where it looked (orange), coloured "
+        "up to its largest weight or 3 × the even share, whichever is larger, so a map that "
+        "looks everywhere stays faint. Scrub the timeline (once paused or done) to watch the "
+        "looking form."
     )
 
 
@@ -165,12 +165,12 @@ def matrix_view(look: CaptionLook, head: str, grid: int) -> None:
 
 
 def heads_section(look: CaptionLook, shown: Shown) -> None:
-    """Every layer and head for every word (a transformer decoder only)."""
+    """Every layer and head for every word (a transformer decoder only: the GRU has one
+    attention, the panels above are all of it)."""
+    if look.attention.shape[1] * look.attention.shape[2] == 1:
+        return
     with lazy_expander("Every layer and head, word by word", "cp_open_heads") as box:
         if not box.open:
-            return
-        if look.attention.shape[1] * look.attention.shape[2] == 1:
-            st.info("The GRU decoder has one attention: the panels above are all of it.")
             return
         figure = heads_figure(shown.image, look.words, look.grid_maps,
                               "Each layer and head (rows) for each word (columns)")  # fmt: skip

@@ -119,7 +119,7 @@ def test_a_short_run_trains_the_captioner_and_the_experiments_open(page):
         at.session_state[key] = True
     at.run()
     no_exception(at)
-    assert any("one attention" in i.value for i in at.info), "the GRU: no grid of heads"
+    assert not titled(at, "Each layer and head"), "the GRU has one attention: no grid"
     share = figure(at, "Attention on the named shape, step 100")
     assert list(share["data"][0]["x"]) == ["the GRU's attention"]
     metrics = {m.label: m.value for m in at.metric}
@@ -129,7 +129,9 @@ def test_a_short_run_trains_the_captioner_and_the_experiments_open(page):
     assert figure(at, "What it says for a blue triangle")["data"][0]["orientation"] == "h"
     examples = figure(at, "Held-out scenes: what the model says")
     assert len(examples["layout"]["annotations"]) == 6
-    assert sum(" says “" in m.value for m in at.markdown) == 1, "one list of what each says"
+    listed = [m.value for m in at.markdown if m.value.startswith("- **#")]
+    assert len(listed) == 1 and listed[0].count("\n- **#") == 5, "what each of the 6 says"
+    assert listed[0].count("; true: “") == 6
     assert {"colour word right", "shape word right", "both right"} <= set(metrics)
 
 
