@@ -31,8 +31,8 @@ from attnviz.topics.captioning.task import (
     restore,
     untrained,
 )
+from attnviz.topics.recurrent.timing import median_seconds
 from attnviz.training.trainer import Trainer
-from benchmarks.recurrence import median_seconds
 
 TARGET = 0.95
 BATCH = 64

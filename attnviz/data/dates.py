@@ -256,14 +256,22 @@ def token_accuracy(pred_ids: Tensor, target_ids: Tensor) -> float:
     return float(hits.sum() / scored.sum()) if scored.any() else np.nan
 
 
+def row_token_accuracy(pred_ids: Tensor, target_ids: Tensor) -> Tensor:
+    """(N,) float: each row's share of non-PAD target tokens predicted right."""
+    scored = target_ids != PAD
+    hits = (_aligned(pred_ids, target_ids) == target_ids) & scored
+    return hits.sum(1) / scored.sum(1).clamp(min=1)
+
+
 def length_buckets(lengths: Tensor) -> dict[int, Tensor]:
     """{input length: (k,) indices of the examples that long}, lengths ascending."""
     return {int(n): torch.nonzero(lengths == n).flatten() for n in torch.unique(lengths)}
 
 
 def accuracy_by_length(correct: Tensor, lengths: Tensor) -> list[tuple[int, float, int]]:
-    """(length, share correct, count) for each input length, from (N,) bool `correct` (e.g.
-    exact_rows) and (N,) `lengths`: the page's accuracy-vs-length plot."""
+    """(length, mean, count) for each input length, from (N,) `correct` (bool, e.g. exact_rows,
+    or a share per row, e.g. row_token_accuracy) and (N,) `lengths`: the page's
+    accuracy-vs-length plot."""
     return [
         (n, float(correct[rows].float().mean()), len(rows))
         for n, rows in length_buckets(lengths).items()

@@ -48,25 +48,25 @@ def alignment_figure(
     return fast_figure([trace], layout)
 
 
-def length_figure(rows: dict[str, list[tuple[int, float, int]]], title: str) -> go.Figure:
-    """Exact match (0..1) by input length, one line per model; hover gives the examples."""
-    traces = [
-        {
-            "type": "scatter",
-            "mode": "lines+markers",
-            "name": name,
-            "x": np.array([n for n, _, _ in points], dtype=np.float32),
-            "y": np.array([a for _, a, _ in points], dtype=np.float32),
-            "customdata": np.array([c for _, _, c in points], dtype=np.float32),
-            "line": {"color": MODEL_COLOURS.get(name)},
-            "hovertemplate": f"{name}<br>%{{x}} characters: %{{y:.0%}} of %{{customdata}} dates"
-            "<extra></extra>",
-        }
-        for name, points in rows.items()
-    ]
-    layout = base_layout(title, 360)
+def length_figure(rows: dict, title: str) -> go.Figure:
+    """Share of output characters right (solid) and of dates written exactly (dotted) by input
+    length, one colour per model; `rows` maps a model name to its LengthScores."""
+    traces = []
+    for name, scores in rows.items():
+        x = np.array(scores.lengths, dtype=np.float32)
+        counts = np.array(scores.counts, dtype=np.float32)
+        for what, values, dash in (("characters right", scores.characters, "solid"),
+                                   ("dates exact", scores.exact, "dot")):  # fmt: skip
+            traces.append({
+                "type": "scatter", "mode": "lines+markers", "name": f"{name}: {what}",
+                "x": x, "y": np.array(values, dtype=np.float32), "customdata": counts,
+                "line": {"color": MODEL_COLOURS.get(name), "dash": dash},
+                "hovertemplate": f"{name}, {what}<br>%{{x}} characters in: %{{y:.0%}} "
+                "(%{customdata} dates)<extra></extra>",
+            })  # fmt: skip
+    layout = base_layout(title, 380)
     layout["xaxis"] = {"title": {"text": "input length (characters)"}, "type": "linear"}
-    layout["yaxis"] = {"title": {"text": "exact match"}, "range": [0, 1.05], "tickformat": ".0%"}
+    layout["yaxis"] = {"title": {"text": "accuracy"}, "range": [0, 1.05], "tickformat": ".0%"}
     layout["legend"] = {"orientation": "h", "y": -0.25}
     return fast_figure(traces, layout)
 

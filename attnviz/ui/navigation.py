@@ -46,7 +46,7 @@ PAGES: dict[str, list[PageEntry]] = {
     ],
     "Recurrence": [
         PageEntry(
-            "pages/recurrent.py",
+            "pages/recurrent_networks.py",
             "Recurrent networks and attention",
             "recurrent",
             ":material/repeat:",

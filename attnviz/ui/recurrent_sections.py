@@ -94,7 +94,7 @@ def your_date(pair: TrainedPair) -> str:
     if result.alignment is not None and len(result.output):
         chars = shown_chars(result.output)
         figure = alignment_figure(result.alignment, chars, shown_chars(text),
-                                  "Your date's alignment: where each character looked")  # fmt: skip
+                                  "Your date: where each character looked")  # fmt: skip
         show(figure, "rn_your_alignment", key="rn_your_alignment_chart")
     return text
 
@@ -121,11 +121,13 @@ def length_section(pair: TrainedPair) -> None:
         if not box.open:
             return
         rows = length_accuracy(pair)
-        show(length_figure(rows, "Exact match on unseen dates, by input length"), "rn_length",
+        show(length_figure(rows, "Unseen dates by input length: with and without attention"), "rn_length",
              key="rn_length_chart")  # fmt: skip
         st.caption(
-            "Without attention the decoder must rebuild every character from one vector, the "
-            "encoder's last state; the longer the input, the more that vector must hold."
+            "Solid: the share of output characters written right; dotted: whole dates written "
+            "exactly. Without attention the decoder must rebuild every character from one vector, "
+            "the encoder's last state: the longer the input, the more that vector must hold "
+            "(clearest on **reverse**, whose output is as long as its input)."
         )
 
 

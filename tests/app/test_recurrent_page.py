@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.support.apptest import figures, no_exception, open_page, plotly_array, train_until_done
 
-PAGE = "pages/recurrent.py"
+PAGE = "pages/recurrent_networks.py"
 
 
 @pytest.fixture
@@ -120,8 +120,14 @@ def test_a_short_run_trains_both_models_and_the_sections_open(page):
     at.session_state["rn_open_states"] = True
     at.run()
     no_exception(at)
-    lengths = figure(at, "Exact match on unseen dates")
-    assert [t["name"] for t in lengths["data"]] == ["with attention", "no attention"]
+    lengths = figure(at, "Unseen dates by input length")
+    assert [t["name"] for t in lengths["data"]] == [
+        "with attention: characters right",
+        "with attention: dates exact",
+        "no attention: characters right",
+        "no attention: dates exact",
+    ]
+    assert lengths["layout"]["xaxis"]["title"]["text"] == "input length (characters)"
     assert len(titled(at, "forward")) == 2 and len(titled(at, "backward")) == 2
 
 

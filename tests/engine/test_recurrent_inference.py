@@ -70,10 +70,11 @@ def test_exact_match_by_length_counts_every_validation_date_for_both_models():
     pair = pair_for()
     rows = length_accuracy(pair)
     assert list(rows) == list(MODEL_NAMES)
-    for points in rows.values():
-        assert sum(count for _, _, count in points) == len(pair.task.val_x)
-        assert all(0 <= share <= 1 for _, share, _ in points)
-        assert [n for n, _, _ in points] == sorted(n for n, _, _ in points)
+    for scores in rows.values():
+        assert sum(scores.counts) == len(pair.task.val_x)
+        assert all(0 <= share <= 1 for share in scores.exact + scores.characters)
+        assert all(c >= e for c, e in zip(scores.characters, scores.exact, strict=True))
+        assert scores.lengths == sorted(scores.lengths)
 
 
 @pytest.mark.parametrize("cell", ["gru", "lstm"])

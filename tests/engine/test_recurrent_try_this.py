@@ -24,12 +24,18 @@ REVERSE = "Reverse: additive, 2-way GRU"
 
 
 def train(preset: str, steps: int | None = None) -> Trainer:
-    """The preset's run as the page starts it (same spec, same schedule), stopped after `steps`."""
+    """The preset's run as the page starts it (same spec, same schedule), stopped after `steps`;
+    on one thread, as the page's worker processes train."""
     torch.manual_seed(0)
     task, model, config = PRESETS[preset]
-    trainer = Trainer(RecurrentJobSpec(task, model).build(), config)
-    for _ in range(steps or config.steps):
-        trainer.step()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        trainer = Trainer(RecurrentJobSpec(task, model).build(), config)
+        for _ in range(steps or config.steps):
+            trainer.step()
+    finally:
+        torch.set_num_threads(threads)
     return trainer
 
 
@@ -83,6 +89,7 @@ def test_other_formats_of_a_date_are_translated_and_aligned(dates_run):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # the whole 600-step run: about 3 minutes on one quiet core
 @pytest.mark.try_this("recurrent", 3)
 def test_reverse_aligns_on_the_anti_diagonal_and_the_baseline_fails_on_long_strings():
     trainer = train(REVERSE)
@@ -93,17 +100,21 @@ def test_reverse_aligns_on_the_anti_diagonal_and_the_baseline_fails_on_long_stri
     align = trainer.snapshots[-1][1]["alignment"][:n, :n]
     assert (align.argmax(1) == np.arange(n)[::-1]).mean() >= 0.9, align.argmax(1)
     rows = length_accuracy(pair)
-    attention = dict((n, a) for n, a, _ in rows["with attention"])
-    baseline = dict((n, a) for n, a, _ in rows[BASELINE])
-    short = [n for n in baseline if n <= 11]
-    long = [n for n in baseline if n >= 20]
-    assert np.mean([baseline[n] for n in long]) < np.mean([baseline[n] for n in short]) - 0.3
-    assert np.mean([attention[n] for n in long]) >= 0.8
+    attention, baseline = rows["with attention"], rows[BASELINE]
+
+    def mean_over(scores, keep) -> float:
+        return np.mean(
+            [c for n, c in zip(scores.lengths, scores.characters, strict=True) if keep(n)]
+        )
+
+    assert baseline.characters[baseline.lengths.index(8)] >= 0.7, baseline
+    assert mean_over(baseline, lambda n: n >= 24) < 0.5, baseline
+    assert mean_over(attention, lambda n: n >= 24) >= 0.95 and min(attention.exact) >= 0.9
 
 
 @pytest.mark.try_this("recurrent", 4)
 def test_a_one_way_encoder_reads_one_triangle_and_a_two_way_adds_the_other():
-    at = open_page("pages/recurrent.py", {"rn_open_states": "true", "rn_bi": "false"})
+    at = open_page("pages/recurrent_networks.py", {"rn_open_states": "true", "rn_bi": "false"})
     titles = [f["layout"]["title"]["text"] for f in figures(at)]
     assert "forward: what state t has read" in titles
     assert "backward: what state t has read" not in titles

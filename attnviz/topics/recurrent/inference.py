@@ -27,6 +27,7 @@ from attnviz.data.dates import (
     decode,
     encode_inputs,
     exact_rows,
+    row_token_accuracy,
 )
 from attnviz.models.rnn import Seq2Seq, greedy_decode
 from attnviz.topics.recurrent.task import BASELINE, TrainedPair
@@ -80,14 +81,27 @@ def translate(pair: TrainedPair, text: str) -> Translation:
     return Translation(text, problems, output, align, baseline_output, expected)
 
 
-def length_accuracy(pair: TrainedPair) -> dict[str, list[tuple[int, float, int]]]:
-    """{model name: [(input length, exact match, examples)]} over the whole validation set."""
+@dataclass(frozen=True)
+class LengthScores:
+    """One model's scores on the validation set, by input length (ascending)."""
+
+    lengths: list[int]
+    exact: list[float]  # share of dates written exactly
+    characters: list[float]  # share of output characters written right
+    counts: list[int]  # examples of that length
+
+
+def length_accuracy(pair: TrainedPair) -> dict[str, LengthScores]:
+    """{model name: its LengthScores} over the whole validation set, greedy decoding."""
     task: DateTask = pair.task
     target = task.val_y[:, 1:]
     out = {}
     for name, model in zip(MODEL_NAMES, (pair.model, pair.baseline), strict=True):
         ids, _ = greedy_decode(model, task.val_x, task.val_x_len, BOS, EOS, target.shape[1])
-        out[name] = accuracy_by_length(exact_rows(ids, target), task.val_x_len)
+        exact = accuracy_by_length(exact_rows(ids, target), task.val_x_len)
+        chars = accuracy_by_length(row_token_accuracy(ids, target), task.val_x_len)
+        out[name] = LengthScores([n for n, _, _ in exact], [a for _, a, _ in exact],
+                                 [a for _, a, _ in chars], [c for _, _, c in exact])  # fmt: skip
     return out
 
 

@@ -85,7 +85,8 @@ TRY_THIS: list[str] = [
     "after another (a diagonal through “1964”).",
     "Choose the **Reverse** preset and Start: the alignment becomes the anti-diagonal (output "
     "character i looks at input character T−1−i). Open *Accuracy by input length*: without "
-    "attention, exact match falls as the strings grow longer; with attention it stays high.",
+    "attention, the share of characters written right falls as the strings grow longer (about "
+    "80 % at 8 characters, under 50 % past 24); with attention it stays near 100 %.",
     "Switch **bidirectional encoder** off and open *Inside the encoder*: “what state t has "
     "read” is one triangle: a one-way state knows nothing of the characters after it. Switch it "
     "on: the backward half reads from the end (the other triangle).",

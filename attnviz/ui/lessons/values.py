@@ -1,0 +1,108 @@
+"""A lesson's parameter values, read from TOML and checked against the page's parameter table.
+
+TOML gives ints, floats, booleans, strings and arrays; `coerce` turns one into the exact value the
+page's widget holds (an int on a float slider becomes a float, 1 on a choice of floats becomes
+that choice, an array of pills a tuple in the choices' order) or says why it cannot. `page_problems`
+checks what one parameter alone cannot: values that depend on each other on the same page.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from attnviz.ui.params.table import CHOICE_WIDGETS, RANGE_WIDGETS, Param
+
+
+class BadValue(ValueError):
+    """A value that the parameter cannot hold (the message says what it can)."""
+
+
+def suggest(name: str, names: list[str] | tuple[str, ...]) -> str:
+    """" (did you mean 'x'?)" for the closest of `names`, or "" when none is close."""
+    close = difflib.get_close_matches(name, list(names), n=2, cutoff=0.6)
+    if not close:
+        return ""
+    return " (did you mean " + " or ".join(repr(c) for c in close) + "?)"
+
+
+def _same_choice(value: Any, choices: tuple) -> Any:
+    """The choice equal to `value` with a compatible type (True is not 1, 1 may be 1.0)."""
+    for choice in choices:
+        if isinstance(value, bool) != isinstance(choice, bool):
+            continue
+        if isinstance(value, str) != isinstance(choice, str):
+            continue
+        if value == choice:
+            return choice
+    raise BadValue(f"choose one of {', '.join(repr(c) for c in choices)}")
+
+
+def _number(param: Param, value: Any) -> int | float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise BadValue(f"a number between {param.low:g} and {param.high:g} is needed")
+    if isinstance(param.default, int):
+        if isinstance(value, float):
+            if not value.is_integer():
+                raise BadValue("a whole number is needed")
+            value = int(value)
+    else:
+        value = float(value)
+    if not param.valid(value):
+        raise BadValue(f"{value!r} is outside {param.low:g} … {param.high:g}")
+    return value
+
+
+def coerce(param: Param, value: Any) -> Any:
+    """The widget's own value for a TOML value, or BadValue saying what is allowed."""
+    if param.widget in CHOICE_WIDGETS:
+        return _same_choice(value, param.choices)
+    if param.widget == "pills":
+        if not isinstance(value, list | tuple):
+            raise BadValue("an array of choices is needed, e.g. [0, 1]")
+        picked = [_same_choice(v, param.choices) for v in value]
+        if len(set(picked)) != len(picked):
+            raise BadValue("a choice is repeated")
+        return tuple(c for c in param.choices if c in picked)
+    if param.widget == "toggle":
+        if not isinstance(value, bool):
+            raise BadValue("true or false is needed")
+        return value
+    if param.widget in RANGE_WIDGETS:
+        return _number(param, value)
+    if not isinstance(value, str):
+        raise BadValue("a string is needed")
+    return value
+
+
+def _word_count(state: dict[str, Any]) -> int | None:
+    """How many tokens the text page's tokenizer makes of its text (None for BPE: not checked)."""
+    if state["ta_tok"] == "bpe":
+        return None
+    from attnviz.core.tokenizers import tokenize
+
+    return len(tokenize(state["ta_text"], state["ta_tok"]).tokens)
+
+
+def _text_problems(state: dict[str, Any]) -> list[tuple[str, str]]:
+    from attnviz.topics.text.attention import valid_heads
+
+    problems = []
+    heads = state["ta_heads"]
+    if heads not in valid_heads(state["ta_d"]):
+        problems.append(("ta_heads", f"{heads} heads do not divide d_model = {state['ta_d']}"))
+    if state["ta_head"] >= heads:
+        problems.append(("ta_head", f"head {state['ta_head']} does not exist with {heads} heads"))
+    count = _word_count(state)
+    if count is not None and state["ta_query"] >= count:
+        problems.append(("ta_query", f"query token {state['ta_query']} of {count} tokens"))
+    return problems
+
+
+def page_problems(page: str, state: dict[str, Any]) -> list[tuple[str, str]]:
+    """(parameter key, reason) for each value that does not fit the others on its page."""
+    if page == "self-attention" and state["sa_i"] >= state["sa_m"]:
+        return [("sa_i", f"query patch {state['sa_i']} of m = {state['sa_m']} patches")]
+    if page == "text":
+        return _text_problems(state)
+    return []

@@ -1,0 +1,147 @@
+"""Lessons (attnviz.ui.lessons): the bundled files load and every step is a real, valid state of its
+page that survives the URL; step_toml round-trips; a malformed file names its bad line."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from attnviz.ui.lessons.loader import LESSONS_DIR, bundled_lessons, load_lesson, parse_lesson
+from attnviz.ui.lessons.model import COMPUTED, HOME, LessonError, Step, tables
+from attnviz.ui.lessons.values import page_problems
+from attnviz.ui.lessons.writer import step_toml
+from attnviz.ui.navigation import all_pages
+from attnviz.ui.params.table import CHOICE_WIDGETS, RANGE_WIDGETS, Param
+
+LESSONS = bundled_lessons()
+STEPS = [(slug, i, step) for slug, lesson in LESSONS.items() for i, step in enumerate(lesson.steps)]
+STEP_IDS = [f"{slug}-{i + 1}" for slug, i, _ in STEPS]
+EXPECTED = {  # slug -> (seeds, the pages it may use)
+    "01_select_to_self_attention": (("004", "001"), {"soft-select", "self-attention"}),
+    "02_attention_as_a_kernel": (("000",), {"kernel-smoother"}),
+    "03_tokens_positions_masks_heads": (("003",), {"text"}),
+    "04_training_a_transformer": (("002", "003"), {"train-transformer"}),
+    "05_inside_a_real_model": (("003",), {"pretrained"}),
+}
+HEADER = 'title = "T"\nsummary = "S"\nseeds = ["004"]\n\n'
+
+
+def test_the_five_lessons_ship_in_file_name_order():
+    assert list(LESSONS) == list(EXPECTED)
+    assert {p.stem for p in LESSONS_DIR.glob("*.toml")} == set(EXPECTED)
+
+
+@pytest.mark.parametrize("slug", list(EXPECTED))
+def test_a_bundled_lesson_follows_its_seeds_on_its_pages(slug):
+    lesson = LESSONS[slug]
+    seeds, pages = EXPECTED[slug]
+    assert lesson.slug == slug and lesson.title.strip() and lesson.summary.strip()
+    assert lesson.seeds == seeds
+    assert 8 <= len(lesson.steps) <= 15
+    assert {step.page for step in lesson.steps} <= pages
+    asked = sum(step.question is not None for step in lesson.steps)
+    assert len(lesson.steps) / 5 <= asked <= len(lesson.steps) / 2  # about a third
+    lines = [step.line for step in lesson.steps]
+    assert lines == sorted(lines) and lines[0] > 0 and len(set(lines)) == len(lines)
+
+
+@pytest.mark.parametrize(("slug", "index", "step"), STEPS, ids=STEP_IDS)
+def test_every_step_is_a_valid_state_of_a_real_page(slug, index, step):
+    assert step.page in {p.url for p in all_pages()}
+    table = tables()[step.page]
+    assert step.params, "a step on a page with parameters should set some"
+    for key, value in step.params.items():
+        assert table[key].url and table[key].valid(value), (key, value)
+    state = step.state()
+    assert list(state) == table.keys
+    assert all(table[key].valid(value) for key, value in state.items())
+    assert page_problems(step.page, state) == []
+    sentences = len(re.findall(r"[.!?:](?=\s+[A-Z\"(*]|$)", re.sub(r"\$[^$]*\$", "x", step.narration)))
+    assert 2 <= sentences <= 6, step.narration  # 2–5 sentences (a colon may start one more)
+
+
+@pytest.mark.parametrize(("slug", "index", "step"), STEPS, ids=STEP_IDS)
+def test_a_steps_query_round_trips_through_the_url(slug, index, step):
+    table = tables()[step.page]
+    query = step.query()
+    back = table.defaults()
+    for key, text in query.items():
+        value = table[key].from_url_text(text)
+        assert value is not None, (key, text)
+        assert value != table[key].default  # only values that differ from the default
+        back[key] = value
+    assert back == step.state()
+    assert set(query) == {k for k, v in step.params.items() if v != table[k].default}
+
+
+def test_questions_have_their_answer_among_the_options_or_computed_on_their_page():
+    questions = [(s.page, s.question) for _, _, s in STEPS if s.question is not None]
+    computed = {q.computed for _, q in questions} - {None}
+    assert computed == set(COMPUTED)  # each documented name is used, and only those
+    for page, q in questions:
+        assert q.prompt.strip() and q.explain.strip()
+        if q.computed:
+            assert page in COMPUTED[q.computed] and q.options == ()
+        else:
+            assert len(q.options) >= 2 and q.answer in q.options
+
+
+def same_step(a: Step, b: Step) -> bool:
+    return (a.page, a.title, a.narration, a.params) == (b.page, b.title, b.narration, b.params)
+
+
+@pytest.mark.parametrize(("slug", "index", "step"), STEPS, ids=STEP_IDS)
+def test_step_toml_reads_back_every_bundled_step(slug, index, step):
+    block = step_toml(step.page, step.params, step.title, step.narration)
+    back = parse_lesson(HEADER + block).steps[0]
+    assert same_step(back, step) and back.query() == step.query()
+
+
+def values(param: Param) -> st.SearchStrategy:
+    """Every valid value of a parameter, as the page holds it."""
+    if param.widget in CHOICE_WIDGETS:
+        return st.sampled_from(param.choices)
+    if param.widget == "pills":
+        return st.sets(st.sampled_from(param.choices)).map(
+            lambda s: tuple(c for c in param.choices if c in s)
+        )
+    if param.widget == "toggle":
+        return st.booleans()
+    if param.widget in RANGE_WIDGETS and isinstance(param.default, int):
+        return st.integers(int(param.low), int(param.high))
+    if param.widget in RANGE_WIDGETS:
+        return st.floats(param.low, param.high)
+    return texts
+
+
+texts = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
+words = texts.filter(lambda s: s.strip())
+
+
+@st.composite
+def views(draw):
+    """A page and a random state of it (some of its URL parameters set), as the app holds it."""
+    page = draw(st.sampled_from(sorted(tables())))
+    table = tables()[page]
+    keys = draw(st.sets(st.sampled_from([p.key for p in table.params if p.url])))
+    params = {key: draw(values(table[key])) for key in keys}
+    assume(not page_problems(page, table.defaults() | params))
+    return page, params
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(views(), words, words)
+def test_step_toml_round_trips_any_view(view, title, narration):
+    page, params = view
+    block = step_toml(page, params, title, narration)
+    back = parse_lesson(HEADER + block).steps[0]
+    assert same_step(back, Step(page, title, narration, params))
+
+
+def test_step_toml_leaves_out_what_the_url_does_not_keep():
+    block = step_toml("train-transformer", {"tt_prompt": "hi", "tt_task": "sort"}, "t", "n")
+    assert "tt_prompt" not in block
+    assert parse_lesson(HEADER + block).steps[0].params == {"tt_task": "sort"}
