@@ -78,7 +78,7 @@ PAGES: dict[str, list[PageEntry]] = {
             "A tiny ViT beside a CNN on digits and shapes: where each head looks, live.",
         ),
         PageEntry(
-            "pages/captioning.py",
+            "pages/image_captioning.py",
             "Captioning: words that look at the image",
             "captioning",
             ":material/image_search:",

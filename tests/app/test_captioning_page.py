@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from attnviz.ui.params.captioning import MEAN
 from tests.support.apptest import figures, no_exception, open_page, plotly_array, train_until_done
 
-PAGE = "pages/captioning.py"
+PAGE = "pages/image_captioning.py"
 
 
 @pytest.fixture
