@@ -16,7 +16,7 @@ pytestmark = pytest.mark.browser
 UPLOAD = "[data-testid='stFileUploaderDropzoneInput']"
 
 
-def chart(page, title_part: str):
+def chart(page, title_part: str):  # -> a Playwright Locator
     return page.locator(".js-plotly-plot", has_text=title_part).last
 
 

@@ -10,10 +10,16 @@ import torch
 
 from attnviz.figures.captioning import share_figure
 from attnviz.topics.captioning.inference import held_out_words, object_attention_share
-from attnviz.topics.captioning.task import HELD_OUT, PRESETS, CaptionJobSpec, restore
+from attnviz.topics.captioning.task import (
+    HELD_OUT,
+    PRESETS,
+    CaptionJobSpec,
+    TrainedCaptioner,
+    restore,
+)
 from attnviz.training.trainer import Trainer
 from attnviz.ui.params.captioning import RANDOM, TABLE
-from tests.support.apptest import no_exception, open_page
+from tests.support.apptest import figures, no_exception, open_page
 
 GRU = "One shape, GRU + additive attention"
 TRANSFORMER = "Two shapes, transformer decoder"
@@ -29,7 +35,7 @@ def train(preset: str) -> Trainer:
     return trainer
 
 
-def trained_at(trainer: Trainer, preset: str, index: int):
+def trained_at(trainer: Trainer, preset: str, index: int) -> TrainedCaptioner:
     task, model, _ = PRESETS[preset]
     return restore(CaptionJobSpec(task, model), trainer.snapshots[index][1])
 
@@ -97,9 +103,7 @@ def says_and_truth(at) -> tuple[str, str]:
 
 
 def words_image(at) -> str:
-    from tests.support.apptest import figures
-
-    fig = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("Where each"))
+    fig = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("Where words"))
     return fig["data"][0]["source"]
 
 
