@@ -67,7 +67,9 @@ def _side(columns: int) -> int:
 def heads_figure(
     image: np.ndarray, words: Sequence[str], maps: np.ndarray, title: str
 ) -> go.Figure:
-    """Every layer and head (rows) for every word (columns): maps (T, L, H, g, g)."""
+    """Every layer and head (rows) for every word (columns): maps (T, L, H, g, g). Columns are
+    headed by the word's number only (eleven words never fit side by side in a lecture font);
+    hovering a map gives its word, layer and head."""
     t, layers, heads = maps.shape[:3]
     names = word_names(words)
     panels = [
@@ -77,7 +79,8 @@ def heads_figure(
         for w in range(t)
     ]
     rows = [f"L{a} H{b}" for a in range(layers) for b in range(heads)]
-    return floored(panels_figure(panels, t, title, side_px=90, headers=(names, rows)))
+    numbers = [str(i + 1) for i in range(t)]
+    return floored(panels_figure(panels, t, title, side_px=90, headers=(numbers, rows)))
 
 
 def cross_attention_figure(

@@ -17,6 +17,7 @@ from attnviz.figures.captioning import (
     heads_figure,
     said_figure,
     share_figure,
+    word_names,
     words_figure,
 )
 from attnviz.figures.vision import Panel, panels_figure
@@ -175,6 +176,7 @@ def heads_section(look: CaptionLook, shown: Shown) -> None:
         figure = heads_figure(shown.image, look.words, look.grid_maps,
                               "Each layer and head (rows) for each word (columns)")  # fmt: skip
         show(figure, "cp_heads", key="cp_heads_chart")
+        st.caption("Columns: " + " · ".join(word_names(look.words)))
 
 
 def share_section(trained: TrainedCaptioner, step: int | None) -> None:
@@ -230,7 +232,7 @@ def _held_examples(trained: TrainedCaptioner, n: int = 6) -> None:
     task = trained.task
     held = task.val_held_out.nonzero()[:, 0][:n].tolist()
     panels = [Panel(task.val_images[i].numpy(), f"#{i}") for i in held]
-    show(panels_figure(panels, 3, "Held-out scenes: what the model says", 120),
+    show(panels_figure(panels, 3, "Held-out scenes", 120),
          "cp_held_examples", key="cp_held_examples_chart")  # fmt: skip
     lines = []
     for i in held:

@@ -127,7 +127,7 @@ def test_a_short_run_trains_the_captioner_and_the_experiments_open(page):
         metrics["spread evenly"].rstrip("%")
     ), "after 100 steps the words look at their shape more than evenly"
     assert figure(at, "What it says for a blue triangle")["data"][0]["orientation"] == "h"
-    examples = figure(at, "Held-out scenes: what the model says")
+    examples = figure(at, "Held-out scenes")
     assert len(examples["layout"]["annotations"]) == 6
     listed = [m.value for m in at.markdown if m.value.startswith("- **#")]
     assert len(listed) == 1 and listed[0].count("\n- **#") == 5, "what each of the 6 says"
@@ -152,3 +152,4 @@ def test_the_transformer_grid_shows_every_layer_and_head_for_every_word(page):
     assert len(overlays) == words * 4, "1 layer × 4 heads per word"
     rows = [a["text"] for a in grid["layout"]["annotations"]][words:]
     assert rows == ["L0 H0", "L0 H1", "L0 H2", "L0 H3"]
+    assert any(c.value.startswith("Columns: 1 ") for c in at.caption), "the words, numbered"

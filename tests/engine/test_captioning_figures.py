@@ -60,7 +60,8 @@ def test_heads_figure_has_a_row_per_layer_and_head_and_a_column_per_word():
     fig = heads_figure(IMAGE, WORDS, maps, "Each layer and head")
     assert len(overlays(fig)) == len(WORDS) * 4
     shown = names(fig)
-    assert shown[: len(WORDS)] == word_names(WORDS)
+    assert shown[: len(WORDS)] == ["1", "2", "3", "4", "5"], "columns: the words' numbers"
+    assert "3 red: layer 1, head 0" in overlays(fig)[len(WORDS) * 2 + 2].hovertemplate
     assert shown[len(WORDS) :] == ["L0 H0", "L0 H1", "L1 H0", "L1 H1"]
 
 
