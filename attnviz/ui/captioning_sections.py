@@ -224,18 +224,25 @@ def held_out_section(trained: TrainedCaptioner) -> None:
             show(said_figure(found.said, "What it says for a blue triangle"), "cp_said",
                  key="cp_said_chart")  # fmt: skip
         with right:
-            _held_examples(trained)
+            held = _held_examples(trained)
+        st.markdown(_said_list(trained, held))
 
 
-def _held_examples(trained: TrainedCaptioner, n: int = 6) -> None:
-    """The first held-out validation scenes, numbered, and what the model says for each."""
+def _held_examples(trained: TrainedCaptioner, n: int = 6) -> list[int]:
+    """The first `n` held-out validation scenes, numbered; returns their indices."""
     task = trained.task
     held = task.val_held_out.nonzero()[:, 0][:n].tolist()
     panels = [Panel(task.val_images[i].numpy(), f"#{i}") for i in held]
-    show(panels_figure(panels, 3, "Held-out scenes", 120),
-         "cp_held_examples", key="cp_held_examples_chart")  # fmt: skip
-    lines = []
+    show(panels_figure(panels, 3, "Held-out scenes", 120), "cp_held_examples",
+         key="cp_held_examples_chart")  # fmt: skip
+    return held
+
+
+def _said_list(trained: TrainedCaptioner, held: list[int]) -> str:
+    """What the model says for each of the scenes, beside the true caption (a Markdown list of
+    grammar words only)."""
+    task, lines = trained.task, []
     for i in held:
         says = caption_image(trained.model, task.val_images[i]).caption or "(nothing)"
         lines.append(f"- **#{i}** says “{says}”; true: “{task.val_captions[i]}”")
-    st.markdown("\n".join(lines))
+    return "\n".join(lines)
