@@ -84,6 +84,13 @@ PAGES: dict[str, list[PageEntry]] = {
             ":material/grid_view:",
             "A tiny ViT beside a CNN on digits and shapes: where each head looks, live.",
         ),
+        PageEntry(
+            "pages/image_captioning.py",
+            "Captioning: words that look at the image",
+            "captioning",
+            ":material/image_search:",
+            "A captioner writes what it sees; each word's attention is drawn on the image, live.",
+        ),
     ],
     "Real models": [
         PageEntry(

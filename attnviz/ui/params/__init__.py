@@ -16,6 +16,7 @@ TABLE_MODULES = {
     "pretrained": "attnviz.ui.params.pretrained",
     "recurrent": "attnviz.ui.params.recurrent",
     "vision-patches": "attnviz.ui.params.vision",
+    "captioning": "attnviz.ui.params.captioning",
 }
 
 
