@@ -4,32 +4,21 @@ experiments open after it, and hold-out switched off says so instead of measurin
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-
 import numpy as np
-import pytest
-from streamlit.testing.v1 import AppTest
 
 from attnviz.ui.params.captioning import MEAN
-from tests.support.apptest import figures, no_exception, open_page, plotly_array, train_until_done
+from tests.support.apptest import (
+    figures,
+    no_exception,
+    plotly_array,
+    train_until_done,
+    training_page_fixture,
+)
 
 PAGE = "pages/image_captioning.py"
 
 
-@pytest.fixture
-def page() -> Iterator[Callable[..., AppTest]]:
-    """Opens the page; every job a test started is reset (stopped) in teardown."""
-    opened: list[AppTest] = []
-
-    def open_(query: dict | None = None) -> AppTest:
-        opened.append(open_page(PAGE, query))
-        return opened[-1]
-
-    yield open_
-    for at in opened:
-        reset = at.button(key="cp_reset")
-        if not reset.disabled:
-            reset.click().run()
+page = training_page_fixture(PAGE, "cp")  # opens the page; Reset in teardown
 
 
 def titled(at, start: str) -> list[dict]:

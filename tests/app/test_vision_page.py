@@ -3,30 +3,18 @@ side by side, the timeline, the sections after a run, and bad input (a wrong mod
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-
-import pytest
-from streamlit.testing.v1 import AppTest
-
-from tests.support.apptest import figures, no_exception, open_page, plotly_array, train_until_done
+from tests.support.apptest import (
+    figures,
+    no_exception,
+    plotly_array,
+    train_until_done,
+    training_page_fixture,
+)
 
 PAGE = "pages/vision.py"
 
 
-@pytest.fixture
-def page() -> Iterator[Callable[..., AppTest]]:
-    """Opens the page; every job a test started is reset (stopped) in teardown."""
-    opened: list[AppTest] = []
-
-    def open_(query: dict | None = None) -> AppTest:
-        opened.append(open_page(PAGE, query))
-        return opened[-1]
-
-    yield open_
-    for at in opened:
-        reset = at.button(key="vi_reset")
-        if not reset.disabled:
-            reset.click().run()
+page = training_page_fixture(PAGE, "vi")  # opens the page; Reset in teardown
 
 
 def figure(at, title_start: str) -> dict:

@@ -124,3 +124,26 @@ def train_until_done(at, timeout: float = 90) -> None:
         at.run()
         no_exception(at)
     assert "done" in run_status(at), run_status(at)
+
+
+def training_page_fixture(path: str, prefix: str):
+    """A pytest fixture for a training page's tests: it gives `open_(query=None)`, which opens
+    `path` (as open_page), and in teardown presses Reset (`<prefix>_reset`) on every page it
+    opened, so no test leaves a job running."""
+    import pytest
+
+    @pytest.fixture
+    def page():
+        opened: list[AppTest] = []
+
+        def open_(query: dict | None = None) -> AppTest:
+            opened.append(open_page(path, query))
+            return opened[-1]
+
+        yield open_
+        for at in opened:
+            reset = at.button(key=f"{prefix}_reset")
+            if not reset.disabled:
+                reset.click().run()
+
+    return page
