@@ -19,6 +19,7 @@ from pathlib import Path
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from attnviz.ui.lesson_answers import FACTS
 from attnviz.ui.lessons.loader import load_lesson
 from attnviz.ui.lessons.model import Lesson, Step
 from attnviz.ui.navigation import all_pages
@@ -31,8 +32,9 @@ STYLE = (
 )
 
 
-def step_figures(step: Step, timeout: float = 120) -> list[dict]:
-    """The Plotly figures (as dicts) the step's page draws with the step's settings."""
+def step_run(step: Step, timeout: float = 120) -> tuple[list[dict], dict[str, str]]:
+    """The Plotly figures (as dicts) the step's page draws with the step's settings, and the
+    answers it published ({"top_key": "cherry"}: what a computed question's answer is)."""
     from streamlit.testing.v1 import AppTest
 
     path = next(entry.path for entry in all_pages() if entry.url == step.page)
@@ -40,7 +42,10 @@ def step_figures(step: Step, timeout: float = 120) -> list[dict]:
     at.switch_page(path)
     at.query_params.update(step.query())
     at.run()
-    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+    published = FACTS in at.session_state  # AppTest's state has no .get
+    facts = at.session_state[FACTS] if published else {}  # noqa: SIM401
+    answers = {name: answer for name, (answer, _) in facts.items()}
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")], answers
 
 
 def _paragraphs(text: str) -> str:
@@ -48,15 +53,17 @@ def _paragraphs(text: str) -> str:
     return "".join(f"<p>{html.escape(b)}</p>" for b in blocks)
 
 
-def _step_html(number: int, step: Step, figure: dict | None, first_figure: bool) -> str:
+def _step_html(
+    number: int, step: Step, figure: dict | None, first_figure: bool, answers: dict[str, str]
+) -> str:
     parts = [f"<section><h2>{number}. {html.escape(step.title)}</h2>", _paragraphs(step.narration)]
     if step.point_at:
         parts.append(f'<p class="point">Look at: {html.escape(step.point_at)}</p>')
     if step.question is not None:
         q = step.question
-        answer = "see the figure" if q.computed else q.answer
+        answer = answers.get(q.computed, "see the figure") if q.computed else q.answer
         parts.append(f'<div class="question"><b>Predict:</b> {html.escape(q.prompt)}<br>'
-                     f"<b>Answer:</b> {html.escape(answer)} {html.escape(q.explain)}</div>")  # fmt: skip
+                     f"<b>Answer:</b> {html.escape(answer)}<br>{html.escape(q.explain)}</div>")  # fmt: skip
     if figure is not None:
         parts.append(pio.to_html(go.Figure(figure), full_html=False,
                                  include_plotlyjs=first_figure, config={"displaylogo": False}))  # fmt: skip
@@ -64,13 +71,16 @@ def _step_html(number: int, step: Step, figure: dict | None, first_figure: bool)
     return "".join(parts)
 
 
-def handout_html(lesson: Lesson, figures: list[dict | None]) -> str:
-    """The whole handout; `figures[i]` is step i+1's main figure (None: the step has none)."""
+def handout_html(
+    lesson: Lesson, figures: list[dict | None], answers: list[dict[str, str]] | None = None
+) -> str:
+    """The whole handout; `figures[i]` is step i+1's main figure (None: the step has none),
+    `answers[i]` the answers its page published."""
     body, embedded = [], False
+    answers = answers or [{} for _ in lesson.steps]
     for number, (step, figure) in enumerate(zip(lesson.steps, figures, strict=True), 1):
-        body.append(
-            _step_html(number, step, figure, first_figure=figure is not None and not embedded)
-        )
+        first = figure is not None and not embedded
+        body.append(_step_html(number, step, figure, first, answers[number - 1]))
         embedded = embedded or figure is not None
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(lesson.title)}"
@@ -81,8 +91,11 @@ def handout_html(lesson: Lesson, figures: list[dict | None]) -> str:
 
 def write_handout(lesson: Lesson, out: Path) -> int:
     """Run every step's page, write the handout; returns the number of figures in it."""
-    figures = [next(iter(step_figures(step)), None) for step in lesson.steps]
-    out.write_text(handout_html(lesson, figures), encoding="utf-8")
+    runs = [step_run(step) for step in lesson.steps]
+    figures = [next(iter(figs), None) for figs, _ in runs]
+    out.write_text(
+        handout_html(lesson, figures, [answers for _, answers in runs]), encoding="utf-8"
+    )
     return sum(f is not None for f in figures)
 
 

@@ -3,6 +3,8 @@ the step's settings), its narration escaped, and its answers written out."""
 
 from __future__ import annotations
 
+import re
+
 from attnviz.ui.lesson_handout import write_handout
 from attnviz.ui.lessons.loader import parse_lesson
 
@@ -29,6 +31,10 @@ title = "Three patches"
 narration = '''Every matrix with its shape.'''
 [steps.params]
 sa_m = 3
+[steps.question]
+prompt = "Which patch will query 0 weigh most?"
+options = []
+answer = "computed:top_key"
 """
 
 
@@ -40,5 +46,6 @@ def test_the_handout_has_one_figure_per_step_and_escapes_the_narration(tmp_path)
     assert text.count('class="plotly-graph-div"') == 2, "one figure per step"
     assert text.count("<section>") == 2
     assert "<script>alert(1)</script>" not in text and "&lt;script&gt;alert(1)" in text
-    assert "<b>Answer:</b> one" in text
+    assert "<b>Answer:</b> one<br>" in text
+    assert re.search(r"<b>Answer:</b> patch [0-2]<br>", text), "computed from the page's weights"
     assert text.count("* plotly.js v") == 1, "plotly.js embedded once: the file works offline"
