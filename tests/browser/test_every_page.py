@@ -33,6 +33,7 @@ def nudge_first_widget(page) -> str:
     if select.count():
         select.first.click()
         options = page.locator("[role='option']")
+        options.first.wait_for(timeout=15_000)  # the list opens after the click: count it then
         options.nth(min(1, options.count() - 1)).click()
         wait_idle(page)
         return "selectbox"
