@@ -12,9 +12,10 @@ st.markdown(
     "and folds the sidebar away; High contrast darkens text, borders and colour scales."
 )
 for section, entries in PAGES.items():
-    if section == "Start":
+    entries = [page for page in entries if page.url != "home"]
+    if not entries:
         continue
-    st.subheader(section)
+    st.subheader("Lessons for a lecture" if section == "Start" else section)
     for page in entries:
         st.page_link(page.path, label=page.title, icon=page.icon)
         st.caption(page.blurb)
