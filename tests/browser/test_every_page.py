@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.support.browser import assert_no_exception, open_app_page, wait_idle
 from tests.support.pages import app_pages
@@ -31,9 +32,16 @@ def nudge_first_widget(page) -> str:
         return "slider"
     select = main.locator("[data-testid='stSelectbox']")
     if select.count():
-        select.first.click()
         options = page.locator("[role='option']")
-        options.first.wait_for(timeout=15_000)  # the list opens after the click: count it then
+        for _ in range(3):  # a click while the page still lays out may miss: open it again
+            select.first.scroll_into_view_if_needed()
+            wait_idle(page)
+            select.first.click()
+            try:
+                options.first.wait_for(timeout=10_000)  # the list opens: count it then
+                break
+            except PlaywrightTimeout:
+                continue
         options.nth(min(1, options.count() - 1)).click()
         wait_idle(page)
         return "selectbox"
