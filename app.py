@@ -1,12 +1,13 @@
 """AttnViz entry point: page settings, navigation over the page table (attnviz.ui.navigation.PAGES,
 the one list of pages), a lesson's step (presenter mode: attnviz.ui.lesson_player), the shared
-sidebar, then the page."""
+sidebar, then the page; after the first page, the server warms up in the background."""
 
 import streamlit as st
 
 from attnviz.ui.lesson_export import this_view_as_a_step
 from attnviz.ui.navigation import PAGES
 from attnviz.ui.sidebar import FAVICON, adopt_aliases, draw_sidebar, lecture_requested
+from attnviz.ui.warm_up import warm_up_server
 
 adopt_aliases()
 st.set_page_config(
@@ -38,3 +39,4 @@ this_view_as_a_step(page_url)
 navigation.run()
 if presenting:
     ask(question, page_url)  # after the page: its answer comes from what the page just drew
+warm_up_server()  # once per server, after the first page is drawn: the pretrained model loads

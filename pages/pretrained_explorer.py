@@ -18,7 +18,7 @@ from attnviz.topics.pretrained.analysis import (
     top_token,
     visible_part,
 )
-from attnviz.topics.pretrained.model import MAX_TOKENS, load
+from attnviz.topics.pretrained.model import MAX_TOKENS, bundled_model, load
 from attnviz.ui import downloads, layout
 from attnviz.ui.figures import show
 from attnviz.ui.head_view import head_view
@@ -32,7 +32,7 @@ SPECIALS = {"[CLS]", "[SEP]", "<s>", "</s>", "[PAD]"}
 
 @st.cache_resource(show_spinner="Loading the model (once per server)…", max_entries=3)
 def shared_model(name: str):
-    return load(name or None)
+    return load(name) if name else bundled_model()  # the bundled one is warmed at server start
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

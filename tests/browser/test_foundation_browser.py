@@ -53,3 +53,18 @@ def test_no_button_label_is_cut_and_the_main_figure_is_in_the_first_screen(small
     assert box is not None and box["y"] < 720, f"the first figure starts at y = {box}"
     first_widget = small.locator("[data-testid='stMain'] [data-testid='stSlider']").first
     assert first_widget.bounding_box()["y"] < 720
+
+
+def test_clicking_the_key_plane_moves_the_query(page, app_url):
+    """The plane's click targets are a WebGL trace (an SVG one cost 0.3 s of every redraw): a
+    click on the upper right of the plane still moves the query there, sliders and URL too."""
+    open_app_page(page, app_url, "soft-select", "?ss_q1=-1&ss_q2=-1")
+    area = page.locator(".js-plotly-plot .nsewdrag").first.bounding_box()
+    page.mouse.click(area["x"] + area["width"] * 0.75, area["y"] + area["height"] * 0.25)
+    page.wait_for_function("() => !location.search.includes('ss_q1=-1')", timeout=20_000)
+    wait_idle(page)
+    sliders = page.locator("[data-testid='stMain'] [data-testid='stSlider'] input[type='range']")
+    q1, q2 = (float(sliders.nth(i).get_attribute("value")) for i in range(2))
+    assert q1 > 0.5 and q2 > 0.5, (q1, q2)
+    assert f"ss_q1={q1:g}" in page.evaluate("location.search")
+    assert_no_exception(page, "soft-select-plane-click")

@@ -12,6 +12,7 @@ makes one model object safe to share between sessions.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from dataclasses import dataclass
@@ -204,3 +205,34 @@ def load(name_or_path: str | None = None) -> PretrainedModel:
             "c_attn)"
         )
     return wrapped
+
+
+_BUNDLED_LOCK = threading.Lock()
+_bundled: list[PretrainedModel] = []  # the one bundled model of this process, once loaded
+
+
+def bundled_model() -> PretrainedModel:
+    """The bundled MiniLM, loaded once per process (thread-safe) and shared read-only: the
+    server warms it in the background at start (`warm_in_background`), so the first visitor of
+    the pretrained page waits for nothing."""
+    with _BUNDLED_LOCK:
+        if not _bundled:
+            _bundled.append(load(None))
+        return _bundled[0]
+
+
+def bundled_model_ready() -> bool:
+    return bool(_bundled)
+
+
+def warm_in_background(text: str = "The cat sat on the mat.") -> threading.Thread:
+    """Load the bundled model (and run it once, so torch's first-call costs are paid) in a
+    daemon thread; returns the thread. A failure is left for the page to report."""
+
+    def warm() -> None:
+        with contextlib.suppress(Exception):  # the page loads it again and shows the reason
+            bundled_model().attend(text)
+
+    thread = threading.Thread(target=warm, name="attnviz-warm-pretrained", daemon=True)
+    thread.start()
+    return thread

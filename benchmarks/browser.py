@@ -1,0 +1,215 @@
+"""What a person waits for, measured in Chromium against a real `streamlit run` server.
+
+For every page in the navigation (or `--page URL ...`): open it, then move its first slider in
+the main area (arrow keys on the thumb; a page without one: its first select box) `--moves`
+times and time each move from the input event to the page being idle again, split into
+
+    send    input event → the browser sends the rerun request on the websocket
+    server  that request → the last message of the rerun arrives (the server's rerun + transfer)
+    render  that message → the last DOM change or long task (the browser drawing the result)
+
+(medians). It also prints the bytes the server sent per move, the server's CPU ms per move (read
+from /proc, the server process only), the cold start (process start → health check → home page
+interactive) and each page's first visit (navigation → idle).
+
+    python -m benchmarks.browser [--moves 10] [--page soft-select text]
+
+The timestamps come from the page itself (performance.now(), recorded by an init script that
+wraps WebSocket and watches the DOM), so Playwright's own round trips do not count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import sync_playwright
+
+from attnviz.ui.navigation import all_pages
+from tests.support.browser import IDLE, launch_args, page_url
+from tests.support.server import AppServer, start, stop, wait_healthy
+
+CALM_MS = 400  # the page counts as idle once nothing changed for this long
+PROBE = """
+(() => {
+  const av = window.__av = {sent: [], recv: [], bytes: 0, mut: 0, longEnd: 0, input: 0};
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (e) => {
+        av.recv.push(performance.now());
+        av.bytes += e.data.byteLength || e.data.size || e.data.length || 0;
+      });
+    }
+    send(data) { av.sent.push(performance.now()); return super.send(data); }
+  };
+  new MutationObserver(() => { av.mut = performance.now(); })
+    .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) av.longEnd = Math.max(av.longEnd, e.startTime + e.duration);
+    }).observe({type: 'longtask', buffered: true});
+  } catch (e) {}
+  for (const kind of ['keydown', 'pointerdown', 'input']) {
+    addEventListener(kind, (e) => { if (!av.input) av.input = e.timeStamp; }, true);
+  }
+})();
+"""
+RESET = "() => { const a = window.__av; a.sent = []; a.recv = []; a.bytes = 0; a.input = 0; }"
+READ = "() => ({...window.__av, now: performance.now()})"
+
+
+@dataclass
+class Move:
+    send: float
+    server: float
+    render: float
+    total: float
+    bytes: int
+    cpu_ms: float
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of one process, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / 100  # utime, stime in clock ticks (100 Hz)
+
+
+def wait_calm(page, timeout: float = 60) -> dict:
+    """Wait until the script is not running and nothing changed for CALM_MS; the probe's record."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        page.wait_for_timeout(100)
+        rec = page.evaluate(READ)
+        last = max(rec["mut"], rec["longEnd"], *(rec["recv"] or [0]))
+        if page.locator(IDLE).count() and rec["now"] - last > CALM_MS:
+            return rec
+    raise TimeoutError("the page kept changing")
+
+
+SLIDER = "[data-testid='stMain'] [data-testid='stSlider'] input[type='range']:not([disabled])"
+
+
+def main_widget(page):
+    """The first slider in the main area, else its first select box; None without one."""
+    sliders = page.locator(SLIDER)
+    with contextlib.suppress(PlaywrightTimeout):  # the page has no slider
+        sliders.first.wait_for(state="attached", timeout=5000)
+    if sliders.count():
+        return "slider", sliders.first
+    boxes = page.locator("[data-testid='stMain'] [data-testid='stSelectbox'] input")
+    return ("selectbox", boxes.first) if boxes.count() else (None, None)
+
+
+def move_once(page, kind: str, widget, forward: bool) -> None:
+    if kind == "slider":
+        widget.focus()
+        page.keyboard.press("ArrowRight" if forward else "ArrowLeft")
+    else:
+        widget.click()
+        page.keyboard.press("ArrowDown" if forward else "ArrowUp")
+        page.keyboard.press("Enter")
+
+
+def time_moves(page, pid: int, moves: int) -> tuple[str, list[Move]]:
+    kind, widget = main_widget(page)
+    if kind is None:
+        return "-", []
+    out = []
+    at_end = kind == "slider" and widget.get_attribute("value") == widget.get_attribute("max")
+    for i in range(moves):
+        page.evaluate(RESET)
+        cpu = cpu_seconds(pid)
+        move_once(page, kind, widget, forward=(i % 2 == 0) != at_end)
+        rec = wait_calm(page)
+        if not rec["sent"] or not rec["input"]:
+            continue  # the move changed nothing (a slider at its end): not a rerun
+        sent, last = rec["sent"][0], max(rec["recv"] or [rec["sent"][0]])
+        idle = max(last, rec["mut"], rec["longEnd"])
+        out.append(
+            Move(
+                sent - rec["input"],
+                last - sent,
+                idle - last,
+                idle - rec["input"],
+                rec["bytes"],
+                (cpu_seconds(pid) - cpu) * 1000,
+            )
+        )
+    return kind, out
+
+
+def cold_start(browser) -> tuple[AppServer, float, float, float]:
+    """The server, and seconds from its start to healthy, to the home page interactive, and of
+    the home page's first visit."""
+    t0 = time.perf_counter()
+    server = start()
+    healthy = time.perf_counter() - t0
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.add_init_script(PROBE)
+    t1 = time.perf_counter()
+    page.goto(server.url)
+    page.wait_for_selector(IDLE, timeout=90_000)
+    wait_calm(page, timeout=90)
+    home = time.perf_counter() - t0 - CALM_MS / 1000
+    page.close()
+    return server, healthy, home, time.perf_counter() - t1
+
+
+def first_visit(browser, url: str, path: str) -> tuple[float, object]:
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.add_init_script(PROBE)
+    t0 = time.perf_counter()
+    page.goto(f"{url}/{page_url(path)}")
+    page.wait_for_selector("[data-testid='stMain']", timeout=90_000)
+    wait_calm(page, timeout=120)
+    return time.perf_counter() - t0 - CALM_MS / 1000, page
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def report(path: str, first: float, kind: str, moves: list[Move]) -> None:
+    m = {f: median([getattr(x, f) for x in moves]) for f in Move.__dataclass_fields__}
+    print(
+        f"{path:<18} {first:7.2f} {kind:>9} {len(moves):3d} {m['total']:7.0f} {m['send']:6.0f} "
+        f"{m['server']:7.0f} {m['render']:7.0f} {m['bytes'] / 1000:8.1f} {m['cpu_ms']:7.0f}",
+        flush=True,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--moves", type=int, default=10)
+    parser.add_argument("--page", nargs="*", help="url paths (default: every page)")
+    args = parser.parse_args()
+    paths = args.page or [p.url for p in all_pages()]
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(**launch_args())
+        server, healthy, home, home_visit = cold_start(browser)
+        try:
+            wait_healthy(server)
+            print(f"cold start: healthy after {healthy:.2f} s, home interactive after {home:.2f} s")
+            print(
+                f"{'page':<18} {'first s':>7} {'widget':>9} {'n':>3} {'idle ms':>7} {'send':>6} "
+                f"{'server':>7} {'render':>7} {'kB/move':>8} {'cpu ms':>7}"
+            )
+            for path in paths:
+                first, page = first_visit(browser, server.url, path)
+                kind, moves = time_moves(page, server.pid, args.moves)
+                report(path, first, kind, moves)
+                page.close()
+        finally:
+            stop(server)
+            browser.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+"""What a server pays before its first page: the home page and the shared sidebar must not import
+torch (1–2 s), the device list is read without it on a CPU-only build, and the bundled
+pretrained model is loaded once per process, in the background."""
+
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from attnviz.training import devices
+from tests.support.pages import ROOT
+
+
+def test_the_first_page_imports_no_torch():
+    code = (
+        "import sys\n"
+        "import attnviz.ui.navigation, attnviz.ui.sidebar, attnviz.ui.lesson_export\n"
+        "import attnviz.ui.warm_up\n"
+        "from attnviz.training.devices import available_devices\n"
+        "print(available_devices())\n"
+        "print('torch' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    listed, torch_loaded = done.stdout.split("\n")[:2]
+    assert torch_loaded == str(devices._build_has_gpu_support())  # imported only for a GPU build
+    assert listed.startswith("['cpu'")
+
+
+def test_the_build_check_agrees_with_torch():
+    built_for_gpu = torch.version.cuda is not None or getattr(torch.version, "hip", None)
+    assert devices._build_has_gpu_support() == bool(built_for_gpu)
+
+
+def test_the_device_list_agrees_with_torch():
+    expected = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    mps = getattr(torch.backends, "mps", None)
+    expected += ["mps"] if mps is not None and mps.is_available() else []
+    devices.available_devices.cache_clear()
+    assert devices.available_devices() == expected
+    assert devices.resolve_device("cuda") == ("cuda" if "cuda" in expected else "cpu")
+
+
+@pytest.mark.slow
+def test_the_bundled_model_is_warmed_once_in_the_background():
+    from attnviz.topics.pretrained import model
+
+    thread = model.warm_in_background("Warm up, please.")
+    thread.join(timeout=120)
+    assert not thread.is_alive()
+    assert model.bundled_model_ready()
+    first = model.bundled_model()
+    assert model.bundled_model() is first  # loaded once, shared
+    assert first.attend("a b").attentions.shape[:2] == (6, 12)  # MiniLM: 6 layers × 12 heads
