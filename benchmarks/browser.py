@@ -1,8 +1,8 @@
 """What a person waits for, measured in Chromium against a real `streamlit run` server.
 
-For every page in the navigation (or `--page URL ...`): open it, then move its first slider in
-the main area (arrow keys on the thumb; a page without one: its first select box) `--moves`
-times and time each move from the input event to the page being idle again, split into
+For every page in the navigation (or `--page URL ...`): open it, then move its main widget
+(MAIN_WIDGETS: the one a person moves again and again; a slider by arrow keys on its thumb, a
+select box by keyboard) `--moves` times and time each move from the input event to the page being idle again, split into
 
     send    input event → the browser sends the rerun request on the websocket
     server  that request → the last message of the rerun arrives (the server's rerun + transfer)
@@ -94,16 +94,36 @@ def wait_calm(page, timeout: float = 60) -> dict:
 
 
 SLIDER = "[data-testid='stMain'] [data-testid='stSlider'] input[type='range']:not([disabled])"
+BOX = "[data-testid='stMain'] [data-testid='stSelectbox'] input"
+# the widget a person moves again and again on each page (by its label); a page not listed, or
+# whose widget is missing, gets its first enabled slider, else its first select box
+MAIN_WIDGETS = {
+    "lessons": "Look inside a lesson",
+    "soft-select": "query q, dimension 1",
+    "self-attention": "m patches",
+    "kernel-smoother": "query x",
+    "recurrent": "attention score",
+    "text": "query token",
+    "train-transformer": "heads",
+    "vision-patches": "query",
+    "captioning": "validation image",
+    "pretrained": "layer",
+}
 
 
-def main_widget(page):
-    """The first slider in the main area, else its first select box; None without one."""
+def main_widget(page, path: str):
+    """(kind, locator) of the page's main widget, or (None, None) for a page without one."""
+    label = MAIN_WIDGETS.get(path)
+    for kind, css in (("slider", SLIDER), ("selectbox", BOX)):
+        named = page.locator(f"{css}[aria-label='{label}']")
+        if label and named.count():
+            return kind, named.first
     sliders = page.locator(SLIDER)
     with contextlib.suppress(PlaywrightTimeout):  # the page has no slider
         sliders.first.wait_for(state="attached", timeout=5000)
     if sliders.count():
         return "slider", sliders.first
-    boxes = page.locator("[data-testid='stMain'] [data-testid='stSelectbox'] input")
+    boxes = page.locator(BOX)
     return ("selectbox", boxes.first) if boxes.count() else (None, None)
 
 
@@ -117,8 +137,8 @@ def move_once(page, kind: str, widget, forward: bool) -> None:
         page.keyboard.press("Enter")
 
 
-def time_moves(page, pid: int, moves: int) -> tuple[str, list[Move]]:
-    kind, widget = main_widget(page)
+def time_moves(page, path: str, pid: int, moves: int) -> tuple[str, list[Move]]:
+    kind, widget = main_widget(page, path)
     if kind is None:
         return "-", []
     out = []
@@ -203,7 +223,7 @@ def main() -> None:
             )
             for path in paths:
                 first, page = first_visit(browser, server.url, path)
-                kind, moves = time_moves(page, server.pid, args.moves)
+                kind, moves = time_moves(page, path, server.pid, args.moves)
                 report(path, first, kind, moves)
                 page.close()
         finally:
