@@ -84,6 +84,7 @@ class StreamlitSession:
         self._reader: asyncio.Task | None = None
         self._auto: dict[str, asyncio.Task] = {}
         self._finished: asyncio.Queue[str] = asyncio.Queue()
+        self._trigger: WidgetState | None = None  # a button press for the next rerun
 
     async def __aenter__(self) -> StreamlitSession:
         await self.connect()
@@ -192,6 +193,9 @@ class StreamlitSession:
         state.fragment_id = fragment_id
         state.is_auto_rerun = auto
         live = [s for wid, s in self.states.items() if wid in self.widgets]
+        if not auto and self._trigger is not None:  # a click goes with one rerun only
+            live.append(self._trigger)
+            self._trigger = None
         state.widget_states.widgets.extend(live)
         await self._ws.send(back.SerializeToString())
 
@@ -228,10 +232,8 @@ class StreamlitSession:
 
     async def click(self, widget: Widget) -> RunResult:
         """Press a button (a trigger that is true for this one run)."""
-        self.states[widget.id] = WidgetState(id=widget.id, trigger_value=True)
-        result = await self.run(widget.fragment_id)
-        self.states.pop(widget.id, None)
-        return result
+        self._trigger = WidgetState(id=widget.id, trigger_value=True)
+        return await self.run(widget.fragment_id)
 
     def buttons(self, label: str) -> list[Widget]:
         return [w for w in self.widgets.values() if w.kind == "button" and w.proto.label == label]

@@ -76,3 +76,13 @@ class ProcessTree:
             if fields is not None:
                 pages += int(fields[21])
         return pages * PAGE_MB
+
+
+def cmdline(pid: int) -> str:
+    """The process's command line ('' if it has gone)."""
+    try:
+        return (
+            Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        )
+    except OSError:
+        return ""
