@@ -77,9 +77,11 @@ def replica_of(tab: StreamlitSession, cookie: str) -> str:
     return next((c.value for c in tab.cookies if c.name == cookie), "")
 
 
-async def open_tab(url: str, page: str, stats: LevelStats) -> StreamlitSession | None:
+async def open_tab(
+    url: str, page: str, stats: LevelStats, tag: str = ""
+) -> StreamlitSession | None:
     """Connect and run the page once (the open is timed apart from interactions)."""
-    tab = StreamlitSession(url, page)
+    tab = StreamlitSession(url, page, tag=tag)
     try:
         await tab.connect()
         result = await tab.run()
@@ -127,7 +129,7 @@ async def run_level(
     """Open `students` tabs (pages round robin), then interact for `duration` seconds."""
     stats = LevelStats(students)
     tabs = await asyncio.gather(
-        *(open_tab(url, pages[i % len(pages)], stats) for i in range(students))
+        *(open_tab(url, pages[i % len(pages)], stats, f"s{i}") for i in range(students))
     )
     live = [tab for tab in tabs if tab is not None]
     cpu0, start = (tree.cpu_seconds() if tree else 0.0), time.monotonic()
@@ -187,18 +189,20 @@ def details(stats: LevelStats) -> str:
     return "\n".join(parts)
 
 
-async def warm_up(url: str, pages: list[str]) -> None:
-    """Open every page once (model loads, caches) so that level 1 times warm reruns."""
+async def warm_up(url: str, pages: list[str], rounds: int = 2) -> None:
+    """Open every page `rounds` times in turn (model loads, caches; behind a round-robin proxy,
+    on `rounds` replicas) so that level 1 times warm reruns."""
     stats = LevelStats(1)
     for page in pages:
-        tab = await open_tab(url, page, stats)
-        if tab is not None:
-            await tab.close()
+        for _ in range(rounds):
+            tab = await open_tab(url, page, stats)
+            if tab is not None:
+                await tab.close()
     print(f"warm-up: pages opened in {', '.join(f'{s:.1f}' for s in stats.opens)} s", flush=True)
 
 
 async def run_levels(url: str, args: argparse.Namespace, tree: ProcessTree | None) -> None:
-    await warm_up(url, args.pages)
+    await warm_up(url, args.pages, args.warm)
     print(
         f"{args.duration:.0f} s per level, think time exponential with mean {args.think:.1f} s, "
         f"pages: {' '.join(args.pages)}"
@@ -222,6 +226,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--url", help="a running server or proxy (else one is started)")
     parser.add_argument(
         "--pid", type=int, nargs="*", default=[], help="server or start.sh process(es) to measure"
+    )
+    parser.add_argument(
+        "--warm", type=int, default=2, help="warm-up opens of each page (one per replica)"
     )
     parser.add_argument("--training", type=int, default=0, help="concurrent training sessions")
     return parser.parse_args(argv)

@@ -69,9 +69,12 @@ class RunResult:
 class StreamlitSession:
     """A websocket session on one page of a Streamlit app (see the module docstring)."""
 
-    def __init__(self, base_url: str, page: str, query: str = "", timeout: float = 60) -> None:
+    def __init__(
+        self, base_url: str, page: str, query: str = "", timeout: float = 60, tag: str = ""
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.page, self.query, self.timeout = page, query, timeout
+        self.tag = tag  # sent as ?tab=<tag> on the page GET and the websocket (proxy logs)
         self.cookies = CookieJar()
         self.page_hash = ""
         self.widgets: dict[str, Widget] = {}
@@ -107,8 +110,11 @@ class StreamlitSession:
         return "; ".join(f"{c.name}={c.value}" for c in self.cookies)
 
     async def connect(self) -> None:
-        await self.get(f"/{self.page}?{self.query}" if self.query else f"/{self.page}")
+        marker = f"tab={self.tag}" if self.tag else ""
+        query = "&".join(q for q in (self.query, marker) if q)
+        await self.get(f"/{self.page}?{query}" if query else f"/{self.page}")
         ws_url = self.base_url.replace("http", "ws", 1) + "/_stcore/stream"
+        ws_url += f"?{marker}" if marker else ""
         headers = {"Cookie": self.cookie_header()} if len(self.cookies) else None
         self._ws = await websockets.connect(
             ws_url,
