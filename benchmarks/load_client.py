@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from http.cookiejar import CookieJar
@@ -88,6 +89,8 @@ class StreamlitSession:
         self._auto: dict[str, asyncio.Task] = {}
         self._finished: asyncio.Queue[str] = asyncio.Queue()
         self._trigger: WidgetState | None = None  # a button press for the next rerun
+        self.session_id = ""  # the server's id of this session (new_session.initialize)
+        self._file_urls: asyncio.Queue[Any] = asyncio.Queue()
 
     async def __aenter__(self) -> StreamlitSession:
         await self.connect()
@@ -150,6 +153,9 @@ class StreamlitSession:
         kind = msg.WhichOneof("type")
         if kind == "new_session":
             self.widgets, self.texts, self.outputs = {}, [], []
+            self.session_id = msg.new_session.initialize.session_id or self.session_id
+        elif kind == "file_urls_response":
+            self._file_urls.put_nowait(msg.file_urls_response)
         elif kind == "navigation":
             self.page_hash = msg.navigation.page_script_hash
         elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
@@ -219,6 +225,44 @@ class StreamlitSession:
         except TimeoutError:
             status = "timeout"
         return RunResult(time.perf_counter() - start, status, list(self.exceptions))
+
+    async def upload(self, name: str, data: bytes, content_type: str) -> tuple[int, Any]:
+        """Upload a file as the frontend does: ask for its URLs (file_urls_request), then PUT it
+        with the XSRF token of the `_streamlit_xsrf` cookie (set by /_stcore/health) in the
+        X-Xsrftoken header. Returns the PUT's status and the FileURLs (for a file_uploader's
+        widget state). A replica that does not hold this session answers 400."""
+        if not any(c.name == "_streamlit_xsrf" for c in self.cookies):
+            await self.get("/_stcore/health")
+        back = BackMsg()
+        back.file_urls_request.request_id = f"upload-{name}"
+        back.file_urls_request.file_names.append(name)
+        back.file_urls_request.session_id = self.session_id
+        await self._ws.send(back.SerializeToString())
+        urls = (await asyncio.wait_for(self._file_urls.get(), self.timeout)).file_urls[0]
+        xsrf = next((c.value for c in self.cookies if c.name == "_streamlit_xsrf"), "")
+        boundary = "attnvizloadboundary"
+        body = (
+            (
+                f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n'
+                f"Content-Type: {content_type}\r\n\r\n"
+            ).encode()
+            + data
+            + f"\r\n--{boundary}--\r\n".encode()
+        )
+        headers = {"Content-Type": f"multipart/form-data; boundary={boundary}", "X-Xsrftoken": xsrf}
+        request = urllib.request.Request(
+            self.base_url + urls.upload_url, data=body, headers=headers, method="PUT"
+        )
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies))
+
+        def put() -> int:
+            try:
+                with opener.open(request, timeout=self.timeout) as resp:
+                    return resp.status
+            except urllib.error.HTTPError as err:
+                return err.code
+
+        return await asyncio.get_running_loop().run_in_executor(None, put), urls
 
     def main_widgets(self, kinds: tuple[str, ...] = CHANGEABLE) -> list[Widget]:
         return [w for w in self.widgets.values() if w.in_main and w.kind in kinds]

@@ -116,6 +116,25 @@ def test_each_client_stays_on_its_replica(deployment):
         assert f"/_stcore/stream?tab=aff{i}" in streams
 
 
+def test_an_upload_goes_to_the_replica_of_its_session(deployment):
+    png = (ROOT / "attnviz/ui/static").glob("*.png")
+    data = next(png).read_bytes()
+
+    async def upload() -> tuple[int, int]:
+        async with StreamlitSession(deployment.url, "soft-select", tag="upload") as tab:
+            assert (await tab.run()).ok and tab.session_id
+            status, urls = await tab.upload("favicon.png", data, "image/png")
+            assert urls.upload_url.startswith(f"/_stcore/upload_file/{tab.session_id}/")
+            mine = next(c for c in tab.cookies if c.name == "attnviz_replica")
+            mine.value = "r2" if mine.value == "r1" else "r1"  # now the other replica
+            other, _ = await tab.upload("favicon.png", data, "image/png")
+            return status, other
+
+    status, other = asyncio.run(upload())
+    assert status in (200, 204), "the upload reached the session's replica"
+    assert other == 400, "without affinity the other replica does not know the session"
+
+
 def test_load_through_the_proxy_uses_both_replicas(deployment):
     pages = ["soft-select", "text", "self-attention"]
     stats = asyncio.run(run_level(deployment.url, 6, pages, duration=15, think=2))
