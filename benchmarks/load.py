@@ -89,9 +89,10 @@ async def open_tab(
         stats.errors[f"connect: {type(exc).__name__}"] += 1
         await tab.close()
         return None
-    if not result.ok:
+    if not result.ok:  # counted as an error; this student does not go on
         stats.record(result)
-        return tab
+        await tab.close()
+        return None
     stats.opens.append(result.seconds)
     return tab
 
@@ -114,7 +115,7 @@ async def interact(
         except websockets.ConnectionClosed:
             break
     if tab.closed and time.monotonic() < until:
-        stats.errors["websocket closed"] += 1
+        stats.errors[f"websocket closed: {tab.close_reason}"] += 1
 
 
 async def run_level(

@@ -84,6 +84,7 @@ class StreamlitSession:
         self.outputs: list[bytes] = []  # every non-widget element of the current run
         self.exceptions: list[str] = []
         self.closed = False
+        self.close_reason = ""
         self._ws: Any = None
         self._reader: asyncio.Task | None = None
         self._auto: dict[str, asyncio.Task] = {}
@@ -124,6 +125,7 @@ class StreamlitSession:
             subprotocols=["streamlit"],
             additional_headers=headers,
             max_size=None,  # a page may send several MB (large matrices, images)
+            ping_interval=None,  # as a browser: no keepalive pings that time out under load
             open_timeout=self.timeout,
         )
         self._reader = asyncio.create_task(self._read())
@@ -143,8 +145,8 @@ class StreamlitSession:
                 msg = ForwardMsg()
                 msg.ParseFromString(data)
                 self._handle(msg)
-        except websockets.ConnectionClosed:
-            pass
+        except websockets.ConnectionClosed as exc:
+            self.close_reason = str(exc)
         finally:
             self.closed = True
             self._finished.put_nowait("closed")
@@ -224,6 +226,8 @@ class StreamlitSession:
             status = await asyncio.wait_for(self._finished.get(), self.timeout)
         except TimeoutError:
             status = "timeout"
+        if status == "closed":
+            status = f"closed: {self.close_reason}"
         return RunResult(time.perf_counter() - start, status, list(self.exceptions))
 
     async def upload(self, name: str, data: bytes, content_type: str) -> tuple[int, Any]:

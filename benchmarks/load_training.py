@@ -17,7 +17,7 @@ import asyncio
 import re
 import time
 
-from benchmarks.load import HEADER, details, row, run_level
+from benchmarks.load import HEADER, details, row, run_level, warm_up
 from benchmarks.load_client import StreamlitSession
 from benchmarks.load_procs import ProcessTree, cmdline
 
@@ -88,11 +88,12 @@ async def wait_workers_gone(
 
 
 async def run_training(url: str, args: argparse.Namespace, tree: ProcessTree | None) -> None:
+    pages = [p for p in args.pages if p != TRAIN_PAGE] or args.pages
+    await warm_up(url, pages, args.warm)  # cold model loads are not what this measures
     before = workers(tree) if tree else set()
     tabs = await start_trainings(url, args.training)
     await asyncio.sleep(5)  # the live fragments poll the pool twice a second
     report_statuses(tabs, tree, "5 s after Start")
-    pages = [p for p in args.pages if p != TRAIN_PAGE] or args.pages
     students = args.students[0]
     print(
         f"{students} students on {' '.join(pages)} while the trainings run "
