@@ -85,7 +85,7 @@ async def open_tab(
     try:
         await tab.connect()
         result = await tab.run()
-    except (OSError, TimeoutError, ValueError) as exc:
+    except (OSError, TimeoutError, ValueError, websockets.WebSocketException) as exc:
         stats.errors[f"connect: {type(exc).__name__}"] += 1
         await tab.close()
         return None
