@@ -142,7 +142,7 @@ async def run_level(
             for i, t in enumerate(live)
         )
     )
-    stats.wall_s = time.monotonic() - start
+    stats.wall_s = time.monotonic() - start if live else 0.0  # no interaction phase: no CPU %
     stats.cpu_s = (tree.cpu_seconds() - cpu0) if tree else 0.0
     if rss is not None:
         await rss

@@ -59,13 +59,14 @@ class ProcessTree:
     def pids(self) -> list[int]:
         return self.roots + list(self.descendants())
 
-    def cpu_seconds(self) -> float:
-        """utime + stime + cutime + cstime (fields 14-17) summed over the tree."""
+    def cpu_seconds(self, roots_only: bool = False) -> float:
+        """utime + stime + cutime + cstime (fields 14-17) summed over the tree; `roots_only`:
+        utime + stime of the roots themselves (e.g. the server without its training workers)."""
         total = 0
-        for pid in self.pids():
+        for pid in self.roots if roots_only else self.pids():
             fields = _stat(pid)
             if fields is not None:
-                total += sum(int(f) for f in fields[11:15])
+                total += sum(int(f) for f in fields[11 : 13 if roots_only else 15])
         return total / TICKS
 
     def rss_mb(self) -> float:

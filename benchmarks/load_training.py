@@ -100,8 +100,14 @@ async def run_training(url: str, args: argparse.Namespace, tree: ProcessTree | N
         f"({args.duration:.0f} s, think {args.think:.1f} s):"
     )
     print(HEADER)
+    own, began = (tree.cpu_seconds(roots_only=True) if tree else 0.0), time.monotonic()
     stats = await run_level(url, students, pages, args.duration, args.think, tree)
     print(row(stats))
+    if tree:
+        own = 100 * (tree.cpu_seconds(roots_only=True) - own) / (time.monotonic() - began)
+        print(
+            f"  the server process itself (reruns, live panels; no workers): {own:.0f} % of a core"
+        )
     if details(stats):
         print(details(stats))
     report_statuses(tabs, tree, "after the students' run")
