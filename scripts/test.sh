@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# Install everything the tests need (Python packages, Debian's chromium) and run every test.
+# Install everything the tests need (Python packages, Debian's chromium and haproxy) and run every
+# test.
 # Usage: bash scripts/test.sh [extra pytest args]
 #   quick loop (no model loads, no training to a target, no pages, no browser; under a minute):
 #   bash scripts/test.sh -m "not slow and not browser"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v chromium >/dev/null 2>&1; then
+MISSING=()  # Debian packages: chromium (browser tests), haproxy (tests/deploy, deploy/start.sh)
+command -v chromium >/dev/null 2>&1 || MISSING+=(chromium)
+command -v haproxy >/dev/null 2>&1 || MISSING+=(haproxy)
+if [ ${#MISSING[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${MISSING[@]}" >/dev/null
 fi
 python -m pip install -q --disable-pip-version-check -r requirements-test.txt
 

@@ -1,0 +1,164 @@
+"""deploy/start.sh: two replicas behind HAProxy, session affinity, a load run through the proxy.
+
+HAProxy logs every request with the replica that served it (deploy/haproxy.cfg.template), and
+each simulated tab marks its page GET and websocket with `?tab=<name>`, so the tests read in
+HAProxy's log where each tab's requests really went. The tests run in file order on one
+deployment; the last one stops it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from http.cookiejar import CookieJar
+from pathlib import Path
+
+import pytest
+
+from benchmarks.load import run_level
+from benchmarks.load_client import StreamlitSession
+from benchmarks.load_procs import ProcessTree, cmdline
+from tests.support.pages import ROOT
+from tests.support.server import free_port
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        shutil.which("haproxy") is None,
+        reason="haproxy is not installed (scripts/test.sh installs it: apt-get install haproxy)",
+    ),
+]
+LOG_LINE = re.compile(r"replicas/(r\d+) .*\"GET (\S+) HTTP")
+
+
+@dataclass
+class Deployment:
+    proc: subprocess.Popen
+    url: str
+    run_dir: Path
+
+    def served(self) -> list[tuple[str, str]]:
+        """[(replica, path)] for every request HAProxy has logged."""
+        text = (self.run_dir / "haproxy.log").read_text()
+        return [(m.group(1), m.group(2)) for m in LOG_LINE.finditer(text)]
+
+    def replicas_of(self, tag: str) -> set[str]:
+        return {r for r, path in self.served() if re.search(rf"[?&]tab={tag}(&|$)", path)}
+
+
+@pytest.fixture(scope="module")
+def deployment() -> Iterator[Deployment]:
+    port, base = free_port(), free_port()
+    cmd = ["bash", "deploy/start.sh", "--replicas", "2", "--port", str(port)]
+    cmd += ["--base-port", str(base)]
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    line = ""
+    deadline = time.time() + 240
+    while time.time() < deadline and not line.startswith("AttnViz on"):
+        line = proc.stdout.readline()
+        if not line and proc.poll() is not None:
+            pytest.fail(f"deploy/start.sh exited with {proc.returncode}")
+    run_dir = Path(re.search(r"logs in (\S+)\)", line).group(1))
+    yield Deployment(proc, f"http://127.0.0.1:{port}", run_dir)
+    if proc.poll() is None:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def fresh_client() -> tuple[urllib.request.OpenerDirector, CookieJar]:
+    jar = CookieJar()
+    return urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar)), jar
+
+
+def test_health_through_the_proxy(deployment):
+    with urllib.request.urlopen(f"{deployment.url}/_stcore/health", timeout=10) as resp:
+        assert resp.status == 200
+        assert resp.read() == b"ok"
+    tree = ProcessTree([deployment.proc.pid]).descendants()
+    names = [cmdline(pid) for pid, parent in tree.items() if parent == deployment.proc.pid]
+    assert sum("streamlit run app.py" in n for n in names) == 2, names
+    assert sum(n.startswith("haproxy") for n in names) == 1, names
+
+
+def test_each_client_stays_on_its_replica(deployment):
+    clients = [fresh_client() for _ in range(2)]
+    for i, (opener, _) in enumerate(clients):
+        opener.open(f"{deployment.url}/home?tab=aff{i}", timeout=30).read()
+    replicas = [{c.value for c in jar if c.name == "attnviz_replica"} for _, jar in clients]
+    assert replicas[0] and replicas[1] and replicas[0] != replicas[1], replicas
+    for i, (opener, jar) in enumerate(clients):
+        for path in ("home", "_stcore/health", "soft-select", "_stcore/host-config"):
+            opener.open(f"{deployment.url}/{path}?tab=aff{i}", timeout=30).read()
+        assert {c.value for c in jar if c.name == "attnviz_replica"} == replicas[i]
+
+    async def websocket(i: int, jar: CookieJar) -> bool:
+        tab = StreamlitSession(deployment.url, "soft-select", tag=f"aff{i}")
+        tab.cookies = jar  # the browser's cookies: the page GET and the websocket follow them
+        async with tab:
+            result = await tab.run()
+        return result.ok
+
+    assert all(asyncio.run(websocket(i, jar)) for i, (_, jar) in enumerate(clients))
+    time.sleep(1)  # HAProxy logs a websocket when it closes
+    for i, replica in enumerate(replicas):
+        assert deployment.replicas_of(f"aff{i}") == replica, deployment.served()[-20:]
+        streams = [p for r, p in deployment.served() if p.startswith("/_stcore/stream?tab=aff")]
+        assert f"/_stcore/stream?tab=aff{i}" in streams
+
+
+def test_an_upload_goes_to_the_replica_of_its_session(deployment):
+    png = (ROOT / "attnviz/ui/static").glob("*.png")
+    data = next(png).read_bytes()
+
+    async def upload() -> tuple[int, int]:
+        async with StreamlitSession(deployment.url, "soft-select", tag="upload") as tab:
+            assert (await tab.run()).ok and tab.session_id
+            status, urls = await tab.upload("favicon.png", data, "image/png")
+            assert urls.upload_url.startswith(f"/_stcore/upload_file/{tab.session_id}/")
+            mine = next(c for c in tab.cookies if c.name == "attnviz_replica")
+            mine.value = "r2" if mine.value == "r1" else "r1"  # now the other replica
+            other, _ = await tab.upload("favicon.png", data, "image/png")
+            return status, other
+
+    status, other = asyncio.run(upload())
+    assert status in (200, 204), "the upload reached the session's replica"
+    assert other == 400, "without affinity the other replica does not know the session"
+
+
+def test_load_through_the_proxy_uses_both_replicas(deployment):
+    pages = ["soft-select", "text", "self-attention"]
+    stats = asyncio.run(run_level(deployment.url, 6, pages, duration=15, think=2))
+    assert not stats.errors, dict(stats.errors)
+    assert len(stats.opens) == 6
+    assert len(stats.times) >= 6, "students interacted"
+    assert set(stats.replicas) == {"r1", "r2"} and min(stats.replicas.values()) > 0
+    time.sleep(1)
+    served = {f"s{i}": deployment.replicas_of(f"s{i}") for i in range(6)}
+    assert all(len(r) == 1 for r in served.values()), served  # each tab on one replica
+    assert set().union(*served.values()) == {"r1", "r2"}
+    print(
+        f"interactions per replica: {dict(stats.replicas)}, median {statistics.median(stats.times):.2f} s"
+    )
+
+
+def test_stopping_the_script_stops_every_process(deployment):
+    tree = ProcessTree([deployment.proc.pid])
+    started = set(tree.pids())
+    assert len(started) >= 4  # start.sh, haproxy, two replicas (and their fork servers)
+    deployment.proc.send_signal(signal.SIGTERM)
+    assert deployment.proc.wait(timeout=40) == 143
+    deadline = time.time() + 20
+    while time.time() < deadline and (left := {p for p in started if cmdline(p)}):
+        time.sleep(0.5)
+    assert not {p for p in started if cmdline(p)}, f"still running: {left}"
+    assert "stopped HAProxy and 2 replicas" in deployment.proc.stdout.read()
