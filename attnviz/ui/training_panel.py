@@ -16,10 +16,10 @@
 
 It draws Start / Pause-Resume / Step / Stop / Reset (outside any fragment, with on_click
 callbacks; the Space key presses Start when no run is live, else Pause or Resume; labels wrap
-rather than truncate), then a fragment that polls the job every 0.5 s while it runs (and not at
-all otherwise): a status line with its reason (and queue position), a progress bar with steps/s,
-live train/validation curves for the loss and the metric (log-scale toggle), once the run is
-paused or over a timeline slider over the snapshots and a CSV download of the history, and
+rather than truncate), then a fragment that polls the job every 0.5 s while it runs (every 2 s
+while it waits in the queue; not at all otherwise): a status line with its reason (and queue
+position), a progress bar with steps/s, live train/validation curves for the loss and the
+metric (log-scale toggle), once the run is paused or over a timeline slider over the snapshots and a CSV download of the history, and
 finally `draw_live`.
 
 Every button's click acts once: Streamlit may deliver one click to its on_click twice (first in
@@ -129,6 +129,8 @@ def _start(key: str, spec: JobSpec, config: TrainConfig, paused: bool = False) -
     return job
 
 
+RUNNING_POLL = 0.5  # seconds between the live fragment's reruns while a run steps
+QUEUED_POLL = 2.0  # … while it waits in the queue
 ANSWER_WAIT = 2.0  # seconds Pause / Resume wait for the worker's answer, so that this very
 # rerun draws the new status and button (a rerun that still read the old status stopped polling
 # while paused, or kept showing "paused" after a Resume until some other rerun)
@@ -300,6 +302,7 @@ def training_panel(
         controls(key, spec, config, problems or [])
     job = current_job(key)
     running = job is not None and job.poll().active
+    queued = running and job.state.status == "queued"
 
     def live() -> None:
         if job is None:
@@ -309,5 +312,9 @@ def training_panel(
         state = draw_run(key, job, spec, draw_live, model_name)
         if running and not state.active:
             st.rerun()  # the run ended: redraw the page once so polling stops
+        elif queued and state.status != "queued":
+            st.rerun()  # a worker took it: poll at the running pace from now on
 
-    st.fragment(live, run_every=0.5 if running else None)()
+    # a queued run only waits for its place, so it asks less often (a hall of queued tabs
+    # polling twice a second cost the server CPU that running tabs and other pages needed)
+    st.fragment(live, run_every=(QUEUED_POLL if queued else RUNNING_POLL) if running else None)()
