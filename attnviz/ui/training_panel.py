@@ -19,8 +19,8 @@ callbacks; the Space key presses Start when no run is live, else Pause or Resume
 rather than truncate), then a fragment that polls the job every 0.5 s while it runs (every 2 s
 while it waits in the queue; not at all otherwise): a status line with its reason (and queue
 position), a progress bar with steps/s, live train/validation curves for the loss and the
-metric (log-scale toggle), once the run is paused or over a timeline slider over the snapshots and a CSV download of the history, and
-finally `draw_live`.
+metric (log-scale toggle), once the run is paused or over a timeline slider over the snapshots
+and a CSV download of the history, and finally `draw_live`.
 
 Every button's click acts once: Streamlit may deliver one click to its on_click twice (first in
 a fragment rerun that was in flight when the click arrived, then again in a later full rerun;
