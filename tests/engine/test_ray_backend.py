@@ -5,14 +5,8 @@ imported below, so that their `pool` and `make_pool` fixtures give Ray pools her
 
 from __future__ import annotations
 
-import os
 import queue
-import shutil
-import signal
-import socket
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -26,6 +20,7 @@ from attnviz.training.messages import RunStatus
 from attnviz.training.testing_tasks import SlowSpec
 from attnviz.training.trainer import TrainConfig
 from tests.support.pages import ROOT
+from tests.support.ray_head import RayHead, free_port, local_ray_head
 
 pytest.importorskip("ray")
 pytestmark = pytest.mark.slow
@@ -42,58 +37,16 @@ REUSED = (
 wait_for = local.wait_for
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_port(port: int, process: subprocess.Popen, timeout: float = 90.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert process.poll() is None, f"ray start exited with code {process.returncode}"
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.5)
-    raise AssertionError(f"no Ray head answered on port {port} within {timeout:.0f} s")
-
-
 @pytest.fixture(scope="module")
-def ray_head() -> Iterator[tuple[str, str]]:
-    """A local Ray head (2 CPUs) in its own process group and temp dir, ended at teardown by
-    signalling that group only (never `ray stop`, which would end every Ray on the machine)."""
-    import ray
-
-    port, client_port = free_port(), free_port()
-    temp_dir = tempfile.mkdtemp(prefix="ray-", dir="/tmp")
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_DEDUP_LOGS": "0", "OMP_NUM_THREADS": "1"}
-    command = [str(Path(sys.executable).parent / "ray"), "start", "--head", "--block"]
-    command += [f"--port={port}", f"--ray-client-server-port={client_port}", "--num-cpus=2"]
-    command += ["--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={temp_dir}"]
-    head = subprocess.Popen(
-        command, env=env, start_new_session=True, stdout=subprocess.DEVNULL, cwd=ROOT
-    )
-    try:
-        wait_for_port(port, head)
-        yield f"127.0.0.1:{port}", f"ray://127.0.0.1:{client_port}"
-    finally:
-        ray.shutdown()
-        for sig, grace in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
-            try:
-                os.killpg(head.pid, sig)
-                head.wait(timeout=grace)
-                break
-            except (subprocess.TimeoutExpired, ProcessLookupError):
-                continue
-        shutil.rmtree(temp_dir, ignore_errors=True)
+def ray_head() -> Iterator[RayHead]:
+    with local_ray_head(num_cpus=2) as head:
+        yield head
 
 
 @pytest.fixture
 def ray_address(ray_head) -> str:
     """The head's GCS address, for a driver on this machine (the app beside the head)."""
-    return ray_head[0]
+    return ray_head.address
 
 
 @pytest.fixture
@@ -187,7 +140,9 @@ def test_a_ray_client_address_serves_from_another_machine(ray_head):
 
     ray.shutdown()  # one connection per process: leave the GCS one for this test
     try:
-        env_pool = pool_from_environment({RAY_ADDRESS_VARIABLE: ray_head[1]}, time_cap=60)
+        env_pool = pool_from_environment(
+            {RAY_ADDRESS_VARIABLE: ray_head.client_address}, time_cap=60
+        )
         assert isinstance(env_pool.backend, RayCluster) and ray.util.client.ray.is_connected()
         job = env_pool.submit(SlowSpec(0.0), TrainConfig(steps=30))
         state = wait_for(job, lambda s: s.finished)
