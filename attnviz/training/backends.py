@@ -10,14 +10,16 @@ A backend makes the two queues of a job (commands in, events out) and starts
 
 `backend_from_environment()` reads ATTNVIZ_RAY_ADDRESS: unset or empty → LocalProcesses;
 otherwise a Ray address (`auto`, `host:6379` on a node of the cluster, or
-`ray://host:10001` through Ray Client from elsewhere). When Ray is not installed or the
+`ray://host:10001` through Ray Client from elsewhere, which needs `ray[client]`). When Ray is not installed or the
 address does not answer, it logs a warning and falls back to local processes.
 
 What the cluster needs: the same versions of Python and ray (see requirements-serve.txt) and
 the app's packages (torch, attnviz) importable on every node, e.g. the repository on
 PYTHONPATH when `ray start` runs there (`PYTHONPATH=/path/to/repo ray start --head`), or
 `RayCluster(address, runtime_env={"py_modules": [...]})` to ship the attnviz package. Ray is
-imported only when a RayCluster is made, so the app does not need it otherwise.
+imported only when a RayCluster is made, so the app does not need it otherwise. A Ray cluster
+runs whatever code reaches its ports (no authentication by default): keep them reachable from
+the app server only.
 """
 
 from __future__ import annotations
@@ -117,9 +119,10 @@ def _start_forkserver_without_main() -> None:
 
 class RayCluster:
     """Workers are Ray tasks on the cluster at `address`; a job's queues live in one mailbox
-    actor of the pool (RayQueue). Each task asks for one CPU per
-    thread, and one GPU when the spec's `device` is cuda. Raises ConnectionError when the
-    address does not answer within `connect_timeout` s, ImportError without ray."""
+    actor of the pool (RayQueue; a finished job leaves an empty queue there, a few hundred
+    bytes). Each task asks for one CPU per thread, and one GPU when the spec's `device` is
+    cuda. Raises ConnectionError when the address does not answer within `connect_timeout` s,
+    ImportError without ray."""
 
     name = "Ray cluster"
 
