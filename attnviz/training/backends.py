@@ -272,7 +272,11 @@ def backend_from_environment(environ: Mapping[str, str] | None = None) -> Backen
     address = environ.get(RAY_ADDRESS_VARIABLE, "").strip()
     if address:
         try:
-            return RayCluster(address)
+            cluster = RayCluster(address)
+            log.info(
+                "training runs on the Ray cluster at %s (%s CPUs)", address, cluster.capacity(1)
+            )
+            return cluster
         except Exception as err:  # never crash the app over a cluster: train locally
             log.warning(
                 "%s=%s: cannot use Ray (%s: %s); training runs in local processes",

@@ -5,6 +5,7 @@ imported below, so that their `pool` and `make_pool` fixtures give Ray pools her
 
 from __future__ import annotations
 
+import logging
 import queue
 import sys
 import time
@@ -125,8 +126,10 @@ def test_a_mailbox_queue_keeps_order_and_says_empty(ray_address):
     assert 0.4 < time.monotonic() - start < 5
 
 
-def test_the_environment_picks_ray_when_an_address_is_set(ray_address):
+def test_the_environment_picks_ray_when_an_address_is_set(ray_address, caplog):
+    caplog.set_level(logging.INFO, logger="attnviz.training.backends")
     env_pool = pool_from_environment({RAY_ADDRESS_VARIABLE: ray_address}, time_cap=60)
+    assert f"training runs on the Ray cluster at {ray_address} (2 CPUs)" in caplog.text
     assert isinstance(env_pool.backend, RayCluster) and env_pool.backend.address == ray_address
     assert env_pool.max_workers == 2
     job = env_pool.submit(SlowSpec(0.0), TrainConfig(steps=20))
