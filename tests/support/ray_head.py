@@ -74,11 +74,20 @@ def local_ray_head(num_cpus: int = 2) -> Iterator[RayHead]:
         yield RayHead(f"127.0.0.1:{port}", f"ray://127.0.0.1:{client_port}")
     finally:
         ray.shutdown()
-        for sig, grace in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
-            try:
-                os.killpg(head.pid, sig)
-                head.wait(timeout=grace)
-                break
-            except (subprocess.TimeoutExpired, ProcessLookupError):
-                continue
+        end_group(head)
         shutil.rmtree(temp_dir, ignore_errors=True)
+
+
+def end_group(head: subprocess.Popen, grace: float = 10.0) -> None:
+    """End every process of the head's group (SIGTERM, then SIGKILL after `grace` s), and
+    return once none is left, so that none writes into the temp dir after it is removed."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        deadline = time.monotonic() + grace
+        try:
+            os.killpg(head.pid, sig)
+            while time.monotonic() < deadline:
+                head.poll()  # reap `ray start` itself: a zombie still counts in its group
+                os.killpg(head.pid, 0)  # ProcessLookupError once the group is empty
+                time.sleep(0.2)
+        except ProcessLookupError:
+            return
