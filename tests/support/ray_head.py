@@ -71,6 +71,7 @@ def local_ray_head(num_cpus: int = 2) -> Iterator[RayHead]:
     )
     try:
         wait_for_port(port, head)
+        wait_for_port(client_port, head)  # the Ray Client server starts a little later
         yield RayHead(f"127.0.0.1:{port}", f"ray://127.0.0.1:{client_port}")
     finally:
         ray.shutdown()
