@@ -17,36 +17,35 @@ the spec). What crosses the process boundary is typed (attnviz.training.messages
 is done. `state.snapshots` holds (step, dict) pairs from `Trainable.snapshot()`, so keep them
 small (parameters, a few attention maps).
 
-Workers come from a "forkserver" context that preloads PRELOAD (never a fork of the server);
-each sets torch.set_num_threads. Jobs beyond `max_workers` wait in a queue and report their
+Workers come from the pool's backend (attnviz.training.backends): by default a "forkserver"
+context that preloads PRELOAD (never a fork of the server), or Ray tasks on a cluster
+(`pool_from_environment()` picks by ATTNVIZ_RAY_ADDRESS); each sets torch.set_num_threads. Jobs beyond `max_workers` wait in a queue and report their
 position; the queue advances whenever the pool is polled. A job stops at its time cap, when
 stopped, or when its worker raises (the exception comes back as status "error" with its text).
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
-import os
 import queue
-import sys
 import threading
 import time
-import types
-from collections.abc import Callable
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
+from attnviz.training.backends import (
+    PRELOAD,  # noqa: F401  (re-exported: where it always was)
+    Backend,
+    LocalProcesses,
+    WorkerHandle,
+    backend_from_environment,
+)
 from attnviz.training.history import History
 from attnviz.training.messages import Command, Progress, RunStatus, WorkerArgs, WorkerError
 from attnviz.training.specs import JobSpec, check_spec
 from attnviz.training.trainer import TrainConfig
-from attnviz.training.worker import worker_main
 
 DEFAULT_TIME_CAP = 600.0
-# imported once by the fork server, so that each worker starts in a fraction of a second
-# (torch ≈ 2 s; torch._dynamo ≈ 1.6 s, which the first optimizer imports; scikit-learn's data
-# sets ≈ 2 s); a module that is missing is skipped
-PRELOAD = ("torch", "torch._dynamo", "attnviz.training.worker", "sklearn.datasets")
 
 
 @dataclass
@@ -81,9 +80,9 @@ class Job:
         self.pool, self.spec, self.config = pool, spec, config
         self.state = JobState(total_steps=config.steps)
         self.start_paused = paused
-        self.process: mp.Process | None = None
-        self.commands = pool.context.Queue()
-        self.events = pool.context.Queue()
+        self.process: WorkerHandle | None = None
+        self.commands = pool.backend.queue()
+        self.events = pool.backend.queue()
         self.lock = threading.Lock()
 
     def launch(self) -> None:
@@ -96,9 +95,7 @@ class Job:
             self.pool.time_cap,
             self.start_paused,
         )
-        self.process = self.pool.context.Process(target=worker_main, args=(args,), daemon=True)
-        with _main_hidden():
-            self.process.start()
+        self.process = self.pool.backend.start(args)
         self.state.status = RunStatus.STARTING
 
     def poll(self) -> JobState:
@@ -215,44 +212,20 @@ class Job:
             self.state.status, self.state.reason = RunStatus.STOPPED, "stopped by the user"
 
 
-@contextmanager
-def _main_hidden():
-    """Hide __main__ while starting processes.
-
-    Streamlit runs each page as a module named __main__ (with __file__ = the page), and
-    multiprocessing would import that file in the fork server and in every worker, running the
-    app bare there. Workers only need the factory's module.
-    """
-    real = sys.modules.get("__main__")
-    sys.modules["__main__"] = types.ModuleType("__main__")
-    try:
-        yield
-    finally:
-        if real is not None:
-            sys.modules["__main__"] = real
-
-
-def _start_forkserver_without_main() -> None:
-    from multiprocessing import forkserver
-
-    with _main_hidden():
-        forkserver.ensure_running()
-
-
 class JobPool:
-    """At most `max_workers` jobs run at once; later ones wait in order."""
+    """At most `max_workers` jobs run at once (default: as many as the backend has CPUs for);
+    later ones wait in order. The backend defaults to local processes."""
 
     def __init__(
         self,
         max_workers: int | None = None,
         time_cap: float = DEFAULT_TIME_CAP,
         threads_per_worker: int = 1,
+        backend: Backend | None = None,
     ):
-        self.max_workers = max_workers or os.cpu_count() or 1
+        self.backend = backend or LocalProcesses()
+        self.max_workers = max_workers or self.backend.capacity(threads_per_worker)
         self.time_cap, self.threads_per_worker = time_cap, threads_per_worker
-        self.context = mp.get_context("forkserver")
-        self.context.set_forkserver_preload(list(PRELOAD))
-        _start_forkserver_without_main()
         self.running: list[Job] = []
         self.waiting: list[Job] = []
         self.lock = threading.RLock()
@@ -287,3 +260,9 @@ class JobPool:
     def shutdown(self) -> None:
         for job in list(self.running) + list(self.waiting):
             job.stop()
+
+
+def pool_from_environment(environ: Mapping[str, str] | None = None, **options: Any) -> JobPool:
+    """The server's pool: on the Ray cluster at ATTNVIZ_RAY_ADDRESS when that is set and
+    answers, else in local processes (see attnviz.training.backends). `options` go to JobPool."""
+    return JobPool(backend=backend_from_environment(environ), **options)

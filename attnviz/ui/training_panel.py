@@ -84,8 +84,11 @@ STATUS_ICONS = {  # Material icons: they render on every machine, unlike emoji f
 
 @st.cache_resource(show_spinner=False)
 def job_pool() -> JobPool:
-    """One pool per server: at most one training worker per CPU core."""
-    return JobPool()
+    """One pool per server: at most one training worker per CPU core, on the Ray cluster at
+    ATTNVIZ_RAY_ADDRESS when that is set (attnviz.training.backends), else in local processes."""
+    from attnviz.training.jobs import pool_from_environment
+
+    return pool_from_environment()
 
 
 def _stop_all(jobs: dict[str, Job]) -> None:
