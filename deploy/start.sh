@@ -55,6 +55,12 @@ wait_healthy() {  # url, name, pid: poll until 200, fail if the process exits or
   return 1
 }
 
+# training workers per replica: the cores shared among the replicas (at least 1 each), unless
+# set; with ATTNVIZ_RAY_ADDRESS the cluster's size counts instead (attnviz/training/jobs.py)
+if [ -z "${ATTNVIZ_TRAINING_WORKERS:-}" ] && [ -z "${ATTNVIZ_RAY_ADDRESS:-}" ]; then
+  per=$(( $(nproc) / REPLICAS ))
+  export ATTNVIZ_TRAINING_WORKERS=$(( per > 0 ? per : 1 ))
+fi
 SERVERS=""
 for i in $(seq 0 $((REPLICAS - 1))); do
   port=$((BASE_PORT + i))
@@ -78,7 +84,7 @@ haproxy -c -q -f "$CONFIG"
 haproxy -db -f "$CONFIG" >"$RUN_DIR/haproxy.log" 2>&1 &
 PIDS+=($!)
 wait_healthy "http://127.0.0.1:${PORT}" "HAProxy" "${PIDS[-1]}"
-echo "AttnViz on http://localhost:${PORT} (${REPLICAS} replicas on ports ${BASE_PORT}-$((BASE_PORT + REPLICAS - 1)); logs in ${RUN_DIR})"
+echo "AttnViz on http://localhost:${PORT} (${REPLICAS} replicas on ports ${BASE_PORT}-$((BASE_PORT + REPLICAS - 1)), training workers per replica: ${ATTNVIZ_TRAINING_WORKERS:-the cluster}; logs in ${RUN_DIR})"
 
 set +e
 wait -n "${PIDS[@]}"  # the first process to exit (none should): stop the rest

@@ -26,6 +26,8 @@ stopped, or when its worker raises (the exception comes back as status "error" w
 
 from __future__ import annotations
 
+import logging
+import os
 import queue
 import threading
 import time
@@ -44,6 +46,8 @@ from attnviz.training.history import History
 from attnviz.training.messages import Command, Progress, RunStatus, WorkerArgs, WorkerError
 from attnviz.training.specs import JobSpec, check_spec
 from attnviz.training.trainer import TrainConfig
+
+log = logging.getLogger(__name__)
 
 DEFAULT_TIME_CAP = 600.0
 
@@ -262,7 +266,30 @@ class JobPool:
             job.stop()
 
 
+WORKERS_VARIABLE = "ATTNVIZ_TRAINING_WORKERS"
+
+
 def pool_from_environment(environ: Mapping[str, str] | None = None, **options: Any) -> JobPool:
     """The server's pool: on the Ray cluster at ATTNVIZ_RAY_ADDRESS when that is set and
-    answers, else in local processes (see attnviz.training.backends). `options` go to JobPool."""
+    answers, else in local processes (see attnviz.training.backends). At most
+    ATTNVIZ_TRAINING_WORKERS runs at once when that is set (deploy/start.sh divides the cores
+    among its replicas with it), else the backend's capacity. `options` go to JobPool."""
+    environ = os.environ if environ is None else environ
+    workers = training_workers(environ.get(WORKERS_VARIABLE, ""))
+    if workers and "max_workers" not in options:
+        options["max_workers"] = workers
     return JobPool(backend=backend_from_environment(environ), **options)
+
+
+def training_workers(text: str) -> int | None:
+    """A positive worker count from the variable's text; None (with a warning) otherwise."""
+    if not text.strip():
+        return None
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        log.warning("%s=%r is not a positive whole number; ignored", WORKERS_VARIABLE, text)
+        return None
+    return count

@@ -9,6 +9,7 @@ deployment; the last one stops it.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import shutil
 import signal
@@ -44,6 +45,7 @@ class Deployment:
     proc: subprocess.Popen
     url: str
     run_dir: Path
+    banner: str  # the line start.sh prints once everything is up
 
     def served(self) -> list[tuple[str, str]]:
         """[(replica, path)] for every request HAProxy has logged."""
@@ -69,7 +71,7 @@ def deployment() -> Iterator[Deployment]:
         if not line and proc.poll() is not None:
             pytest.fail(f"deploy/start.sh exited with {proc.returncode}")
     run_dir = Path(re.search(r"logs in (\S+)\)", line).group(1))
-    yield Deployment(proc, f"http://127.0.0.1:{port}", run_dir)
+    yield Deployment(proc, f"http://127.0.0.1:{port}", run_dir, line)
     if proc.poll() is None:
         proc.terminate()
         proc.wait(timeout=30)
@@ -88,6 +90,13 @@ def test_health_through_the_proxy(deployment):
     names = [cmdline(pid) for pid, parent in tree.items() if parent == deployment.proc.pid]
     assert sum("streamlit run app.py" in n for n in names) == 2, names
     assert sum(n.startswith("haproxy") for n in names) == 1, names
+
+
+def test_the_replicas_share_the_cores_for_training(deployment):
+    """Each replica's pool gets the cores ÷ replicas (at least 1), not one worker per core each:
+    two replicas on C cores would otherwise run 2C trainings at once."""
+    per_replica = max(1, (os.cpu_count() or 1) // 2)
+    assert f"training workers per replica: {per_replica};" in deployment.banner
 
 
 def test_each_client_stays_on_its_replica(deployment):

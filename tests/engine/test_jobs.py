@@ -187,3 +187,21 @@ def test_slow_motion_caps_a_jobs_steps_per_second(pool):
 
 def test_a_negative_speed_cap_is_refused():
     assert any("speed cap" in p for p in TrainConfig(max_steps_per_s=-1).problems())
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("3", 3), (" 1 ", 1), ("", None), ("0", None), ("-2", None), ("two", None)],
+)
+def test_the_worker_count_comes_from_the_environment_when_it_is_a_positive_number(text, expected):
+    from attnviz.training.jobs import training_workers
+
+    assert training_workers(text) == expected
+
+
+def test_a_pool_from_the_environment_runs_at_most_the_configured_workers():
+    from attnviz.training.jobs import WORKERS_VARIABLE, pool_from_environment
+
+    pool = pool_from_environment({WORKERS_VARIABLE: "1"}, time_cap=30)
+    assert pool.max_workers == 1
+    assert pool_from_environment({}, time_cap=30).max_workers == pool.backend.capacity(1)
