@@ -8,7 +8,7 @@ select box by keyboard) `--moves` times and time each move from the input event 
     server  that request → the last message of the rerun arrives (the server's rerun + transfer)
     render  that message → the last DOM change or long task (the browser drawing the result)
 
-(medians). It also prints the bytes the server sent per move, the server's CPU ms per move (read
+(medians); then the pretrained page once with a 512-token input. It also prints the bytes the server sent per move, the server's CPU ms per move (read
 from /proc, the server process only), the cold start (process start → health check → home page
 interactive) and each page's first visit (navigation → idle).
 
@@ -199,10 +199,33 @@ def median(values: list[float]) -> float:
 def report(path: str, first: float, kind: str, moves: list[Move]) -> None:
     m = {f: median([getattr(x, f) for x in moves]) for f in Move.__dataclass_fields__}
     print(
-        f"{path:<18} {first:7.2f} {kind:>9} {len(moves):3d} {m['total']:7.0f} {m['send']:6.0f} "
+        f"{path:<22} {first:7.2f} {kind:>9} {len(moves):3d} {m['total']:7.0f} {m['send']:6.0f} "
         f"{m['server']:7.0f} {m['render']:7.0f} {m['bytes'] / 1000:8.1f} {m['cpu_ms']:7.0f}",
         flush=True,
     )
+
+
+LONG_TEXT = " ".join(["the cat sat on the mat because it was warm"] * 52)  # ~520 tokens
+
+
+def long_input(browser, url: str, pid: int) -> Move:
+    """The pretrained page with a 512-token input typed in (Ctrl+Enter commits the text)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.add_init_script(PROBE)
+    page.goto(f"{url}/pretrained")
+    page.wait_for_selector("[data-testid='stMain'] textarea", timeout=90_000)
+    wait_calm(page, timeout=120)
+    area = page.locator("[data-testid='stMain'] textarea").first
+    area.fill(LONG_TEXT)
+    page.evaluate(RESET)
+    cpu = cpu_seconds(pid)
+    area.press("Control+Enter")
+    rec = wait_calm(page, timeout=120)
+    sent, last = rec["sent"][0], max(rec["recv"])
+    idle = max(last, rec["mut"], rec["longEnd"])
+    page.close()
+    return Move(sent - rec["input"], last - sent, idle - last, idle - rec["input"], rec["bytes"],
+                (cpu_seconds(pid) - cpu) * 1000)  # fmt: skip
 
 
 def main() -> None:
@@ -218,7 +241,7 @@ def main() -> None:
             wait_healthy(server)
             print(f"cold start: healthy after {healthy:.2f} s, home interactive after {home:.2f} s")
             print(
-                f"{'page':<18} {'first s':>7} {'widget':>9} {'n':>3} {'idle ms':>7} {'send':>6} "
+                f"{'page':<22} {'first s':>7} {'widget':>9} {'n':>3} {'idle ms':>7} {'send':>6} "
                 f"{'server':>7} {'render':>7} {'kB/move':>8} {'cpu ms':>7}"
             )
             for path in paths:
@@ -226,6 +249,13 @@ def main() -> None:
                 kind, moves = time_moves(page, path, server.pid, args.moves)
                 report(path, first, kind, moves)
                 page.close()
+            if "pretrained" in paths:
+                report(
+                    "pretrained, 512 tokens",
+                    float("nan"),
+                    "text",
+                    [long_input(browser, server.url, server.pid)],
+                )
         finally:
             stop(server)
             browser.close()

@@ -77,6 +77,12 @@ def cached_model_view(name: str, text: str, hide: bool):
     return model_view(att, tokens)
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_head_table(name: str, text: str, hide: bool) -> pd.DataFrame:
+    """What each head does: computed once per input, not on every layer/head move."""
+    return pd.DataFrame(head_table(visible_attention(attend(name, text), hide)[1]))
+
+
 def compare_with_second_sentence(name: str, other: str, result, layer: int, head: int) -> None:
     if not other.strip():
         return
@@ -230,7 +236,8 @@ with b:
     numbers = {
         c: st.column_config.NumberColumn(format="%.3f") for c in ("entropy", "mean distance")
     }
-    st.dataframe(pd.DataFrame(head_table(att)), hide_index=True, height=420, column_config=numbers)
+    heads = cached_head_table(name.strip(), text, hide)
+    st.dataframe(heads, hide_index=True, height=420, column_config=numbers)
 
 st.subheader("Queries and keys together (in the spirit of AttentionViz)")
 method = draw(TABLE, "pe_proj")

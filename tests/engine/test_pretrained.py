@@ -245,3 +245,14 @@ def test_distance_table_projection_and_dropping_tokens():
     q, k = np.random.default_rng(1).normal(size=(2, 8, 4))
     assert project_queries_keys(q, k, "pca").shape == (16, 2)
     assert project_queries_keys(q, k, "tsne").shape == (16, 2)
+
+
+def test_the_head_table_labels_each_head_as_head_label_does():
+    """head_table passes each head's entropy to head_label (computed once for all heads): the
+    labels must be the ones head_label finds on its own, "broad" and "mixed" included."""
+    rng = np.random.default_rng(0)
+    heads = [np.full((6, 6), 1 / 6), np.eye(6), rng.dirichlet(np.ones(6) * 0.3, size=6)]
+    attentions = np.stack(heads)[None]  # (1, 3, 6, 6)
+    rows = head_table(attentions)
+    assert [r["label"] for r in rows] == [head_label(h) for h in heads]
+    assert {r["label"] for r in rows} >= {"broad", "self"}
