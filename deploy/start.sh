@@ -71,6 +71,11 @@ for i in $(seq 0 $((REPLICAS - 1))); do
 done
 for i in $(seq 0 $((REPLICAS - 1))); do
   wait_healthy "http://127.0.0.1:$((BASE_PORT + i))" "replica $((i + 1))" "${PIDS[$i]}"
+  # one session opens the home page: the replica's first run starts loading the pretrained model
+  # in the background (attnviz/ui/warm_up.py), before the first student arrives
+  "$PYTHON" -c "import asyncio, sys; from benchmarks.load import warm_up; \
+asyncio.run(warm_up(sys.argv[1], ['home'], 1))" "http://127.0.0.1:$((BASE_PORT + i))" \
+    >>"$RUN_DIR/replica-$((i + 1)).log" 2>&1 || echo "replica $((i + 1)): warm-up failed" >&2
 done
 
 CONFIG="$RUN_DIR/haproxy.cfg"

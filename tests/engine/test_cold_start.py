@@ -46,8 +46,10 @@ def test_the_device_list_agrees_with_torch():
 def test_the_bundled_model_is_warmed_once_in_the_background():
     from attnviz.topics.pretrained import model
 
-    thread = model.warm_in_background("Warm up, please.")
+    called = []
+    thread = model.warm_in_background("Warm up, please.", also=(lambda: called.append(1),))
     thread.join(timeout=120)
+    assert called == [1]  # the further warm-up steps ran after the model
     assert not thread.is_alive()
     assert model.bundled_model_ready()
     first = model.bundled_model()

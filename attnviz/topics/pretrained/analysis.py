@@ -114,6 +114,13 @@ def difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a[..., :t, :t] - b[..., :t, :t]
 
 
+def preload_projections() -> None:
+    """Import scikit-learn's PCA and t-SNE (about 2 s), e.g. in a server's warm-up thread, so
+    that the first projection does not wait for the import."""
+    import sklearn.decomposition  # noqa: F401
+    import sklearn.manifold  # noqa: F401
+
+
 def project_queries_keys(
     queries: np.ndarray, keys: np.ndarray, method: str = "pca", seed: int = 0
 ) -> np.ndarray:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -225,13 +226,18 @@ def bundled_model_ready() -> bool:
     return bool(_bundled)
 
 
-def warm_in_background(text: str = "The cat sat on the mat.") -> threading.Thread:
-    """Load the bundled model (and run it once, so torch's first-call costs are paid) in a
-    daemon thread; returns the thread. A failure is left for the page to report."""
+def warm_in_background(
+    text: str = "The cat sat on the mat.", also: tuple[Callable[[], object], ...] = ()
+) -> threading.Thread:
+    """Load the bundled model (and run it once, so torch's first-call costs are paid), then call
+    each of `also`, in a daemon thread; returns the thread. A failure is left for the page to
+    report."""
 
     def warm() -> None:
         with contextlib.suppress(Exception):  # the page loads it again and shows the reason
             bundled_model().attend(text)
+            for step in also:
+                step()
 
     thread = threading.Thread(target=warm, name="attnviz-warm-pretrained", daemon=True)
     thread.start()
