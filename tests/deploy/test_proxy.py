@@ -9,6 +9,7 @@ deployment; the last one stops it.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 import re
 import shutil
@@ -17,10 +18,11 @@ import statistics
 import subprocess
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass
 from http.cookiejar import CookieJar
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
@@ -37,6 +39,7 @@ pytestmark = [
         reason="haproxy is not installed (scripts/test.sh installs it: apt-get install haproxy)",
     ),
 ]
+T = TypeVar("T")
 LOG_LINE = re.compile(r"replicas/(r\d+) .*\"GET (\S+) HTTP")
 
 
@@ -75,6 +78,13 @@ def deployment() -> Iterator[Deployment]:
     if proc.poll() is None:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
+    """asyncio.run in a thread of its own: the browser tests' Playwright (sync API) leaves an
+    event loop running in the test thread, where asyncio.run refuses to start."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def fresh_client() -> tuple[urllib.request.OpenerDirector, CookieJar]:
@@ -117,7 +127,7 @@ def test_each_client_stays_on_its_replica(deployment):
             result = await tab.run()
         return result.ok
 
-    assert all(asyncio.run(websocket(i, jar)) for i, (_, jar) in enumerate(clients))
+    assert all(run_async(websocket(i, jar)) for i, (_, jar) in enumerate(clients))
     time.sleep(1)  # HAProxy logs a websocket when it closes
     for i, replica in enumerate(replicas):
         assert deployment.replicas_of(f"aff{i}") == replica, deployment.served()[-20:]
@@ -139,14 +149,14 @@ def test_an_upload_goes_to_the_replica_of_its_session(deployment):
             other, _ = await tab.upload("favicon.png", data, "image/png")
             return status, other
 
-    status, other = asyncio.run(upload())
+    status, other = run_async(upload())
     assert status in (200, 204), "the upload reached the session's replica"
     assert other == 400, "without affinity the other replica does not know the session"
 
 
 def test_load_through_the_proxy_uses_both_replicas(deployment):
     pages = ["soft-select", "text", "self-attention"]
-    stats = asyncio.run(run_level(deployment.url, 6, pages, duration=15, think=2))
+    stats = run_async(run_level(deployment.url, 6, pages, duration=15, think=2))
     assert not stats.errors, dict(stats.errors)
     assert len(stats.opens) == 6
     assert len(stats.times) >= 6, "students interacted"
