@@ -25,12 +25,12 @@ import contextlib
 import statistics
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 
 from attnviz.ui.navigation import all_pages
+from benchmarks.load_procs import ProcessTree
 from tests.support.browser import IDLE, launch_args, page_url
 from tests.support.server import AppServer, start, stop, wait_healthy
 
@@ -76,9 +76,8 @@ class Move:
 
 
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of one process, from /proc."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / 100  # utime, stime in clock ticks (100 Hz)
+    """User + system CPU seconds of the server process itself (not its training workers)."""
+    return ProcessTree([pid]).cpu_seconds(roots_only=True)
 
 
 def wait_calm(page, timeout: float = 60) -> dict:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tests.support.server import descendants
+
 TICKS = os.sysconf("SC_CLK_TCK")
 PAGE_MB = os.sysconf("SC_PAGE_SIZE") / 2**20
 
@@ -26,17 +28,6 @@ def _stat(pid: int) -> list[str] | None:
     return text[text.rindex(")") + 2 :].split()  # fields 3.. (state is index 0)
 
 
-def parents() -> dict[int, int]:
-    """{pid: parent pid} for every process."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            fields = _stat(int(entry.name))
-            if fields is not None:
-                found[int(entry.name)] = int(fields[1])
-    return found
-
-
 class ProcessTree:
     """The processes `roots` and everything below them (see the module docstring)."""
 
@@ -44,16 +35,10 @@ class ProcessTree:
         self.roots = list(roots)
 
     def descendants(self) -> dict[int, int]:
-        children: dict[int, list[int]] = {}
-        for pid, parent in parents().items():
-            children.setdefault(parent, []).append(pid)
+        """{process: its parent} for everything below the roots."""
         found: dict[int, int] = {}
-        todo = list(self.roots)
-        while todo:
-            parent = todo.pop()
-            for kid in children.get(parent, []):
-                found[kid] = parent
-                todo.append(kid)
+        for root in self.roots:
+            found.update(descendants(root))
         return found
 
     def pids(self) -> list[int]:
