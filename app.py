@@ -6,6 +6,7 @@ import streamlit as st
 
 from attnviz.ui.lesson_export import this_view_as_a_step
 from attnviz.ui.navigation import PAGES
+from attnviz.ui.settings import remember
 from attnviz.ui.sidebar import FAVICON, adopt_aliases, draw_sidebar, lecture_requested
 from attnviz.ui.warm_up import warm_up_server
 
@@ -33,7 +34,7 @@ if presenting or "_lesson_goto" in st.session_state:
     if REQUESTED in st.session_state:
         follow_request()  # Present / Previous / Next was pressed: go to that step's page
     enter_step(page_url)  # the step's settings, before any widget is drawn
-st.session_state["_global_settings"] = draw_sidebar()
+remember(draw_sidebar())
 question = presenter_bar(page_url) if presenting else None
 this_view_as_a_step(page_url)
 navigation.run()

@@ -14,14 +14,14 @@ from attnviz.topics.text.attention import (
     attention_json,
     valid_heads,
 )
+from attnviz.topics.text.params import HEAD_VIEW_HEADS, MAX_CHARS, PRONOUN_TEXT, TABLE, TRY_THIS
 from attnviz.ui import layout, text_sections
 from attnviz.ui.figures import show
 from attnviz.ui.head_view import head_view
 from attnviz.ui.lesson_answers import publish
-from attnviz.ui.params.text import HEAD_VIEW_HEADS, MAX_CHARS, PRONOUN_TEXT, TABLE, TRY_THIS
-from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
-from attnviz.ui.sidebar import settings
+from attnviz.ui.settings import settings
 from attnviz.ui.text_sections import cached_analysis
+from attnviz.ui.widgets import draw, preset_buttons, reset_button
 
 
 def sync_head_pills(heads: int) -> None:

@@ -4,7 +4,9 @@ cross-attention over the image's regions is drawn on the image (Show, Attend and
 from attnviz.data.captions import CaptionTaskSpec
 from attnviz.models.captioner import CaptionerConfig
 from attnviz.topics.captioning.inference import caption_image
+from attnviz.topics.captioning.params import HELD_OUT, TABLE, TRY_THIS
 from attnviz.topics.captioning.task import CaptionJobSpec, restore, untrained
+from attnviz.topics.training_params import train_config
 from attnviz.ui import layout
 from attnviz.ui.captioning_sections import (
     heads_section,
@@ -15,11 +17,10 @@ from attnviz.ui.captioning_sections import (
     share_section,
     words_view,
 )
-from attnviz.ui.params.captioning import HELD_OUT, TABLE, TRY_THIS
-from attnviz.ui.params.training_form import train_config, training_form
-from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
-from attnviz.ui.sidebar import settings
+from attnviz.ui.settings import settings
+from attnviz.ui.training_form import training_form
 from attnviz.ui.training_panel import LiveRun, training_panel
+from attnviz.ui.widgets import draw, preset_buttons, reset_button
 
 layout.intro(
     "Captioning: words that look at the image",
@@ -54,7 +55,7 @@ task = CaptionTaskSpec(n_shapes=n_shapes, n_train=n_train, seed=seed,
 model = CaptionerConfig(decoder=decoder, score=score, d_model=d_model, n_layer=layers,
                         n_head=heads, width=8)  # fmt: skip
 spec = CaptionJobSpec(task, model, settings().device)
-config = train_config(form, eval_every=50, snapshot_every=50, seed=seed)
+config = train_config(TABLE.prefix, form, eval_every=50, snapshot_every=50, seed=seed)
 
 
 def draw_live(run: LiveRun) -> None:

@@ -10,14 +10,15 @@ from attnviz.core.kernels import LEARNED
 from attnviz.data.toy import DATASETS, DatasetSpec
 from attnviz.figures.kernel import fit_1d, fit_2d, gap_note, query_weights, weight_matrix
 from attnviz.models.kernel_smoother import KernelSmootherConfig
+from attnviz.topics.kernel.params import TABLE, TRY_THIS
 from attnviz.topics.kernel.task import KernelJobSpec, KernelTrainable, KernelViews, views
+from attnviz.topics.training_params import train_config
 from attnviz.ui import downloads, layout
 from attnviz.ui.figures import show
-from attnviz.ui.params.kernel import TABLE, TRY_THIS
-from attnviz.ui.params.training_form import train_config, training_form
-from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
-from attnviz.ui.sidebar import settings
+from attnviz.ui.settings import settings
+from attnviz.ui.training_form import training_form
 from attnviz.ui.training_panel import LiveRun, training_panel
+from attnviz.ui.widgets import draw, preset_buttons, reset_button
 
 
 def move_query() -> None:
@@ -71,9 +72,10 @@ spec = KernelJobSpec(
     device=device,
 )
 config = train_config(
+    TABLE.prefix,
     form,
-    eval_every=max(5, form["steps"] // 1000),  # ≤ ~1000 points per curve, ≤ ~300 snapshots a run
-    snapshot_every=max(10, form["steps"] // 300),
+    eval_every=max(5, form["ks_steps"] // 1000),  # ≤ ~1000 points per curve, ≤ ~300 snapshots a run
+    snapshot_every=max(10, form["ks_steps"] // 300),
     seed=seed,
 )
 task = KernelTrainable(replace(spec, device="cpu"))  # the views: small, on the CPU

@@ -13,12 +13,11 @@ from attnviz.topics.pretrained.analysis import (
     visible_part,
 )
 from attnviz.topics.pretrained.model import MAX_TOKENS
+from attnviz.topics.pretrained.params import TABLE, TRY_THIS
 from attnviz.ui import downloads, layout
 from attnviz.ui.figures import show
 from attnviz.ui.head_view import head_view
 from attnviz.ui.lesson_answers import publish
-from attnviz.ui.params.pretrained import TABLE, TRY_THIS
-from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
 from attnviz.ui.pretrained_views import (
     attend,
     cached_head_table,
@@ -30,6 +29,7 @@ from attnviz.ui.pretrained_views import (
     visible_attention,
 )
 from attnviz.ui.text_sections import md_literal
+from attnviz.ui.widgets import draw, preset_buttons, reset_button
 
 layout.intro(
     "Pretrained model explorer",

@@ -6,11 +6,10 @@ import streamlit as st
 
 from attnviz.data.dates import NOTES, DateTaskSpec
 from attnviz.models.rnn import Seq2SeqConfig
+from attnviz.topics.recurrent.params import TABLE, TRY_THIS
 from attnviz.topics.recurrent.task import RecurrentJobSpec, restore, untrained
+from attnviz.topics.training_params import train_config
 from attnviz.ui import layout
-from attnviz.ui.params.recurrent import TABLE, TRY_THIS
-from attnviz.ui.params.training_form import train_config, training_form
-from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
 from attnviz.ui.recurrent_sections import (
     encoder_section,
     length_section,
@@ -19,8 +18,10 @@ from attnviz.ui.recurrent_sections import (
     timing_section,
     your_date,
 )
-from attnviz.ui.sidebar import settings
+from attnviz.ui.settings import settings
+from attnviz.ui.training_form import training_form
 from attnviz.ui.training_panel import LiveRun, training_panel
+from attnviz.ui.widgets import draw, preset_buttons, reset_button
 
 layout.intro(
     "Recurrent networks and attention",
@@ -51,7 +52,7 @@ task = DateTaskSpec(task_name, n_train=n_train, seed=seed)
 model = Seq2SeqConfig(d_embed=32, d_hidden=hidden, cell=cell, bidirectional=bidirectional,
                       attention=score)  # fmt: skip
 spec = RecurrentJobSpec(task, model, settings().device)
-config = train_config(form, eval_every=50, snapshot_every=50, seed=seed)
+config = train_config(TABLE.prefix, form, eval_every=50, snapshot_every=50, seed=seed)
 
 
 def draw_live(run: LiveRun) -> None:

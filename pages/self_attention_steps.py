@@ -4,6 +4,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz.figures.steps import step_figure, weight_figures
+from attnviz.topics.self_attention.params import MATRIX_URL_KEYS, STEP_NAMES, TABLE, TRY_THIS
 from attnviz.topics.self_attention.steps import (
     LayerWeights,
     compute_steps,
@@ -15,9 +16,8 @@ from attnviz.ui import downloads, layout
 from attnviz.ui.figures import show
 from attnviz.ui.lesson_answers import publish
 from attnviz.ui.matrix_editor import edit_matrix
-from attnviz.ui.params.self_attention import MATRIX_URL_KEYS, STEP_NAMES, TABLE, TRY_THIS
-from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
-from attnviz.ui.sidebar import settings
+from attnviz.ui.settings import settings
+from attnviz.ui.widgets import draw, preset_buttons, reset_button
 
 STEP_KEYS = [["z"], ["Q", "K", "V"], ["QK"], ["scaled"], ["masked"], ["weights"], ["out"]]
 
@@ -72,7 +72,7 @@ def show_step(
     st.latex(latex)
     for key in keys:  # Q, K, V one below the other: each as wide as z, numbers readable
         st.caption(steps[key].note)
-        show(step_figure(steps[key], query_row), f"step_{key}")
+        show(step_figure(key, steps[key].matrix, steps[key].title, query_row), f"step_{key}")
     if keys == ["Q", "K", "V"]:
         with st.expander("the weights behind Q, K, V"):
             for letter in "qkv":  # W next to its bias B: a row each for q, k, v

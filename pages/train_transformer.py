@@ -6,6 +6,8 @@ import streamlit as st
 
 from attnviz.data.tasks import TaskSpec, build_task
 from attnviz.models.transformer import TransformerConfig
+from attnviz.topics.training_params import train_config
+from attnviz.topics.transformer.params import TABLE, TRY_THIS
 from attnviz.topics.transformer.task import (
     SEQUENCE_ACCURACY,
     TransformerJobSpec,
@@ -13,10 +15,8 @@ from attnviz.topics.transformer.task import (
     untrained_attention,
 )
 from attnviz.ui import layout
-from attnviz.ui.params.training_form import train_config, training_form
-from attnviz.ui.params.transformer import TABLE, TRY_THIS
-from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
-from attnviz.ui.sidebar import settings
+from attnviz.ui.settings import settings
+from attnviz.ui.training_form import training_form
 from attnviz.ui.training_panel import LiveRun, training_panel
 from attnviz.ui.transformer_tools import (
     ablation,
@@ -25,6 +25,7 @@ from attnviz.ui.transformer_tools import (
     save_and_load,
     try_input,
 )
+from attnviz.ui.widgets import draw, preset_buttons, reset_button
 
 TASK_NOTES = {
     "reverse": "encoder: output position i = input position T−1−i",
@@ -73,7 +74,7 @@ model = TransformerConfig(
     positional=positional,
 )
 spec = TransformerJobSpec(task_spec, model, settings().device)
-config = train_config(form, eval_every=20, snapshot_every=25, seed=seed)
+config = train_config(TABLE.prefix, form, eval_every=20, snapshot_every=25, seed=seed)
 task = build_task(task_spec)
 probe_tokens = task.decode(task.val_x[task.probe])
 st.caption(f"{task.notes} Probe example: `{' '.join(probe_tokens)}`")

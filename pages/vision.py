@@ -5,13 +5,13 @@ import streamlit as st
 
 from attnviz.data.images import ImageSetSpec, build_images
 from attnviz.models.vit import ViTConfig
+from attnviz.topics.training_params import train_config
 from attnviz.topics.vision.inference import look
+from attnviz.topics.vision.params import PATCHES, TABLE, TRY_THIS
 from attnviz.topics.vision.task import VisionJobSpec, restore, untrained, vit_config
 from attnviz.ui import layout
-from attnviz.ui.params.training_form import train_config, training_form
-from attnviz.ui.params.vision import PATCHES, TABLE, TRY_THIS
-from attnviz.ui.params.widgets import draw, preset_buttons, reset_button
-from attnviz.ui.sidebar import settings
+from attnviz.ui.settings import settings
+from attnviz.ui.training_form import training_form
 from attnviz.ui.training_panel import LiveRun, training_panel
 from attnviz.ui.vision_sections import (
     attention_views,
@@ -23,6 +23,7 @@ from attnviz.ui.vision_sections import (
     scores_and_answers,
     vit_vs_cnn,
 )
+from attnviz.ui.widgets import draw, preset_buttons, reset_button
 
 layout.intro(
     "Vision: attention over patches",
@@ -54,7 +55,7 @@ data = ImageSetSpec(data_name, shape_task=shape_task, n_train=n_train, seed=seed
 vit = ViTConfig(patch=patch, n_layer=layers, n_head=heads, d_model=d_model, d_ff=2 * d_model,
                 positional=positional, pooling=pooling)  # fmt: skip
 spec = VisionJobSpec(data, vit, settings().device)
-config = train_config(form, eval_every=25, snapshot_every=25, seed=seed)
+config = train_config(TABLE.prefix, form, eval_every=25, snapshot_every=25, seed=seed)
 images = build_images(data)
 st.caption(images.notes)
 

@@ -6,13 +6,27 @@ gap, never a drawn 0) and the 2-D heatmap leaves those cells blank; the titles s
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.data.toy import ToyData
 from attnviz.figures.base import fast_figure, heatmap
 
 BLUE, ORANGE, GREY = "#3b5bdb", "#e8590c", "#adb5bd"
+
+
+class Samples(Protocol):
+    """The labelled samples a figure draws (attnviz.data.toy.ToyData has this shape)."""
+
+    x_train: np.ndarray  # (n, J)
+    y_train: np.ndarray  # (n,)
+    x_val: np.ndarray
+    y_val: np.ndarray
+    classification: bool
+
+    @property
+    def dim(self) -> int: ...
 
 
 def _layout(title: str, x_title: str, y_title: str, height: int = 420) -> dict:
@@ -47,7 +61,7 @@ def gap_note(undefined: int, overflow: int) -> str:
 
 
 def fit_1d(
-    data: ToyData,
+    data: Samples,
     grid: np.ndarray,
     f: np.ndarray,
     query: float,
@@ -112,7 +126,7 @@ def _query_shapes(query: float, ellipse: np.ndarray | None) -> list[dict]:
 
 
 def fit_2d(
-    data: ToyData,
+    data: Samples,
     axes: list[np.ndarray],
     f: np.ndarray,
     query: np.ndarray,
@@ -170,7 +184,7 @@ def _ellipse_trace(ellipse: np.ndarray) -> dict:
     }
 
 
-def _samples_2d(data: ToyData) -> list[dict]:
+def _samples_2d(data: Samples) -> list[dict]:
     """The training samples in the plane, one trace per class (or one for regression)."""
     groups = ((1.0, ORANGE), (-1.0, BLUE)) if data.classification else ((None, "black"),)
     traces = []
@@ -214,7 +228,7 @@ def weights_title(normalised: bool, defined: bool) -> str:
 
 
 def query_weights(
-    data: ToyData, weights: np.ndarray, normalised: bool = True, defined: bool = True
+    data: Samples, weights: np.ndarray, normalised: bool = True, defined: bool = True
 ) -> go.Figure:
     """Each training sample's weight α(x, x_s)/n(x) (or α/|S|) for the chosen query: (n_train,).
     `defined`: the query has a sample in reach (n(x) > 0)."""

@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.figures.base import fast_figure
-from attnviz.training.history import History
 
 MAX_POINTS = 2000  # long runs are thinned so the figure stays light
 COMPANION_COLORS = ("#2f9e44", "#ae3ec9")
+
+
+class Curves(Protocol):
+    """A run's numbers by step (attnviz.training.history.History has this shape)."""
+
+    step: list[int]
+    train_loss: list[float]
+    eval_step: list[int]
+    val_loss: list[float]
+    train_metric: list[float]
+    val_metric: list[float]
+    extra: list[dict[str, float]]
 
 
 def _thin(x: list, y: list) -> tuple[np.ndarray, np.ndarray]:
@@ -35,14 +48,14 @@ def _line(x, y, name: str, axis: str, color: str, dash: str = "solid") -> dict:
     }
 
 
-def companions(history: History) -> list[str]:
+def companions(history: Curves) -> list[str]:
     """Names of the other models a run scores beside its own (extra numbers "<name> val_loss"
     and "<name> val_metric", e.g. the CNN trained beside a ViT)."""
     names = {k.rsplit(" ", 1)[0] for ex in history.extra for k in ex if k.endswith(" val_loss")}
     return sorted(names)
 
 
-def _companion_lines(history: History, metric_name: str) -> list[dict]:
+def _companion_lines(history: Curves, metric_name: str) -> list[dict]:
     """Each companion's validation loss and metric, dashed, in its own colour."""
     out = []
     for name, color in zip(companions(history), COMPANION_COLORS, strict=False):
@@ -56,7 +69,7 @@ def _companion_lines(history: History, metric_name: str) -> list[dict]:
 
 
 def curves_figure(
-    history: History, metric_name: str, log_y: bool = False, model_name: str = ""
+    history: Curves, metric_name: str, log_y: bool = False, model_name: str = ""
 ) -> go.Figure:
     """Left: training loss per step and validation loss; right: train/validation metric; with
     the validation curves of any companion model (see `companions`) beside them. `model_name`

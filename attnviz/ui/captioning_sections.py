@@ -27,12 +27,12 @@ from attnviz.topics.captioning.inference import (
     held_out_words,
     object_attention_share,
 )
+from attnviz.topics.captioning.params import MEAN, OWN, RANDOM, TABLE, head_views
 from attnviz.topics.captioning.task import BLEU, HELD_OUT, TOKEN_ACCURACY, TrainedCaptioner
 from attnviz.topics.vision.uploads import read_image
 from attnviz.ui.figures import show
 from attnviz.ui.layout import lazy_expander
-from attnviz.ui.params.captioning import MEAN, OWN, RANDOM, TABLE, head_views
-from attnviz.ui.params.widgets import draw
+from attnviz.ui.widgets import draw
 
 SCENE_SEED = "cp_scene_seed"  # session key: how many times "New scene" was pressed
 

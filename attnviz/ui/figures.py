@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from attnviz.figures.base import BASE_FONT, export_config, scale_fonts
-from attnviz.ui.sidebar import GlobalSettings, settings
+from attnviz.ui.settings import GlobalSettings, settings
 
 HIGH_CONTRAST_SCALE = "Greys"  # white to black: the strongest contrast for weights in [0, 1]
 LECTURE_HEIGHT = 1.3  # figures grow with their fonts in lecture mode

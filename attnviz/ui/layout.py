@@ -1,5 +1,5 @@
 """Page furniture: the intro paragraph, the "try this" box, lazy sections. (Presets and Reset
-derive from the page's parameter table: attnviz.ui.params.widgets.)"""
+derive from the page's parameter table: attnviz.ui.widgets.)"""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import streamlit as st
 
-from attnviz.ui.sidebar import settings
+from attnviz.ui.settings import settings
 
 
 def intro(title: str, what: str) -> None:

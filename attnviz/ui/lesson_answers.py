@@ -1,7 +1,8 @@
 """Answers a lesson's question computes from the live page (`answer = "computed:<name>"`), so a
-question stays right on the student's own input. A page publishes, while it draws, the answer
-and the options for each name it knows (`publish`); the presenter's question is filled in after
-the page has run (app.py), from what the page published in that same run.
+question stays right on the student's own input. A page publishes its scene's answers
+(attnviz.topics.scene: `scene.answers(result, values)`) once it has its result (`publish`);
+the presenter's question is filled in after the page has run (app.py), from what the page
+published in that same run.
 
 Names (see attnviz.ui.lessons.loader): `top_key` (soft select: the row with the largest weight;
 self-attention: the patch query row i weights most) and `top_token` (text, pretrained: the token
@@ -9,9 +10,11 @@ the query token weights most in the chosen head)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping
 
 import streamlit as st
+
+from attnviz.topics.scene import Answer
 
 FACTS = "_lesson_facts"
 
@@ -21,9 +24,11 @@ def forget() -> None:
     st.session_state.pop(FACTS, None)
 
 
-def publish(name: str, answer: str, options: Sequence[str]) -> None:
-    """What the page shows now: the answer to `name` and the options to offer (each once)."""
-    st.session_state.setdefault(FACTS, {})[name] = (answer, list(dict.fromkeys(options)))
+def publish(answers: Mapping[str, Answer]) -> None:
+    """What the page shows now: for each question name, the answer and the options to offer."""
+    facts = st.session_state.setdefault(FACTS, {})
+    for name, found in answers.items():
+        facts[name] = (found.answer, list(found.options))
 
 
 def computed(name: str) -> tuple[str, list[str]] | None:

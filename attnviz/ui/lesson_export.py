@@ -8,12 +8,12 @@ from typing import Any
 
 import streamlit as st
 
-from attnviz.ui.params import TABLE_MODULES
+from attnviz.topics.registry import SCENE_MODULES, params_module
 
 
 def this_view_as_a_step(page_url: str) -> None:
     """Sidebar box (built only while open; open state in the URL)."""
-    if page_url not in TABLE_MODULES:
+    if page_url not in SCENE_MODULES:
         return
     with st.sidebar.expander("This view as a lesson step", key="lesson_export",
                              on_change="rerun") as box:  # fmt: skip
@@ -29,9 +29,7 @@ def this_view_as_a_step(page_url: str) -> None:
 
 def changed_values(page_url: str) -> dict[str, Any]:
     """The page's parameters whose widgets now hold something other than the default."""
-    import importlib
-
-    table = importlib.import_module(TABLE_MODULES[page_url]).TABLE
+    table = params_module(page_url).TABLE
     values = {p.key: st.session_state.get(p.key, p.default) for p in table.params}
     values = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
     return {k: v for k, v in values.items() if v != table[k].default and table[k].valid(v)}

@@ -26,14 +26,14 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from attnviz.topics.registry import SCENE_MODULES, page_tables
+from attnviz.topics.settings import TABLE as SIDEBAR
 from attnviz.ui.lesson_answers import computed, forget
 from attnviz.ui.lessons.loader import bundled_lessons
 from attnviz.ui.lessons.model import Lesson, Step
 from attnviz.ui.navigation import all_pages
-from attnviz.ui.params import TABLE_MODULES, page_tables
-from attnviz.ui.params.sidebar import TABLE as SIDEBAR
-from attnviz.ui.params.widgets import apply
 from attnviz.ui.sidebar import css
+from attnviz.ui.widgets import apply
 
 LESSON, STEP = "lesson", "step"
 APPLIED = "_lesson_applied"  # (slug, step) whose state was last written into the widgets
@@ -73,7 +73,7 @@ def enter_step(page_url: str) -> None:
     step = lesson.steps[number - 1]
     if step.page != page_url or st.session_state.get(APPLIED) == (lesson.slug, number):
         return
-    if step.page in TABLE_MODULES:
+    if step.page in SCENE_MODULES:
         apply(page_tables()[step.page], step.state())
     apply(SIDEBAR, {"lecture": True})
     st.session_state[APPLIED] = (lesson.slug, number)

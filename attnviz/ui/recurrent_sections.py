@@ -25,12 +25,12 @@ from attnviz.topics.recurrent.inference import (
     shown_chars,
     translate,
 )
+from attnviz.topics.recurrent.params import TABLE
 from attnviz.topics.recurrent.task import BASELINE, TOKEN_ACCURACY, TrainedPair
 from attnviz.topics.recurrent.timing import LENGTHS, forward_times, summary
 from attnviz.ui.figures import show
 from attnviz.ui.layout import lazy_expander
-from attnviz.ui.params.recurrent import TABLE
-from attnviz.ui.params.widgets import draw
+from attnviz.ui.widgets import draw
 
 SPAN_WORDS = {
     "earlier": "has read the characters up to it (lower triangle)",

@@ -6,32 +6,19 @@ only if told first), so app.py asks `lecture_requested()` before `draw_sidebar()
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 import streamlit as st
 
+from attnviz.topics.settings import TABLE
 from attnviz.training.devices import available_devices
-from attnviz.ui.params.sidebar import TABLE
-from attnviz.ui.params.widgets import apply, draw
+from attnviz.ui.settings import GlobalSettings
+from attnviz.ui.widgets import apply, draw
 
 STATIC = Path(__file__).parent / "static"
 FAVICON = STATIC / "favicon.png"  # bundled: no icon is fetched from a font CDN
 ALIAS = "sidebar_"  # ?sidebar_lecture=true works as well as ?lecture=true
-
-
-@dataclass
-class GlobalSettings:
-    device: str
-    seed: int
-    lecture: bool
-    export_format: str
-    high_contrast: bool = False
-
-    @property
-    def font_scale(self) -> float:
-        return 1.6 if self.lecture else 1.0
 
 
 @cache
@@ -91,9 +78,3 @@ def exit_lecture_button() -> None:
             args=(TABLE, {"lecture": False}),
             help="Back to normal fonts and the sidebar",
         )
-
-
-def settings() -> GlobalSettings:
-    """The global settings drawn by app.py on this rerun."""
-    found = st.session_state.get("_global_settings")
-    return found if found is not None else GlobalSettings("cpu", 0, False, "png")

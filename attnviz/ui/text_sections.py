@@ -33,10 +33,10 @@ from attnviz.topics.text.attention import (
     saturation_curve,
     temperature_rows,
 )
+from attnviz.topics.text.params import TABLE, TEMPERATURES
 from attnviz.ui.figures import show
 from attnviz.ui.layout import lazy_expander
-from attnviz.ui.params.text import TABLE, TEMPERATURES
-from attnviz.ui.params.widgets import draw
+from attnviz.ui.widgets import draw
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -25,11 +25,11 @@ from attnviz.topics.transformer.checks import (
     split_known,
     trained_on,
 )
+from attnviz.topics.transformer.params import TABLE
 from attnviz.topics.transformer.task import generate, head_ablation, run_input
 from attnviz.ui import downloads
 from attnviz.ui.figures import show
-from attnviz.ui.params.transformer import TABLE
-from attnviz.ui.params.widgets import draw
+from attnviz.ui.widgets import draw
 
 
 def attention_by_layer(

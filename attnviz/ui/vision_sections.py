@@ -31,12 +31,12 @@ from attnviz.topics.vision.inference import (
     shuffled_accuracy,
     uniform_distance,
 )
+from attnviz.topics.vision.params import TABLE
 from attnviz.topics.vision.task import TrainedPair
 from attnviz.topics.vision.uploads import read_image
 from attnviz.ui.figures import show
 from attnviz.ui.layout import lazy_expander
-from attnviz.ui.params.vision import TABLE
-from attnviz.ui.params.widgets import draw
+from attnviz.ui.widgets import draw
 
 OWN_IMAGE = "your own image"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnviz.ui.params.captioning import MEAN
+from attnviz.topics.captioning.params import MEAN
 from tests.support.apptest import (
     figures,
     no_exception,

@@ -112,7 +112,7 @@ def test_start_grows_the_history_then_pause_step_reset(page):
 def test_divergence_is_reported_on_the_page(page):
     at = page()
     at.radio(key="ks_g").set_value("linear").run()
-    at.selectbox(key="ks_opt").set_value("sgd").run()
+    at.selectbox(key="ks_optimizer").set_value("sgd").run()
     at.select_slider(key="ks_lr").set_value(1000.0).run()
     at.button(key="ks_start").click().run()
     deadline = time.time() + 60

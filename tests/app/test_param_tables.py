@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from attnviz.topics.params import PageParams
+from attnviz.topics.registry import page_tables
 from attnviz.ui.navigation import all_pages
-from attnviz.ui.params import page_tables
-from attnviz.ui.params.table import PageParams
 from tests.support.apptest import no_exception, open_page
 from tests.support.pages import ROOT
 
@@ -90,7 +90,7 @@ def test_presets_in_a_row_then_reset_each_set_every_parameter(url):
 
 def test_the_sidebar_settings_come_from_the_link():
     """The sidebar's table (settings for every page) round-trips through the URL too."""
-    from attnviz.ui.params.sidebar import TABLE as SIDEBAR
+    from attnviz.topics.settings import TABLE as SIDEBAR
 
     query = {"seed": "7", "lecture": "true", "export": "svg"}
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from attnviz.topics.pretrained.model import load
-from attnviz.ui.params.pretrained import DEFAULT_TEXT, SECOND_TEXT
+from attnviz.topics.pretrained.params import DEFAULT_TEXT, SECOND_TEXT
 from tests.engine.test_pretrained import paper_rollout
 from tests.engine.test_pretrained_sources import tiny_gpt2
 from tests.support.apptest import figures, no_exception, open_page, plotly_array

@@ -1,4 +1,4 @@
-"""Self-attention's "Try this" claims (attnviz.ui.params.self_attention.TRY_THIS), each
+"""Self-attention's "Try this" claims (attnviz.topics.self_attention.params.TRY_THIS), each
 performed on the page through AppTest and checked on the matrices it shows."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Soft select's "Try this" claims (attnviz.ui.params.soft_select.TRY_THIS), each performed on
+"""Soft select's "Try this" claims (attnviz.topics.soft_select.params.TRY_THIS), each performed on
 the page through AppTest, and what it says checked on the page's figures and metrics."""
 
 from __future__ import annotations

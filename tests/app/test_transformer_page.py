@@ -12,8 +12,9 @@ from streamlit.testing.v1 import AppTest
 from attnviz.data.tasks import TaskSpec, build_task
 from attnviz.models.checkpoint import save_model
 from attnviz.models.transformer import TinyTransformer, TransformerConfig
+from attnviz.topics.training_params import train_config
+from attnviz.topics.transformer.params import TABLE
 from attnviz.topics.transformer.task import model_config
-from attnviz.ui.params.training_form import train_config
 from tests.support.apptest import figures, no_exception, open_page, plotly_array, train_until_done
 
 PAGE = "pages/train_transformer.py"
@@ -75,10 +76,10 @@ def test_unknown_tokens_get_a_message(page):
 
 def test_modular_addition_preset_sets_p_and_the_cosine_schedule():
     at = open_page(PAGE)
-    assert at.radio(key="tt_sched").value == "constant"
+    assert at.radio(key="tt_schedule").value == "constant"
     next(b for b in at.button if b.label == "Modular addition (mod 47)").click().run()
     no_exception(at)
-    assert at.slider(key="tt_sym").value == 47 and at.radio(key="tt_sched").value == "cosine"
+    assert at.slider(key="tt_sym").value == 47 and at.radio(key="tt_schedule").value == "cosine"
     assert any("All 2209 sums mod 47" in c.value for c in at.caption)
 
 
@@ -182,12 +183,11 @@ def test_maps_and_ablation_can_be_downloaded(page):
 
 
 def test_the_speed_control_reaches_the_training_config():
-    values = {"opt": "adam", "lr": 0.01, "sched": "constant", "mode": "full", "bs": 8}
-    values |= {"steps": 100, "wd": 0.0, "patience": 0, "speed": 5}
-    assert train_config(values).max_steps_per_s == 5
+    values = TABLE.defaults() | {"tt_max_steps_per_s": 5}
+    assert train_config("tt", values).max_steps_per_s == 5
     at = open_page(PAGE)
-    assert at.select_slider(key="tt_speed").value == 0, "max by default on this page"
-    at.select_slider(key="tt_speed").set_value(20).run()
+    assert at.select_slider(key="tt_max_steps_per_s").value == 0, "max by default on this page"
+    at.select_slider(key="tt_max_steps_per_s").set_value(20).run()
     no_exception(at)
 
 

@@ -68,7 +68,7 @@ def test_space_starts_and_pauses_training_in_lecture_mode(page, app_url):
     page.set_viewport_size({"width": 1280, "height": 720})
     # slow motion: 1000 steps take 200 s, so the run is still going when Space pauses it (the
     # page polls while it runs, so it is never idle: wait for the status text, not for idle)
-    query = "?sidebar_lecture=true&tt_steps=1000&tt_speed=5%20steps%2Fs"
+    query = "?sidebar_lecture=true&tt_steps=1000&tt_max_steps_per_s=5%20steps%2Fs"
     open_app_page(page, app_url, "train-transformer", query)
     assert page.evaluate(OVERFLOWING_BUTTONS) == []
     page.get_by_role("heading", name="Train a transformer live").click()

@@ -10,6 +10,7 @@ import torch
 
 from attnviz.figures.captioning import share_figure
 from attnviz.topics.captioning.inference import held_out_words, object_attention_share
+from attnviz.topics.captioning.params import RANDOM, TABLE
 from attnviz.topics.captioning.task import (
     HELD_OUT,
     PRESETS,
@@ -18,7 +19,6 @@ from attnviz.topics.captioning.task import (
     restore,
 )
 from attnviz.training.trainer import Trainer
-from attnviz.ui.params.captioning import RANDOM, TABLE
 from tests.support.apptest import figures, no_exception, open_page
 
 GRU = "One shape, GRU + additive attention"

@@ -1,4 +1,4 @@
-"""The kernel page's "Try this" claims 1-4 (attnviz.ui.params.kernel.TRY_THIS), performed on
+"""The kernel page's "Try this" claims 1-4 (attnviz.topics.kernel.params.TRY_THIS), performed on
 the engine with the page's own settings (its parameter table and presets, mapped as
 pages/kernel_smoother.py maps them) and trained as the worker trains them. Claim 5 (boxcar
 gaps) is performed on the page itself: tests/app/test_kernel_page.py."""
@@ -10,9 +10,10 @@ import pytest
 
 from attnviz.data.toy import DatasetSpec
 from attnviz.models.kernel_smoother import KernelSmootherConfig
+from attnviz.topics.kernel.params import TABLE
 from attnviz.topics.kernel.task import KernelJobSpec, KernelTrainable, views
+from attnviz.topics.training_params import train_config
 from attnviz.training.trainer import RunStatus, TrainConfig, Trainer
-from attnviz.ui.params.kernel import TABLE
 
 
 def page_task(**settings) -> tuple[KernelTrainable, TrainConfig]:
@@ -31,15 +32,9 @@ def page_task(**settings) -> tuple[KernelTrainable, TrainConfig]:
         ),
         leave_one_out=p["ks_loo"],
     )
-    config = TrainConfig(
-        optimizer=p["ks_opt"],
-        lr=p["ks_lr"],
-        schedule=p["ks_sched"],
-        batch_mode=p["ks_mode"],
-        batch_size=p["ks_bs"],
-        steps=p["ks_steps"],
-        weight_decay=p["ks_wd"],
-        patience=p["ks_patience"],
+    config = train_config(
+        "ks",
+        p,
         eval_every=max(5, p["ks_steps"] // 1000),
         snapshot_every=max(10, p["ks_steps"] // 300),
         seed=0,

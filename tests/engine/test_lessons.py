@@ -9,12 +9,12 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from attnviz.topics.params import CHOICE_WIDGETS, RANGE_WIDGETS, Param
 from attnviz.ui.lessons.loader import LESSONS_DIR, bundled_lessons, parse_lesson
 from attnviz.ui.lessons.model import COMPUTED, Step, tables
 from attnviz.ui.lessons.values import page_problems
 from attnviz.ui.lessons.writer import step_toml
 from attnviz.ui.navigation import all_pages
-from attnviz.ui.params.table import CHOICE_WIDGETS, RANGE_WIDGETS, Param
 
 LESSONS = bundled_lessons()
 STEPS = [(slug, i, step) for slug, lesson in LESSONS.items() for i, step in enumerate(lesson.steps)]

@@ -26,7 +26,7 @@ def figures() -> dict[str, go.Figure]:
         "temperature": temperature_figure(
             np.geomspace(0.1, 10, 5), np.full((5, 2), 0.5), ["a", "b"], 1.0
         ),
-        **{f"step-{s.key}": step_figure(s, query_row=1) for s in steps},
+        **{f"step-{s.key}": step_figure(s.key, s.matrix, s.title, query_row=1) for s in steps},
     }
 
 

@@ -5,9 +5,8 @@ performs it and asserts what it says. This test reads the test sources to check 
 from __future__ import annotations
 
 import ast
-import importlib
 
-from attnviz.ui.params import TABLE_MODULES
+from attnviz.topics.registry import SCENE_MODULES, params_module
 from tests.support.pages import ROOT
 
 
@@ -27,9 +26,9 @@ def _marked_claims() -> set[tuple[str, int]]:
 def test_every_try_this_item_has_a_test():
     marked = _marked_claims()
     missing = []
-    for url, module_name in TABLE_MODULES.items():
-        items = getattr(importlib.import_module(module_name), "TRY_THIS", None)
-        assert items, f"{module_name} has no TRY_THIS list (the page's Try this box)"
+    for url in SCENE_MODULES:
+        items = getattr(params_module(url), "TRY_THIS", None)
+        assert items, f"{url} has no TRY_THIS list (the page's Try this box)"
         missing += [
             f"{url} #{n}: {text[:60]}" for n, text in enumerate(items, 1) if (url, n) not in marked
         ]
@@ -38,6 +37,6 @@ def test_every_try_this_item_has_a_test():
 
 def test_no_marker_points_at_a_missing_item():
     for url, number in _marked_claims():
-        assert url in TABLE_MODULES, f"try_this marker names an unknown page {url!r}"
-        items = importlib.import_module(TABLE_MODULES[url]).TRY_THIS
+        assert url in SCENE_MODULES, f"try_this marker names an unknown page {url!r}"
+        items = params_module(url).TRY_THIS
         assert 1 <= number <= len(items), f"{url} has no Try this item {number}"

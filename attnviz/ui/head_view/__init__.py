@@ -11,7 +11,7 @@ import streamlit as st
 
 from attnviz.figures.head_view import head_view_data
 from attnviz.figures.text import HEAD_VIEW_MAX
-from attnviz.ui.sidebar import settings
+from attnviz.ui.settings import settings
 
 _HERE = Path(__file__).parent
 COMPONENT = st.components.v2.component(

@@ -7,7 +7,7 @@ A lesson file::
     seeds = ["004", "001"]
 
     [[steps]]
-    page = "soft-select"            # a page url (attnviz.ui.params.TABLE_MODULES) or "home"
+    page = "soft-select"            # a page url (attnviz.topics.registry.SCENE_MODULES) or "home"
     title = "A nearly hard select"
     narration = '''
     Markdown with LaTeX: $\\alpha = \\mathrm{softmax}(qK^\\top/\\sqrt{d})$ …'''

@@ -12,8 +12,8 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from attnviz.ui.params import page_tables
-from attnviz.ui.params.table import PageParams
+from attnviz.topics.params import PageParams
+from attnviz.topics.registry import page_tables
 
 HOME = "home"  # the one page a step may name that has no parameter table
 MIN_STEPS, MAX_STEPS = 1, 30
@@ -68,7 +68,7 @@ class Question:
 class Step:
     """One stop of a lesson: a page in a given state, and what to say about it."""
 
-    page: str  # page url ("soft-select"), a key of TABLE_MODULES, or "home"
+    page: str  # page url ("soft-select"), a key of SCENE_MODULES, or "home"
     title: str
     narration: str  # Markdown with LaTeX ($…$)
     params: dict[str, Any]  # only the parameters the step sets, typed and validated

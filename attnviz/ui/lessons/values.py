@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from attnviz.ui.params.table import CHOICE_WIDGETS, RANGE_WIDGETS, Param
+from attnviz.topics.params import CHOICE_WIDGETS, RANGE_WIDGETS, Param
 
 
 class BadValue(ValueError):

@@ -8,10 +8,10 @@ from typing import Any
 
 from attnviz.data.dates import TASKS, DateTaskSpec
 from attnviz.models.rnn import Seq2SeqConfig
+from attnviz.topics.params import PageParams, Param
 from attnviz.topics.recurrent.task import PRESETS, SCORES
+from attnviz.topics.training_params import train_values, training_params
 from attnviz.training.trainer import TrainConfig
-from attnviz.ui.params.table import PageParams, Param
-from attnviz.ui.params.training_form import training_params
 
 TRAIN_SIZES = (1000, 2000, 5000, 10000)
 
@@ -25,14 +25,7 @@ def preset_values(task: DateTaskSpec, model: Seq2SeqConfig, train: TrainConfig) 
         "rn_bi": model.bidirectional,
         "rn_score": model.attention,
         "rn_hidden": model.d_hidden,
-        "rn_opt": train.optimizer,
-        "rn_lr": train.lr,
-        "rn_sched": train.schedule,
-        "rn_mode": train.batch_mode,
-        "rn_bs": train.batch_size,
-        "rn_steps": train.steps,
-        "rn_wd": train.weight_decay,
-        "rn_patience": train.patience,
+        **train_values("rn", train),
     }
 
 

@@ -8,8 +8,8 @@ number of tokens. Here each parameter carries its widest range.
 
 from attnviz.core.positional import ENCODINGS
 from attnviz.core.tokenizers import KINDS
+from attnviz.topics.params import PageParams, Param
 from attnviz.topics.text.attention import MAX_TOKENS, SCORES, valid_heads
-from attnviz.ui.params.table import PageParams, Param
 
 DEFAULT_TEXT = "a large airplane flying in the blue sky"
 MAX_CHARS = 20_000  # of the text box (the second sentence takes 2,000)

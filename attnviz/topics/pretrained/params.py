@@ -5,7 +5,7 @@ Layer, head and query ranges here are those of the default scene (the bundled Mi
 sentence actually shown (draw(..., high=...)).
 """
 
-from attnviz.ui.params.table import PageParams, Param
+from attnviz.topics.params import PageParams, Param
 
 DEFAULT_TEXT = "The animal didn't cross the street because it was too tired."
 SECOND_TEXT = "The animal didn't cross the street because it was too wide."

@@ -1,6 +1,6 @@
 """Settings for every page (the sidebar): device, global seed, lecture mode, high contrast, figure format."""
 
-from attnviz.ui.params.table import PageParams, Param
+from attnviz.topics.params import PageParams, Param
 
 TABLE = PageParams(
     prefix="sidebar",

@@ -4,8 +4,8 @@ tests/app/test_kernel_page.py)."""
 
 from attnviz.core.kernels import KERNELS, LEARNED
 from attnviz.data.toy import DATASETS
-from attnviz.ui.params.table import PageParams, Param
-from attnviz.ui.params.training_form import training_params
+from attnviz.topics.params import PageParams, Param
+from attnviz.topics.training_params import training_params
 
 WIDTHS = (0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 5.0)
 
@@ -55,7 +55,9 @@ TABLE = PageParams(
             True,
             help="Predict each training point from the others. Off: a sharp kernel can just look itself up.",
         ),
-        *training_params("ks", optimizer="adam", lr=0.02, steps=400, max_steps=20_000, speed=50),
+        *training_params(
+            "ks", optimizer="adam", lr=0.02, steps=400, max_steps=20_000, max_steps_per_s=50
+        ),
         _query("ks_qx", "query x", 2.5),
         _query("ks_qy", "query x₂", 0.0, shown_when=(("ks_data", "rings_2d"),)),
     ),

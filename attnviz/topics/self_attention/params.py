@@ -1,7 +1,7 @@
 """Parameters of the Self-attention, step by step page (seed 004): sizes, switches, reveal, and
 the page's "Try this" claims (each tested: tests/app/test_self_attention_try_this.py)."""
 
-from attnviz.ui.params.table import PageParams, Param
+from attnviz.topics.params import PageParams, Param
 
 STEP_NAMES = ("z", "Q, K, V", "Q Kᵀ", "÷ √e", "mask", "softmax", "· V")
 # hand-edited matrices (URL text, not widgets): the input, then each weight and its bias

@@ -8,11 +8,11 @@ from typing import Any
 
 from attnviz.data.images import DATASETS, SHAPE_TASKS, ImageSetSpec
 from attnviz.models.vit import POOLING, VIT_POSITIONAL, ViTConfig
+from attnviz.topics.params import PageParams, Param
+from attnviz.topics.training_params import train_values, training_params
 from attnviz.topics.vision.inference import ALL_PATCHES, CLASS_TOKEN
 from attnviz.topics.vision.task import PRESETS
 from attnviz.training.trainer import TrainConfig
-from attnviz.ui.params.table import PageParams, Param
-from attnviz.ui.params.training_form import training_params
 
 PATCHES = {"digits": (1, 2, 4), "mnist": (4, 7, 14), "shapes": (4, 8, 16)}  # dividing each size
 MAX_PATCHES = 64  # the most patches any choice makes (digits in 1-px patches, shapes in 4-px)
@@ -32,14 +32,7 @@ def preset_values(data: ImageSetSpec, vit: ViTConfig, train: TrainConfig) -> dic
         "vi_d": vit.d_model,
         "vi_pos": vit.positional,
         "vi_pool": vit.pooling,
-        "vi_opt": train.optimizer,
-        "vi_lr": train.lr,
-        "vi_sched": train.schedule,
-        "vi_mode": train.batch_mode,
-        "vi_bs": train.batch_size,
-        "vi_steps": train.steps,
-        "vi_wd": train.weight_decay,
-        "vi_patience": train.patience,
+        **train_values("vi", train),
     }
 
 

@@ -9,9 +9,9 @@ from typing import Any
 from attnviz.data.captions import CaptionTaskSpec
 from attnviz.models.captioner import GRU_SCORES, CaptionerConfig
 from attnviz.topics.captioning.task import PRESETS
+from attnviz.topics.params import PageParams, Param
+from attnviz.topics.training_params import train_values, training_params
 from attnviz.training.trainer import TrainConfig
-from attnviz.ui.params.table import PageParams, Param
-from attnviz.ui.params.training_form import training_params
 
 TRAIN_SIZES = (500, 1000, 2000, 4000)
 MAX_LAYERS, HEADS = 3, (1, 2, 4)
@@ -43,14 +43,7 @@ def preset_values(
         "cp_d": model.d_model,
         "cp_layers": model.n_layer,
         "cp_heads": model.n_head,
-        "cp_opt": train.optimizer,
-        "cp_lr": train.lr,
-        "cp_sched": train.schedule,
-        "cp_mode": train.batch_mode,
-        "cp_bs": train.batch_size,
-        "cp_steps": train.steps,
-        "cp_wd": train.weight_decay,
-        "cp_patience": train.patience,
+        **train_values("cp", train),
     }
 
 

@@ -2,7 +2,7 @@
 the page's "Try this" claims (each tested: tests/app/test_soft_select_try_this.py)."""
 
 from attnviz.core.attention import SCORE_NAMES
-from attnviz.ui.params.table import PageParams, Param
+from attnviz.topics.params import PageParams, Param
 
 TEMPERATURES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
 

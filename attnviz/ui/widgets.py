@@ -13,7 +13,8 @@ from typing import Any
 
 import streamlit as st
 
-from attnviz.ui.params.table import PageParams, Param
+from attnviz.topics.params import PageParams, Param
+from attnviz.ui.settings import settings
 
 
 def apply(table: PageParams, values: dict[str, Any]) -> None:
@@ -180,8 +181,6 @@ _ROW = "_preset_row_"  # session key of this rerun's lecture-mode preset row, pe
 
 
 def _lecture() -> bool:
-    from attnviz.ui.sidebar import settings  # late: the sidebar module imports this one
-
     return settings().lecture
 
 

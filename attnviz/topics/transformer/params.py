@@ -7,10 +7,10 @@ from typing import Any
 
 from attnviz.data.tasks import TASK_NAMES, TaskSpec
 from attnviz.models.transformer import POSITIONAL, TransformerConfig
+from attnviz.topics.params import PageParams, Param
+from attnviz.topics.training_params import train_values, training_params
 from attnviz.topics.transformer.task import PRESETS
 from attnviz.training.trainer import TrainConfig
-from attnviz.ui.params.table import PageParams, Param
-from attnviz.ui.params.training_form import training_params
 
 TRAIN_SIZES = (500, 1000, 2000, 5000, 10000)
 
@@ -27,14 +27,7 @@ def preset_values(task: TaskSpec, model: TransformerConfig, train: TrainConfig) 
         "tt_d": model.d_model,
         "tt_drop": model.dropout,
         "tt_pos": model.positional,
-        "tt_opt": train.optimizer,
-        "tt_lr": train.lr,
-        "tt_sched": train.schedule,
-        "tt_mode": train.batch_mode,
-        "tt_bs": train.batch_size,
-        "tt_steps": train.steps,
-        "tt_wd": train.weight_decay,
-        "tt_patience": train.patience,
+        **train_values("tt", train),
     }
 
 

@@ -1,0 +1,98 @@
+"""What every live-training topic shares, written once: the protocol of its job spec (build the
+Trainable, restore a snapshot's models), the untrained snapshot a page shows before Start, a
+preset's TrainConfig, and a run trained to its end in this process (tests, notebooks, handouts;
+the server runs jobs in worker processes instead: attnviz.training.jobs).
+
+    class VisionJobSpec:                      # frozen dataclass with a `device` field
+        def build(self) -> VisionTrainable: ...
+        def restore(self, snapshot: dict) -> TrainedVision: ...   # models on the CPU, eval mode
+
+    untrained(spec)                 # the step-0 snapshot, seeded as the run will be (cached)
+    trained = train(Job(spec, cfg)) # -> TrainedRun: history, snapshots, the last snapshot
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, Protocol, runtime_checkable
+
+import torch
+
+from attnviz.topics.scene import Job
+from attnviz.training.history import History
+from attnviz.training.trainer import Trainable, TrainConfig, Trainer
+
+
+@runtime_checkable
+class LiveSpec(Protocol):
+    """A live-training page's job spec (a frozen dataclass with a `device` field)."""
+
+    device: str
+
+    def build(self) -> Trainable: ...
+    def restore(self, snapshot: dict) -> Any: ...
+
+
+@functools.lru_cache(maxsize=32)
+def untrained(spec: LiveSpec) -> dict:
+    """The snapshot as a run starts (step 0, seeded as the run is), computed on the CPU."""
+    return replace(spec, device="cpu").build().snapshot()
+
+
+def preset_train(
+    steps: int,
+    lr: float = 3e-3,
+    *,
+    optimizer: str = "adam",
+    batch_size: int = 64,
+    schedule: str = "cosine",
+    every: int = 50,
+    **more: Any,
+) -> TrainConfig:
+    """A preset's TrainConfig: mini-batches, evaluations and snapshots every `every` steps."""
+    return TrainConfig(
+        optimizer=optimizer,
+        lr=lr,
+        batch_mode="minibatch",
+        batch_size=batch_size,
+        steps=steps,
+        schedule=schedule,
+        eval_every=every,
+        snapshot_every=every,
+        **more,
+    )
+
+
+@dataclass
+class TrainedRun:
+    """A job trained to its end in this process."""
+
+    job: Job
+    history: History
+    snapshots: list[tuple[int, dict]]  # (step, snapshot), in order
+    status: str  # the Trainer's RunStatus value ("done", "diverged", "stopped early")
+    reason: str
+
+    @property
+    def snapshot(self) -> dict:
+        """The last snapshot (the trained model's)."""
+        return self.snapshots[-1][1]
+
+    def restore(self) -> Any:
+        """The trained models of the last snapshot (the spec's `restore`)."""
+        return self.job.spec.restore(self.snapshot)
+
+
+def train(job: Job, threads: int | None = None, on_eval: Callable | None = None) -> TrainedRun:
+    """Train `job` to its end here (the worker's loop without the process): seeded as the page's
+    run is, so a test's trained model is the one a person trains with the same settings."""
+    if threads:
+        torch.set_num_threads(threads)
+    callbacks = {"eval": [on_eval]} if on_eval else None
+    trainer = Trainer(job.spec.build(), job.train, callbacks=callbacks).run()
+    snapshots = list(trainer.snapshots)
+    if not snapshots or snapshots[-1][0] != trainer.step_count:
+        snapshots.append((trainer.step_count, trainer.task.snapshot()))
+    return TrainedRun(job, trainer.history, snapshots, trainer.status.value, trainer.reason)

@@ -1,0 +1,153 @@
+"""The Soft select page as a scene (seeds 001, 004): a query against a table of keys and values,
+scored, softmaxed at temperature T and mixed; views of the key plane, the scores, the weights and
+the temperature sweep; the lesson answer `top_key`."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from attnviz.figures import base as plots
+from attnviz.figures.select import key_plane, temperature_figure
+from attnviz.io.table_text import decode_table, encode_table
+from attnviz.topics.scene import Answer, Scene, SceneInputError, Values, wants
+from attnviz.topics.soft_select.params import TABLE, TRY_THIS
+from attnviz.topics.soft_select.select import (
+    SelectResult,
+    example_table,
+    score_params,
+    soft_select,
+    table_problems,
+    temperature_sweep,
+)
+
+SWEEP_T = np.geomspace(0.01, 100, 81)  # the temperature figure's x axis
+
+
+@dataclass(frozen=True)
+class SoftSelectConfig:
+    query: tuple[float, float]
+    score: str
+    temperature: float
+    table_text: str  # the table of keys and values as URL text; "" = the example table
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class SoftSelectOutcome:
+    config: SoftSelectConfig
+    names: list[str]
+    keys: np.ndarray  # (m, 2)
+    values: np.ndarray  # (m, 1)
+    select: SelectResult
+    sweep: np.ndarray  # (len(SWEEP_T), m): the weights at each temperature
+
+
+def table_text(table: pd.DataFrame) -> str:
+    """A table as the page keeps it in the URL ("" for the example table)."""
+    text = encode_table(table)
+    return "" if text == encode_table(example_table()) else text
+
+
+def read_table(text: str) -> pd.DataFrame:
+    """The table a URL text stands for ("" = the example); SceneInputError if it cannot be read
+    or cannot be scored (the message says why)."""
+    try:
+        table = example_table() if not text else decode_table(text)
+    except ValueError as err:
+        raise SceneInputError(f"The table could not be read ({err}).") from err
+    problems = table_problems(table)
+    if problems:
+        raise SceneInputError(" ".join(problems))
+    return table
+
+
+def config(values: Values) -> SoftSelectConfig:
+    query = (float(values["ss_q1"]), float(values["ss_q2"]))
+    return SoftSelectConfig(
+        query, values["ss_score"], values["ss_temp"], values["ss_table"], int(values["seed"])
+    )
+
+
+def run(cfg: SoftSelectConfig) -> SoftSelectOutcome:
+    table = read_table(cfg.table_text)
+    names = [str(n) for n in table["name"]]
+    keys = table[["key 1", "key 2"]].to_numpy(dtype=np.float64)
+    values = table[["value"]].to_numpy(dtype=np.float64)
+    params = score_params(2, cfg.seed)
+    select = soft_select(np.array(cfg.query), keys, values, cfg.score, cfg.temperature, params)
+    sweep = temperature_sweep(select.scores, SWEEP_T)
+    return SoftSelectOutcome(cfg, names, keys, values, select, sweep)
+
+
+def readable(value: float) -> str:
+    """A number for a label or table: 4 decimals, and "< 0.0001" for a tiny nonzero value
+    (never e-notation such as 7.02e-19, which reads as a large number on a projector)."""
+    if value != 0 and abs(value) < 5e-5:
+        return "< 0.0001" if value > 0 else "> −0.0001"
+    return f"{value:.4f}"
+
+
+def _bar_labels(fig: go.Figure, values: np.ndarray) -> go.Figure:
+    """Label each bar with `readable` numbers (3 decimals are enough above the tiny ones)."""
+    fig.update_traces(text=[readable(v) if abs(v) < 5e-5 else f"{v:.3g}" for v in values])
+    return fig
+
+
+def views(
+    out: SoftSelectOutcome, values: Values, only: Collection[str] | None = None
+) -> dict[str, go.Figure]:
+    sel, names, cfg = out.select, out.names, out.config
+    figs: dict[str, go.Figure] = {}
+    if wants(only, "key_plane"):
+        figs["key_plane"] = key_plane(out.keys, names, np.array(cfg.query), sel.weights)
+    if wants(only, "scores"):
+        scores = plots.bar_chart(sel.scores, names, "1. Scores a(q, k_j)", "score")
+        figs["scores"] = _bar_labels(scores, sel.scores)
+    if wants(only, "weights"):
+        title = (
+            f"2. Weights α_j = softmax(a / {cfg.temperature:g})  (sum = {sel.weights.sum():.3f})"
+        )
+        weights = plots.bar_chart(
+            sel.weights, names, title, "weight α", y_range=(0, 1.15), highlight=sel.hard_index
+        )
+        figs["weights"] = _bar_labels(weights, sel.weights)
+    if wants(only, "temperature"):
+        figs["temperature"] = temperature_figure(SWEEP_T, out.sweep, names, cfg.temperature)
+    return figs
+
+
+def terms(out: SoftSelectOutcome) -> pd.DataFrame:
+    """The weighted sum term by term: name, score, weight, value, α · v."""
+    sel = out.select
+    return pd.DataFrame(
+        {
+            "name": out.names,
+            "score a(q,k)": sel.scores,
+            "weight α": sel.weights,
+            "value v": out.values[:, 0],
+            "α · v": sel.weights * out.values[:, 0],
+        }
+    )
+
+
+def answers(out: SoftSelectOutcome, values: Values) -> dict[str, Answer]:
+    """`top_key`: the row with the largest weight."""
+    return {"top_key": Answer.of(out.names[int(out.select.weights.argmax())], out.names)}
+
+
+SCENE = Scene(
+    url="soft-select",
+    table=TABLE,
+    try_this=tuple(TRY_THIS),
+    config=config,
+    run=run,
+    views=views,
+    main_view="weights",
+    answers=answers,
+    extras={"ss_table": ""},
+)
