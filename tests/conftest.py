@@ -1,19 +1,41 @@
-"""Shared pytest setup. Helpers live in tests/support/ (AppTest, pages, browser, server).
+"""Shared pytest setup. Helpers live in tests/support/ (AppTest, pages, browser, server, trained).
 
-Every test under tests/app/ runs whole pages through AppTest (seconds each), so it is marked
-`slow` here; `python -m pytest -m "not slow and not browser"` is the quick loop.
+- One torch thread per test process (and per training worker it starts): on a 2-core machine two
+  xdist workers asking torch for 2 threads each spin against each other (the suite ran 10× slower).
+- Every test under tests/app/ runs whole pages through AppTest (seconds each), so it is marked
+  `slow` here; `python -m pytest -m "not slow and not browser"` is the quick loop.
+- Browser tests share one server and one Chromium, deploy tests their replicas: each set is one
+  xdist group, so `--dist loadgroup` runs it on one worker while the other takes the rest.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
-import pytest
+for _name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ[_name] = "1"
 
-APP_TESTS = Path(__file__).parent / "app"
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from tests.support.trained import trained  # noqa: E402, F401  (the session's trained presets)
+
+TESTS = Path(__file__).parent
+APP_TESTS = TESTS / "app"
+GROUPS = {TESTS / "browser": "browser", TESTS / "deploy": "deploy"}
+
+
+def pytest_configure(config):
+    import torch
+
+    torch.set_num_threads(1)
 
 
 def pytest_collection_modifyitems(items):
     for item in items:
         if APP_TESTS in item.path.parents:
             item.add_marker(pytest.mark.slow)
+        for folder, group in GROUPS.items():
+            if folder in item.path.parents:
+                item.add_marker(pytest.mark.xdist_group(group))

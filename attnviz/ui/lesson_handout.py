@@ -1,12 +1,13 @@
 """Handouts: a lesson as one static HTML file for students to take home: each step's title,
-narration and what to point at, its question with the answer, and the step's main figure (the
-first figure its page draws with the step's settings), interactive and offline (plotly.js is
+narration and what to point at, its question with the answer, and the step's main figure (its
+page's scene's main view with the step's settings), interactive and offline (plotly.js is
 embedded once).
 
     python -m attnviz.ui.lesson_handout lessons/01_select_to_self_attention.toml handout.html
 
-Each step's page is run headless (Streamlit's AppTest) with the step's settings in its URL, as
-the students' link opens it. Narration is written as text (HTML-escaped; LaTeX stays as $…$).
+Each step's page runs as its scene (attnviz.topics.registry: no Streamlit, no AppTest) with the
+step's settings, as the students' link opens it. Narration is written as text (HTML-escaped;
+LaTeX stays as $…$).
 """
 
 from __future__ import annotations
@@ -19,12 +20,10 @@ from pathlib import Path
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from attnviz.ui.lesson_answers import FACTS
+from attnviz.topics.registry import SCENE_MODULES, scene
 from attnviz.ui.lessons.loader import load_lesson
 from attnviz.ui.lessons.model import Lesson, Step
-from attnviz.ui.navigation import all_pages
 
-ROOT = Path(__file__).resolve().parents[2]
 STYLE = (
     "body{font-family:sans-serif;max-width:60rem;margin:2rem auto;line-height:1.45}"
     "section{border-top:1px solid #ccc;padding-top:1rem;margin-top:2rem}"
@@ -32,20 +31,16 @@ STYLE = (
 )
 
 
-def step_run(step: Step, timeout: float = 120) -> tuple[list[dict], dict[str, str]]:
-    """The Plotly figures (as dicts) the step's page draws with the step's settings, and the
-    answers it published ({"top_key": "cherry"}: what a computed question's answer is)."""
-    from streamlit.testing.v1 import AppTest
-
-    path = next(entry.path for entry in all_pages() if entry.url == step.page)
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout).run()
-    at.switch_page(path)
-    at.query_params.update(step.query())
-    at.run()
-    published = FACTS in at.session_state  # AppTest's state has no .get
-    facts = at.session_state[FACTS] if published else {}  # noqa: SIM401
-    answers = {name: answer for name, (answer, _) in facts.items()}
-    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")], answers
+def step_run(step: Step) -> tuple[dict | None, dict[str, str]]:
+    """The step's main figure (as a dict; None for a step without a scene) and the answers its
+    scene computes ({"top_key": "cherry"}: what a computed question's answer is)."""
+    if step.page not in SCENE_MODULES:
+        return None, {}
+    page = scene(step.page)
+    values = page.values(step.params)
+    result, views = page.compute(values, only={page.main_view})
+    answers = {name: found.answer for name, found in page.answers(result, values).items()}
+    return json.loads(views[page.main_view].to_json()), answers
 
 
 def _paragraphs(text: str) -> str:
@@ -92,7 +87,7 @@ def handout_html(
 def write_handout(lesson: Lesson, out: Path) -> int:
     """Run every step's page, write the handout; returns the number of figures in it."""
     runs = [step_run(step) for step in lesson.steps]
-    figures = [next(iter(figs), None) for figs, _ in runs]
+    figures = [figure for figure, _ in runs]
     out.write_text(
         handout_html(lesson, figures, [answers for _, answers in runs]), encoding="utf-8"
     )

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from attnviz.topics.params import CHOICE_WIDGETS, RANGE_WIDGETS, Param
+from attnviz.topics.registry import scene
 from attnviz.ui.lessons.loader import LESSONS_DIR, bundled_lessons, parse_lesson
 from attnviz.ui.lessons.model import COMPUTED, Step, tables
 from attnviz.ui.lessons.values import page_problems
@@ -65,6 +66,20 @@ def test_every_step_is_a_valid_state_of_a_real_page(slug, index, step):
         re.findall(r"[.!?:](?=\s+[A-Z\"(*]|$)", re.sub(r"\$[^$]*\$", "x", step.narration))
     )
     assert 2 <= sentences <= 6, step.narration  # 2–5 sentences (a colon may start one more)
+
+
+@pytest.mark.parametrize(("slug", "index", "step"), STEPS, ids=STEP_IDS)
+def test_every_step_runs_on_its_scene_and_computes_its_answer(slug, index, step):
+    """The step's settings run its page's scene (as the students' link opens it, without
+    Streamlit), and a computed question gets its answer from that run, among its options."""
+    page = scene(step.page)
+    values = page.values(step.params)
+    result, views = page.compute(values, only={page.main_view})
+    assert views[page.main_view].data, "the step's main figure draws something"
+    name = step.question.computed if step.question is not None else None
+    if name:
+        found = page.answers(result, values)[name]
+        assert found.answer in found.options and len(found.options) >= 2
 
 
 @pytest.mark.parametrize(("slug", "index", "step"), STEPS, ids=STEP_IDS)
