@@ -103,10 +103,12 @@ class Param:
             return {"true": True, "false": False}.get(text.lower())
         if self.widget in RANGE_WIDGETS:
             try:
-                number = type(self.default)(float(text))
+                read = float(text)
+                number = type(self.default)(read)
             except (TypeError, ValueError, OverflowError):
                 return None
-            return number if self.valid(number) else None
+            whole = isinstance(self.default, float) or read == number  # "7.5" is no int
+            return number if whole and self.valid(number) else None
         return text
 
 

@@ -8,6 +8,7 @@ reset_button(TABLE)                               # back to the page's defaults
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -61,6 +62,46 @@ def _sync_url(param: Param, value: Any) -> None:
             params.set_corrected_value(param.key, param.url_text(value), binding.value_type)
 
 
+def _admits(param: Param, value: Any, choices: Sequence, low: Any, high: Any) -> bool:
+    """Whether the widget as drawn now (its current choices or range) can hold `value`."""
+    if param.widget in ("select_slider", "selectbox", "radio"):
+        return value in choices
+    if param.widget == "pills":
+        return all(v in choices for v in value)
+    if param.widget in ("slider", "number_input"):
+        return low <= value <= high
+    return True
+
+
+def _refuse_bad_link_value(
+    param: Param, label: str, choices: Sequence, low: Any, high: Any
+) -> None:
+    """A value in the link that this widget cannot hold (not finite, out of range, of another
+    type, not a choice) is dropped before the widget reads it: the widget starts at its default
+    and a notice says so, instead of a traceback (`?seed=inf` broke every page)."""
+    if param.key in st.session_state or param.key not in st.query_params:
+        return
+    texts = st.query_params.get_all(param.key)
+    text: Any = texts if param.widget == "pills" else (texts[-1] if texts else "")
+    value = param.from_url_text(text)
+    if value is not None and _admits(param, value, choices, low, high):
+        return
+    del st.query_params[param.key]
+    _forget_url_seeds([param.key])
+    st.toast(
+        f"The link's value for “{label}” ({plain(str(text))}) is not valid here: using the default."
+    )
+
+
+def plain(text: str, limit: int = 40) -> str:
+    """User text safe to show in Markdown: letters, digits and a few marks only (no link, no
+    autolinked host name, no markup, no control character can survive), cut to `limit`
+    characters."""
+    kept = re.sub(r"[^\w .,+\-]", "·", text[:limit], flags=re.UNICODE)
+    kept = re.sub(r"(?<!\d)\.|\.(?!\d)", "·", kept)  # a dot only inside a number: no www.x.y
+    return kept + ("…" if len(text) > limit else "")
+
+
 def _fit(param: Param, choices: Sequence, low: Any, high: Any) -> None:
     """A stored value that the widget's current range or choices no longer admit falls back to
     the nearest admissible one, so a widget never receives an invalid value."""
@@ -94,6 +135,8 @@ def draw(
     choices = list(param.choices if choices is None else choices)
     low = param.low if low is None else low
     high = param.high if high is None else high
+    if param.url:
+        _refuse_bad_link_value(param, label or param.label, choices, low, high)
     _fit(param, choices, low, high)
     value = _widget(param, label or param.label, choices, low, high, disabled, help, options)
     if param.url:
