@@ -193,3 +193,25 @@ def test_a_syntax_error_in_a_bundled_lesson_is_named_on_its_line(slug, data):
     lines.insert(number - 1, "this line is not toml")
     with pytest.raises(LessonError, match=f"line {number}: TOML syntax error"):
         parse_lesson("\n".join(lines))
+
+
+def test_a_deeply_nested_file_is_refused_quickly_with_a_message():
+    """Repro (issue 24): `a = [[[[…` 50,000 deep raised RecursionError through the page."""
+    import time
+
+    nested = "a = " + "[" * 50_000 + "]" * 50_000
+    started = time.perf_counter()
+    with pytest.raises(LessonError, match="nested too deeply"):
+        parse_lesson(nested, "deep.toml")
+    assert time.perf_counter() - started < 2
+
+
+def test_a_file_too_long_to_be_a_lesson_is_refused():
+    with pytest.raises(LessonError, match="at most 200,000"):
+        parse_lesson("# " + "x" * 200_000, "long.toml")
+
+
+def test_a_byte_order_mark_is_ignored():
+    """Windows Notepad saves UTF-8 with a BOM; it was refused as a syntax error at line 1."""
+    text = (LESSONS_DIR / "01_select_to_self_attention.toml").read_text(encoding="utf-8")
+    assert parse_lesson("\ufeff" + text, "bom.toml") == parse_lesson(text, "bom.toml")

@@ -64,6 +64,7 @@ from attnviz.ui.lessons.writer import step_toml
 __all__ = ["LESSONS_DIR", "bundled_lessons", "load_lesson", "parse_lesson", "step_toml"]
 
 LESSONS_DIR = Path(__file__).resolve().parents[3] / "lessons"
+MAX_CHARS = 200_000  # the bundled lessons are under 10,000 characters each
 TOP_KEYS = ("title", "summary", "seeds", "steps")
 STEP_KEYS = ("page", "title", "narration", "point_at", "params", "question")
 QUESTION_KEYS = ("prompt", "options", "answer", "explain")
@@ -188,11 +189,19 @@ def _step(reader: _Reader, index: int, raw: dict) -> Step:
 
 
 def parse_lesson(text: str, name: str = "lesson") -> Lesson:
-    """The lesson a TOML text holds; `name` (a file name) is used in errors and as the slug."""
+    """The lesson a TOML text holds; `name` (a file name) is used in errors and as the slug.
+    A byte-order mark (Windows Notepad writes one) is ignored; a text over MAX_CHARS characters
+    or nested deeper than the parser can follow is refused with a message."""
+    text = text.removeprefix("\ufeff")
+    if len(text) > MAX_CHARS:
+        raise LessonError(name, None, f"the file is {len(text):,} characters; a lesson has at "
+                          f"most {MAX_CHARS:,}")  # fmt: skip
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise LessonError(name, syntax_line(str(err), text), f"TOML syntax error: {err}") from None
+    except RecursionError:
+        raise LessonError(name, None, "arrays or tables nested too deeply to read") from None
     reader = _Reader(name, text)
     reader.keys(data, TOP_KEYS, "the lesson", reader.src.top_key)
     title = reader.string(data, "title", reader.src.top_key("title") or 1)
