@@ -4,6 +4,7 @@ sidebar, then the page; after the first page, the server warms up in the backgro
 
 import streamlit as st
 
+from attnviz.ui.boundary import error_boundary
 from attnviz.ui.lesson_export import this_view_as_a_step
 from attnviz.ui.navigation import PAGES
 from attnviz.ui.settings import remember
@@ -37,7 +38,8 @@ if presenting or "_lesson_goto" in st.session_state:
 remember(draw_sidebar())
 question = presenter_bar(page_url) if presenting else None
 this_view_as_a_step(page_url)
-navigation.run()
+with error_boundary(page_url):
+    navigation.run()
 if presenting:
     ask(question, page_url)  # after the page: its answer comes from what the page just drew
 warm_up_server()  # once per server, after the first page is drawn: the pretrained model loads

@@ -2,6 +2,7 @@
 
 - One torch thread per test process (and per training worker it starts): on a 2-core machine two
   xdist workers asking torch for 2 threads each spin against each other (the suite ran 10× slower).
+- A page's exception stays an exception (ATTNVIZ_RAISE_ERRORS=1), not the app's plain message.
 - Every test under tests/app/ runs whole pages through AppTest (seconds each), so it is marked
   `slow` here; `python -m pytest -m "not slow and not browser"` is the quick loop.
 - Browser tests share one server and one Chromium, deploy tests their replicas: each set is one
@@ -14,6 +15,8 @@ import os
 
 for _name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ[_name] = "1"
+os.environ["ATTNVIZ_RAISE_ERRORS"] = "1"  # a page's failure stays a traceback for the tests
+os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"  # a served app's messages: whole
 
 from pathlib import Path  # noqa: E402
 
@@ -28,8 +31,10 @@ GROUPS = {TESTS / "browser": "browser", TESTS / "deploy": "deploy"}
 
 def pytest_configure(config):
     import torch
+    from streamlit import config as streamlit_config
 
     torch.set_num_threads(1)
+    streamlit_config.set_option("client.showErrorDetails", "full")  # AppTest's too
 
 
 def pytest_collection_modifyitems(items):
