@@ -22,7 +22,6 @@ from attnviz.models.transformer import TinyTransformer
 from attnviz.topics.transformer.task import (
     PRESETS,
     TransformerJobSpec,
-    build_trainable,
     model_config,
 )
 from attnviz.training.trainer import Trainer
@@ -32,7 +31,7 @@ PRESET = "Reverse: 1 layer, 1 head"
 
 def time_to_99() -> tuple[float, int]:
     task, model, cfg = PRESETS[PRESET]
-    trainer = Trainer(build_trainable(TransformerJobSpec(task, model)), cfg)
+    trainer = Trainer(TransformerJobSpec(task, model).build(), cfg)
     start = time.perf_counter()
     while trainer.status == "running":
         trainer.step()
@@ -103,7 +102,7 @@ def main() -> None:
         f"reverse, 8 tokens, preset '{PRESET}', 2 threads: ≥ 99 % validation accuracy after {seconds:.1f} s ({steps} steps); goal ≤ 20 s"
     )
     task_spec, model_spec, cfg = PRESETS[PRESET]
-    trainable = build_trainable(TransformerJobSpec(task_spec, model_spec))
+    trainable = TransformerJobSpec(task_spec, model_spec).build()
     conf = model_config(trainable.task, model_spec)
     x, y = trainable.train_x[: cfg.batch_size], trainable.train_y[: cfg.batch_size]
     torch.manual_seed(0)

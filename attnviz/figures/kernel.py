@@ -6,6 +6,7 @@ gap, never a drawn 0) and the 2-D heatmap leaves those cells blank; the titles s
 
 from __future__ import annotations
 
+import textwrap
 from typing import Protocol
 
 import numpy as np
@@ -51,6 +52,23 @@ def _points(x: np.ndarray, y: np.ndarray, name: str, **marker) -> dict:
         "marker": marker,
         "hovertemplate": f"{name}<br>(%{{x:.2f}}, %{{y:.2f}})<extra></extra>",
     }
+
+
+def retitle(fig: go.Figure, title: str) -> go.Figure:
+    """Set a title of one or more lines (<br>) with room above the plot for every line."""
+    lines = title.count("<br>") + 1
+    fig.update_layout(
+        title={"text": title, "yanchor": "top", "yref": "container", "pad": {"t": 26}},
+        title_y=1.0,
+        margin_t=30 + 32 * lines,  # a line of the title at lecture size is about 30 px
+    )
+    return fig
+
+
+def in_lines(title: str, width: int = 34) -> str:
+    """Wrap a long figure title at spaces into lines of at most `width` characters, so that it
+    fits a narrow column (the words stay as they are: joining the lines gives the title back)."""
+    return "<br>".join(textwrap.wrap(title, width, break_long_words=False))
 
 
 def gap_note(undefined: int, overflow: int) -> str:

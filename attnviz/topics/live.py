@@ -49,9 +49,11 @@ def preset_train(
     batch_size: int = 64,
     schedule: str = "cosine",
     every: int = 50,
+    snapshot_every: int | None = None,
     **more: Any,
 ) -> TrainConfig:
-    """A preset's TrainConfig: mini-batches, evaluations and snapshots every `every` steps."""
+    """A preset's TrainConfig: mini-batches, evaluations every `every` steps and snapshots every
+    `snapshot_every` (None: as often as evaluations)."""
     return TrainConfig(
         optimizer=optimizer,
         lr=lr,
@@ -60,7 +62,7 @@ def preset_train(
         steps=steps,
         schedule=schedule,
         eval_every=every,
-        snapshot_every=every,
+        snapshot_every=snapshot_every or every,
         **more,
     )
 

@@ -1,18 +1,20 @@
-"""Tools for a trained tiny transformer: attention per layer, your own input, text generation,
-head ablation, and save/load (safetensors + JSON only)."""
+"""The Train a transformer live page's Streamlit parts: the attention figures by layer placed
+with their downloads, and the trained model's tools (your input, text generation, head
+ablation, save/load: safetensors + JSON only), which call the engine and draw the scene's
+figures (attnviz.topics.transformer.scene)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 import torch
 
 from attnviz.data.tasks import SequenceTask
-from attnviz.figures import base as plots
 from attnviz.figures.base import unique_labels
-from attnviz.figures.text import heads_grid, shown
 from attnviz.models.checkpoint import load_model, save_model
 from attnviz.models.transformer import TinyTransformer
 from attnviz.topics.transformer.checks import (
@@ -26,31 +28,34 @@ from attnviz.topics.transformer.checks import (
     trained_on,
 )
 from attnviz.topics.transformer.params import TABLE
-from attnviz.topics.transformer.task import generate, head_ablation, run_input
+from attnviz.topics.transformer.scene import ablation_figure, generated_row_figure, layer_figures
+from attnviz.topics.transformer.task import (
+    TransformerJobSpec,
+    generate,
+    head_ablation,
+    run_input,
+)
 from attnviz.ui import downloads
 from attnviz.ui.figures import show
 from attnviz.ui.widgets import draw
 
 
 def attention_by_layer(
-    maps: np.ndarray, tokens: list[str], name: str, label: str = "", download: bool = False
+    figs: dict[str, go.Figure], maps: np.ndarray | None = None, tokens: list[str] | None = None
 ) -> None:
-    """One small-multiples figure per layer: maps (L, H, T, T); with `download`, each layer's
-    maps as CSV / JSON under its figure (not while a run polls: buttons redrawn twice a second)."""
-    for layer in range(maps.shape[0]):
-        fig = heads_grid(maps[layer], tokens, columns=min(4, maps.shape[1]))
-        title = f"Layer {layer}: attention of each head (row: query, column: key)"
-        fig.layout.title.text = (
-            f"{label}, layer {layer}: {title.split(': ', 1)[1]}" if label else title
-        )
-        show(fig, f"{name}_layer{layer}", key=f"{name}_layer{layer}")
-        if download:
+    """Place the layers' figures (the scene's `layer_figures`, in layer order); with `maps`
+    (L, H, T, T) and their `tokens`, each layer's maps as CSV / JSON under its figure (not while
+    a run polls: buttons redrawn twice a second)."""
+    for layer, (name, fig) in enumerate(figs.items()):
+        show(fig, name, key=name)
+        if maps is not None:
+            prefix = name.removesuffix(f"_layer{layer}")
             named = {f"layer {layer} head {h}": maps[layer, h] for h in range(maps.shape[1])}
             axes = (unique_labels(tokens), unique_labels(tokens))  # rows: query, columns: key
             downloads.matrices(
                 named,
-                f"{name}_attention_layer{layer}",
-                f"{name}_dl{layer}",
+                f"{prefix}_attention_layer{layer}",
+                f"{prefix}_dl{layer}",
                 labels=dict.fromkeys(named, axes),
             )
 
@@ -87,7 +92,7 @@ def try_input(model: TinyTransformer, task: SequenceTask) -> None:
             f"Right answer: ({a} + {b}) mod {p} = **{answer}**; the model says **{outputs[-1]}**."
         )
     st.dataframe({"input": tokens, "model output": outputs}, width="stretch")
-    attention_by_layer(maps, tokens, "tt_try")
+    attention_by_layer(layer_figures(maps, tokens, "tt_try"))
 
 
 def generate_text(model: TinyTransformer, task: SequenceTask) -> None:
@@ -111,31 +116,14 @@ def generate_text(model: TinyTransformer, task: SequenceTask) -> None:
     ids = task.encode([c for c in context if c in task.vocab])
     _, maps = run_input(model, ids)
     row = maps[-1].mean(0)[-1]  # last layer, mean over heads, the chosen character's row
-    show(
-        plots.bar_chart(
-            row,
-            shown(list(context)),
-            f"Where '{text[pos]}' looked (last layer, mean of heads)",
-            "weight",
-        ),
-        "tt_gen_row",
-    )
+    show(generated_row_figure(row, context, text[pos]), "tt_gen_row")
 
 
 def ablation(model: TinyTransformer, task: SequenceTask) -> None:
     st.markdown("**Head ablation**: zero one head's output and re-measure validation accuracy")
     if st.button("Measure every head", key="tt_ablate"):
         drops = head_ablation(model, task)  # (L, H)
-        labels = [f"L{lay} H{h}" for lay in range(drops.shape[0]) for h in range(drops.shape[1])]
-        show(
-            plots.bar_chart(
-                drops.ravel() * 100,
-                labels,
-                "Accuracy drop when the head is knocked out",
-                "accuracy points",
-            ),
-            "tt_ablation",
-        )
+        show(ablation_figure(drops), "tt_ablation")
         named = {"accuracy drop (points), row: layer, column: head": drops * 100}
         rows = [f"layer {i}" for i in range(drops.shape[0])]
         cols = [f"head {j}" for j in range(drops.shape[1])]
@@ -186,3 +174,28 @@ def save_and_load(
         f"Loaded a model trained on {trained_on(extra)}: {json.dumps(loaded.config.to_dict())}"
     )
     return loaded, trained_on(extra)
+
+
+def trained_tools(spec: TransformerJobSpec, snapshot: dict, step: int) -> None:
+    """Save / load, then the tools in tabs, on the snapshot's model (or on a loaded model that
+    fits the task)."""
+    trained_task, trained = spec.restore(snapshot)
+    loaded = save_and_load(trained, {"task": dataclasses.asdict(spec.task)}, trained_task)
+    if loaded is None:
+        st.caption(f"The maps above and the tools below: this run's model at step {step}.")
+    else:
+        trained = loaded[0]
+        st.caption(
+            f"The maps above: this run's model at step {step}. The tools below: **the loaded "
+            f"model**, trained on {loaded[1]}."
+        )
+    tools = st.tabs(["Your input", "Generate", "Head ablation"])
+    with tools[0]:
+        try_input(trained, trained_task)
+    with tools[1]:
+        if spec.task.name == "next_char":
+            generate_text(trained, trained_task)
+        else:
+            st.info("Generation is for the next-character task.")
+    with tools[2]:
+        ablation(trained, trained_task)

@@ -1,6 +1,6 @@
 """The kernel page's "Try this" claims 1-4 (attnviz.topics.kernel.params.TRY_THIS), performed on
-the engine with the page's own settings (its parameter table and presets, mapped as
-pages/kernel_smoother.py maps them) and trained as the worker trains them. Claim 5 (boxcar
+the engine with the page's own settings (its parameter table and presets, mapped by its
+scene: attnviz.topics.kernel.scene) and trained as the worker trains them. Claim 5 (boxcar
 gaps) is performed on the page itself: tests/app/test_kernel_page.py."""
 
 from __future__ import annotations
@@ -8,38 +8,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnviz.data.toy import DatasetSpec
-from attnviz.models.kernel_smoother import KernelSmootherConfig
-from attnviz.topics.kernel.params import TABLE
-from attnviz.topics.kernel.task import KernelJobSpec, KernelTrainable, views
-from attnviz.topics.training_params import train_config
+from attnviz.topics.kernel.scene import SCENE
+from attnviz.topics.kernel.task import KernelTrainable, view_data
 from attnviz.training.trainer import RunStatus, TrainConfig, Trainer
+
+TABLE = SCENE.table
 
 
 def page_task(**settings) -> tuple[KernelTrainable, TrainConfig]:
     """The page's task and training config for its defaults overridden by `settings`."""
-    p = TABLE.defaults() | settings
-    spec = KernelJobSpec(
-        DatasetSpec(p["ks_data"], p["ks_n"], p["ks_noise"], 0),
-        KernelSmootherConfig(
-            p["ks_kernel"],
-            rank=p["ks_rank"],
-            value_fn=p["ks_g"],
-            width=p["ks_width"],
-            normalised=p["ks_norm"],
-            init_scale=0.5,
-            seed=0,
-        ),
-        leave_one_out=p["ks_loo"],
-    )
-    config = train_config(
-        "ks",
-        p,
-        eval_every=max(5, p["ks_steps"] // 1000),
-        snapshot_every=max(10, p["ks_steps"] // 300),
-        seed=0,
-    )
-    return spec.build(), config
+    job = SCENE.config(SCENE.values(settings))
+    return job.spec.build(), job.train
 
 
 def train(task: KernelTrainable, config: TrainConfig) -> list[dict[str, float]]:
@@ -57,7 +36,7 @@ def train(task: KernelTrainable, config: TrainConfig) -> list[dict[str, float]]:
 def test_gaussian_width_005_is_wiggly_and_5_is_flat():
     def curve(width: float) -> tuple[np.ndarray, np.ndarray]:
         task, _ = page_task(ks_kernel="gaussian", ks_width=width)
-        return views(task, np.array([2.5], dtype=np.float32)).f_grid, task.data.y_train
+        return view_data(task, np.array([2.5], dtype=np.float32)).f_grid, task.data.y_train
 
     wiggly, y = curve(0.05)
     flat, _ = curve(5.0)
@@ -96,7 +75,7 @@ def test_mahalanobis_separates_the_rings_and_dot_product_fails():
     dot, config = page_task(**TABLE.presets["Dot product on rings"])
     failed = train(dot, config)[-1]
     assert failed["val_metric"] <= 0.7  # about chance (0.57): direction cannot tell the rings
-    assert views(mahalanobis, np.zeros(2, dtype=np.float32)).ellipse is not None
+    assert view_data(mahalanobis, np.zeros(2, dtype=np.float32)).ellipse is not None
 
 
 @pytest.mark.try_this("kernel-smoother", 4)
@@ -106,7 +85,7 @@ def test_k_1_on_rings_makes_theta_one_row_and_the_ellipse_a_band():
     theta = task.model.theta.detach().numpy().astype(float)
     assert theta.shape == (1, 2)
     query = np.zeros(2, dtype=np.float32)
-    v = views(task, query)
+    v = view_data(task, query)
     outline = v.ellipse - query  # (120, 2) points d with ‖θ d‖ = 1 where not clipped
     across = np.abs(outline @ theta[0]) / np.linalg.norm(theta[0])  # distance along θ's row
     along = np.abs(outline @ np.array([-theta[0, 1], theta[0, 0]])) / np.linalg.norm(theta[0])

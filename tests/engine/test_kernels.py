@@ -21,7 +21,7 @@ from attnviz.topics.kernel.task import (
     KernelTrainable,
     NoSampleInReach,
     metric_ellipse,
-    views,
+    view_data,
 )
 from attnviz.training.trainer import TrainConfig, Trainer
 
@@ -157,7 +157,7 @@ def test_kernel_figures_are_valid_plotly_with_hover(name):
     task = KernelTrainable(KernelJobSpec(DatasetSpec(name, n=20)))
     trainer = Trainer(task, TrainConfig(steps=3, eval_every=1)).run()
     query = np.zeros(task.data.dim, dtype=np.float32)
-    v = views(task, query)
+    v = view_data(task, query)
     fit = (
         fit_1d(task.data, v.grid, v.f_grid, 0.0, v.ellipse)
         if task.data.dim == 1
@@ -215,7 +215,7 @@ def test_the_page_defaults_count_undefined_points_and_the_loss_skips_them(name):
     24 of 60 leave-one-out training points with no sample in reach, drawn as f = 0."""
     page = DatasetSpec("sine_1d", n=60, noise=0.3, seed=0)
     task = KernelTrainable(KernelJobSpec(page, KernelSmootherConfig(name, width=0.05)))
-    v = views(task, np.array([6.0], dtype=np.float32))
+    v = view_data(task, np.array([6.0], dtype=np.float32))
     x, y = task.data.x_train[:, 0].astype(float), task.data.y_train.astype(float)
     loo = np.eye(len(x), dtype=bool)
     h = float(task.model.log_width.detach().exp())  # 0.05 as float32 holds it
@@ -269,7 +269,7 @@ def test_the_2d_fit_leaves_undefined_cells_blank():
         KernelJobSpec(DatasetSpec("rings_2d", n=60), KernelSmootherConfig("boxcar", width=0.2))
     )
     query = np.zeros(2, dtype=np.float32)
-    v = views(task, query)
+    v = view_data(task, query)
     assert 0 < v.grid_undefined < len(v.f_grid)
     note = gap_note(v.grid_undefined, v.grid_overflow)
     fig = fit_2d(task.data, v.axes, v.f_grid, query, v.ellipse, note)
@@ -290,7 +290,7 @@ def test_the_unnormalised_query_weights_shown_are_not_clamped():
     with torch.no_grad():
         task.model.theta_q.copy_(t(tq)), task.model.theta_k.copy_(t(tk))
     query = np.array([1.5, 1.5], dtype=np.float32)
-    v = views(task, query)
+    v = view_data(task, query)
     xs = task.data.x_train.astype(float)  # (n_train, 2)
     log_a = (tq @ query.astype(float)) @ (xs @ tk.T).T  # (n_train,)
     assert (log_a > 31).sum() >= 3, "the check needs several weights above the old clamp"

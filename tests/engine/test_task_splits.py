@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from attnviz.data.tasks import TASK_NAMES, TEXT_PATH, TaskSpec, build_task, seen_in_training
-from attnviz.topics.transformer.task import PRESETS, TransformerJobSpec, build_trainable
+from attnviz.topics.transformer.task import PRESETS, TransformerJobSpec
 
 PRESET_SPECS = {name: task for name, (task, _, _) in PRESETS.items()}
 SMALLEST = {"length": 4, "n_symbols": 3}  # the page's smallest digit space: 3**4 strings
@@ -60,5 +60,5 @@ def test_text_validation_comes_from_paragraphs_never_trained_on():
 
 def test_evaluation_reports_per_sequence_accuracy():
     spec = dataclasses.replace(PRESET_SPECS["Copy: causal decoder"], n_train=500)
-    result = build_trainable(TransformerJobSpec(spec)).evaluate()
+    result = TransformerJobSpec(spec).build().evaluate()
     assert 0.0 <= result["val_sequence_accuracy"] <= result["val_metric"] + 1e-6

@@ -1,24 +1,17 @@
-"""Each toy task is learned by the tiny transformer in a short fixed-seed CPU run."""
+"""Each toy task is learned by the tiny transformer in a short fixed-seed CPU run: the page's
+presets, trained as the page trains them (once a session: tests/support/trained.py)."""
 
 from __future__ import annotations
-
-import dataclasses
 
 import pytest
 import torch
 
 from attnviz.data.tasks import IGNORE, TaskSpec, build_task
-from attnviz.topics.transformer.task import (
-    PRESETS,
-    SEQUENCE_ACCURACY,
-    TransformerJobSpec,
-    build_trainable,
-    restore,
-    run_input,
-)
-from attnviz.training.trainer import Trainer
+from attnviz.topics.transformer.task import SEQUENCE_ACCURACY, run_input
 
-FAST = {  # preset -> steps for the test (evaluation only at the end)
+PAGE = "train-transformer"
+
+FAST = {  # preset -> steps for the test
     "Reverse: 1 layer, 1 head": 600,
     "Sort: 1 layer, 2 heads": 700,
     "Copy: causal decoder": 600,
@@ -36,31 +29,25 @@ TARGET = {name: 0.95 for name in FAST} | {
 }
 
 
-def train(preset: str, steps: int) -> Trainer:
-    torch.set_num_threads(2)
-    task, model, cfg = PRESETS[preset]
-    cfg = dataclasses.replace(cfg, steps=steps, eval_every=steps, snapshot_every=steps)
-    return Trainer(build_trainable(TransformerJobSpec(task, model)), cfg).run()
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", list(FAST))
-def test_task_reaches_its_validation_accuracy(preset):
-    trainer = train(preset, FAST[preset])
-    seq = trainer.history.latest_extra(SEQUENCE_ACCURACY)
-    print(f"{preset}: val per token {trainer.history.val_metric[-1]:.3f}, per sequence {seq:.3f}")
-    assert trainer.history.val_metric[-1] >= TARGET[preset], (preset, trainer.history.val_metric)
-    assert seq is not None and 0.0 <= seq <= trainer.history.val_metric[-1] + 1e-6
+def test_task_reaches_its_validation_accuracy(preset, trained):
+    history = trained(PAGE, preset, tt_steps=FAST[preset]).history
+    seq = history.latest_extra(SEQUENCE_ACCURACY)
+    print(f"{preset}: val per token {history.val_metric[-1]:.3f}, per sequence {seq:.3f}")
+    assert history.val_metric[-1] >= TARGET[preset], (preset, history.val_metric)
+    assert seq is not None and 0.0 <= seq <= history.val_metric[-1] + 1e-6
 
 
 @pytest.mark.slow
-def test_reverse_attention_is_the_anti_diagonal_and_snapshot_restores():
-    trainer = train("Reverse: 1 layer, 1 head", 600)
-    step, snap = trainer.snapshots[-1]
+def test_reverse_attention_is_the_anti_diagonal_and_snapshot_restores(trained):
+    run = trained(PAGE, "Reverse: 1 layer, 1 head", tt_steps=600)
+    step, snap = run.snapshots[-1]
+    assert step == 600
     maps = snap["attention"][0, 0]  # (T, T) layer 0, head 0
     t = maps.shape[0]
     assert maps[range(t), range(t - 1, -1, -1)].mean() > 0.5
-    task, model = restore(trainer.task.spec, snap["state"])
+    task, model = run.restore()
     pred, _ = run_input(model, task.val_x[:1])
     assert pred.tolist() == task.val_y[0].tolist()
 

@@ -1,31 +1,23 @@
-"""The train-transformer page's "Try this" items, performed with the engine's Trainer on the
-presets' own settings (the page runs the same Trainer in a worker), and what each says checked."""
+"""The train-transformer page's "Try this" items, performed on the presets trained as the page
+trains them (its scene's job, run here to its end: tests/support/trained.py; the page runs the
+same Trainer in a worker), and what each says checked."""
 
 from __future__ import annotations
-
-import dataclasses
 
 import numpy as np
 import pytest
 
-from attnviz.topics.transformer.task import PRESETS, TransformerJobSpec
-from attnviz.training.trainer import Trainer
+from attnviz.topics.live import TrainedRun
 
 pytestmark = pytest.mark.slow
 
+PAGE = "train-transformer"
 REVERSE, COPY = "Reverse: 1 layer, 1 head", "Copy: causal decoder"
 
 
-def train(preset: str, steps: int, **model_changes) -> Trainer:
-    """The preset trained for `steps` steps (seed 0, as the page's default)."""
-    task, model, config = PRESETS[preset]
-    spec = TransformerJobSpec(task, dataclasses.replace(model, **model_changes))
-    return Trainer(spec.build(), dataclasses.replace(config, steps=steps)).run()
-
-
-def snapshot_at(trainer: Trainer, step: int) -> np.ndarray:
+def snapshot_at(run: TrainedRun, step: int) -> np.ndarray:
     """The probe's attention (L, H, T, T) at a snapshot step."""
-    return dict(trainer.snapshots)[step]["attention"]
+    return dict(run.snapshots)[step]["attention"]
 
 
 def row_entropy(maps: np.ndarray) -> float:
@@ -39,9 +31,10 @@ def is_anti_diagonal(square: np.ndarray) -> bool:
     return bool((square.argmax(-1) == np.arange(t)[::-1]).all())
 
 
-@pytest.fixture(scope="module")
-def reverse_run() -> Trainer:
-    return train(REVERSE, 500)
+@pytest.fixture
+def reverse_run(trained) -> TrainedRun:
+    """The reverse preset trained for 500 steps (seed 0, as the page's default)."""
+    return trained(PAGE, REVERSE, tt_steps=500)
 
 
 @pytest.mark.try_this("train-transformer", 1)
@@ -70,22 +63,22 @@ def test_timeline_goes_from_blurry_to_sharp(reverse_run):
 
 
 @pytest.mark.try_this("train-transformer", 3)
-def test_copy_looks_back_t_places_after_the_separator():
+def test_copy_looks_back_t_places_after_the_separator(trained):
     """Item 3: in layer 1, most rows from '|' (position T) on put their largest weight on the
     digit they must write next, T places back."""
-    trainer = train(COPY, 800)
-    maps = trainer.snapshots[-1][1]["attention"]  # (L, H, 2T, 2T)
+    run = trained(PAGE, COPY, tt_steps=800)
+    maps = run.snapshots[-1][1]["attention"]  # (L, H, 2T, 2T)
     t = maps.shape[-1] // 2
     rows = np.arange(t, 2 * t)
     hits = int((maps[1, 0, rows].argmax(-1) == rows - t).sum())
     assert hits > t / 2, f"{hits} of {t} rows look T places back"
-    assert trainer.history.val_metric[-1] >= 0.95
+    assert run.history.val_metric[-1] >= 0.95
 
 
 @pytest.mark.try_this("train-transformer", 4)
-def test_reverse_without_positions_stalls(reverse_run):
+def test_reverse_without_positions_stalls(reverse_run, trained):
     """Item 4: positions none never get past ~30 %; learned positions reach 100 % (item 1)."""
-    trainer = train(REVERSE, 800, positional="none")
-    best = max(trainer.history.val_metric)
+    run = trained(PAGE, REVERSE, tt_steps=800, tt_pos="none")
+    best = max(run.history.val_metric)
     assert best < 0.4, f"validation accuracy reached {best:.1%} without positions"
     assert reverse_run.history.val_metric[-1] >= 0.99

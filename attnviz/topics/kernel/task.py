@@ -1,10 +1,11 @@
-"""The kernel smoother as a Trainable: data + model + loss, and the views the page draws.
+"""The kernel smoother as a Trainable: data + model + loss, and the numbers the page's views draw.
 
 `KernelJobSpec` (frozen) is what the job pool runs: a worker calls its `build()`, which returns
-a `KernelTrainable`; the Trainable never changes the spec (the input dimension J comes from the
-data into its own model config). Regression uses the squared error; classification
-(labels ±1) the logistic loss log(1 + exp(−y f)). Leave-one-out predicts each training point
-from the others, so the kernel cannot simply look itself up.
+a `KernelTrainable`; its `restore(snapshot)` gives one on the CPU with a snapshot's θ (the
+protocol of attnviz.topics.live). The Trainable never changes the spec (the input dimension J
+comes from the data into its own model config). Regression uses the squared error;
+classification (labels ±1) the logistic loss log(1 + exp(−y f)). Leave-one-out predicts each
+training point from the others, so the kernel cannot simply look itself up.
 
 Where no sample is in reach of a point (n(x) = 0, boxcar or Epanechnikov), f is undefined (NaN):
 losses and metrics average over the defined points only, and the views count the rest. If no
@@ -39,6 +40,12 @@ class KernelJobSpec:
 
     def build(self) -> KernelTrainable:
         return KernelTrainable(self)
+
+    def restore(self, snapshot: dict) -> KernelTrainable:
+        """The Trainable on the CPU with the snapshot's θ (the page's views are drawn from it)."""
+        task = replace(self, device="cpu").build()
+        task.load_snapshot(snapshot)
+        return task
 
 
 class KernelTrainable:
@@ -140,11 +147,6 @@ class KernelTrainable:
                     p.copy_(torch.as_tensor(snap[name]))
 
 
-def build_trainable(spec: KernelJobSpec) -> KernelTrainable:
-    """The same as `spec.build()`."""
-    return spec.build()
-
-
 def query_grid(data: ToyData, steps: int = 60) -> tuple[np.ndarray, list[np.ndarray]]:
     """Points covering the data (n, J) for drawing f, and the 1-D axes of the grid."""
     both = np.concatenate([data.x_train, data.x_val])
@@ -169,8 +171,8 @@ def predict(task: KernelTrainable, x: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 @dataclass
-class KernelViews:
-    """Everything the page draws for one state of θ."""
+class ViewData:
+    """The numbers behind the page's views for one state of θ."""
 
     grid: np.ndarray  # (G, J) points where f is drawn
     axes: list[np.ndarray]
@@ -186,7 +188,9 @@ class KernelViews:
     normalised: bool = True  # the weights are α/n(x) (else α/|S|)
 
 
-def views(task: KernelTrainable, query: np.ndarray) -> KernelViews:
+def view_data(task: KernelTrainable, query: np.ndarray) -> ViewData:
+    """f over a grid covering the data, the query's weights (query (J,)), the training weights,
+    the metric ellipse, and the counts of undefined points."""
     grid, axes = query_grid(task.data)
     f_grid, _, grid_ok = predict(task, grid)
     overflow = grid_ok & ~np.isfinite(f_grid)
@@ -209,7 +213,7 @@ def views(task: KernelTrainable, query: np.ndarray) -> KernelViews:
     if task.spec.model.kernel == "mahalanobis":
         reach = float(np.ptp(grid, axis=0).max())
         ellipse = metric_ellipse(task.model.theta.detach().cpu().numpy(), query, reach)
-    return KernelViews(
+    return ViewData(
         grid,
         axes,
         f_grid,

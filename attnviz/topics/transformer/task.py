@@ -1,13 +1,13 @@
 """A toy sequence task + tiny transformer as a Trainable, and what the page does with a trained one.
 
-`TransformerJobSpec` (frozen) is what the job pool runs: a worker calls its `build()`.
+`TransformerJobSpec` (frozen) is what the job pool runs: a worker calls its `build()`, and the
+page rebuilds a snapshot's model with its `restore()` (the protocol of attnviz.topics.live).
 Snapshots carry the probe example's attention maps (L, H, T, T) and the weights, so the page
 can scrub a timeline, run your own input, generate text and ablate heads without the worker.
 """
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -23,6 +23,7 @@ from attnviz.models.transformer import (
     ablate_heads,
     attention_maps,
 )
+from attnviz.topics import live
 from attnviz.training.trainer import TrainConfig
 
 EVAL_LIMIT = 512  # validation examples scored per evaluation
@@ -37,6 +38,13 @@ class TransformerJobSpec:
 
     def build(self) -> TransformerTrainable:
         return TransformerTrainable(self)
+
+    def restore(self, snapshot: dict) -> tuple[SequenceTask, TinyTransformer]:
+        """The task and a model with the snapshot's weights, on the CPU in eval mode."""
+        task = build_task(self.task)
+        model = TinyTransformer(model_config(task, self.model))
+        model.load_state_dict({k: torch.as_tensor(v) for k, v in snapshot["state"].items()})
+        return task, model.eval()
 
 
 def model_config(task: SequenceTask, model: TransformerConfig) -> TransformerConfig:
@@ -97,18 +105,6 @@ class TransformerTrainable:
         return {"attention": maps.cpu().numpy(), "state": state}
 
 
-@functools.lru_cache(maxsize=8)
-def untrained_attention(spec: TransformerJobSpec) -> np.ndarray:
-    """The probe's attention maps (L, H, T, T) of the model as a run starts (step 0, seeded as
-    the run is), computed on the CPU."""
-    return TransformerTrainable(replace(spec, device="cpu")).snapshot()["attention"]
-
-
-def build_trainable(spec: TransformerJobSpec) -> TransformerTrainable:
-    """The same as `spec.build()`."""
-    return spec.build()
-
-
 def score(model: TinyTransformer, x: Tensor, y: Tensor) -> tuple[float, float]:
     """(loss, accuracy over scored positions)."""
     loss, acc, _ = score_sequences(model, x, y)
@@ -126,14 +122,6 @@ def score_sequences(model: TinyTransformer, x: Tensor, y: Tensor) -> tuple[float
         acc = right[keep].float().mean()
         exact = (right | ~keep).all(1)[keep.any(1)].float().mean()
     return float(loss), float(acc), float(exact)
-
-
-def restore(spec: TransformerJobSpec, state: dict) -> tuple[SequenceTask, TinyTransformer]:
-    """Rebuild the task and a model with the snapshot's weights (on the CPU)."""
-    task = build_task(spec.task)
-    model = TinyTransformer(model_config(task, spec.model))
-    model.load_state_dict({k: torch.as_tensor(v) for k, v in state.items()})
-    return task, model.eval()
 
 
 def run_input(model: TinyTransformer, ids: Tensor) -> tuple[np.ndarray, np.ndarray]:
@@ -181,62 +169,33 @@ def generate(
     return "".join(task.vocab[i] for i in ids)
 
 
+def adamw(steps: int, lr: float = 3e-3, **more) -> TrainConfig:
+    """A preset's TrainConfig (live.preset_train) with AdamW."""
+    return live.preset_train(steps, lr, optimizer="adamw", **more)
+
+
 PRESETS: dict[str, tuple[TaskSpec, TransformerConfig, TrainConfig]] = {
     "Reverse: 1 layer, 1 head": (
         TaskSpec("reverse", length=8),
         TransformerConfig(n_layer=1, n_head=1, d_model=32, d_ff=64),
-        TrainConfig(
-            optimizer="adamw",
-            lr=3e-3,
-            batch_mode="minibatch",
-            batch_size=64,
-            steps=800,
-            eval_every=20,
-            snapshot_every=25,
-        ),
+        adamw(800, schedule="constant", every=20, snapshot_every=25),
     ),
     "Sort: 1 layer, 2 heads": (
         TaskSpec("sort", length=8),
         TransformerConfig(n_layer=1, n_head=2, d_model=64, d_ff=128),
-        TrainConfig(
-            optimizer="adamw",
-            lr=3e-3,
-            batch_mode="minibatch",
-            batch_size=64,
-            steps=800,
-            eval_every=20,
-            snapshot_every=25,
-        ),
+        adamw(800, schedule="constant", every=20, snapshot_every=25),
     ),
     "Copy: causal decoder": (
         TaskSpec("copy", length=6),
         TransformerConfig(n_layer=2, n_head=1, d_model=32, d_ff=64),
-        TrainConfig(
-            optimizer="adamw",
-            lr=3e-3,
-            batch_mode="minibatch",
-            batch_size=64,
-            steps=800,
-            eval_every=20,
-            snapshot_every=25,
-        ),
+        adamw(800, schedule="constant", every=20, snapshot_every=25),
     ),
     # with p = 47 there are too many sums to memorise (1767 in training), so the model finds the
     # rule in ~1000 steps; the cosine schedule keeps AdamW's late spikes from undoing it
     "Modular addition (mod 47)": (
         TaskSpec("modular_addition", n_symbols=47),
         TransformerConfig(n_layer=1, n_head=4, d_model=64, d_ff=128),
-        TrainConfig(
-            optimizer="adamw",
-            lr=3e-3,
-            weight_decay=1.0,
-            batch_mode="minibatch",
-            batch_size=256,
-            steps=2000,
-            schedule="cosine",
-            eval_every=50,
-            snapshot_every=100,
-        ),
+        adamw(2000, weight_decay=1.0, batch_size=256, every=50, snapshot_every=100),
     ),
     # the fables never repeat and one paragraph in five is held out, so these two text presets
     # learn spelling and common words, not the validation text: measured here (seed 0, 2 CPU
@@ -245,29 +204,11 @@ PRESETS: dict[str, tuple[TaskSpec, TransformerConfig, TrainConfig]] = {
     "Next character (fables)": (
         TaskSpec("next_char", length=16, n_train=10000),
         TransformerConfig(n_layer=2, n_head=2, d_model=64, d_ff=128, dropout=0.1),
-        TrainConfig(
-            optimizer="adamw",
-            lr=5e-3,
-            batch_mode="minibatch",
-            batch_size=64,
-            steps=600,
-            schedule="cosine",
-            eval_every=25,
-            snapshot_every=50,
-        ),
+        adamw(600, 5e-3, every=25, snapshot_every=50),
     ),
     "Fill in the blank (fables)": (
         TaskSpec("fill_blank", length=8, n_train=10000),
         TransformerConfig(n_layer=2, n_head=2, d_model=64, d_ff=128, dropout=0.1),
-        TrainConfig(
-            optimizer="adamw",
-            lr=3e-3,
-            batch_mode="minibatch",
-            batch_size=128,
-            steps=800,
-            schedule="cosine",
-            eval_every=25,
-            snapshot_every=50,
-        ),
+        adamw(800, batch_size=128, every=25, snapshot_every=50),
     ),
 }

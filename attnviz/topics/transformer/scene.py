@@ -1,0 +1,124 @@
+"""The Train a transformer live page as a scene (seeds 002, 003): a toy sequence task and a tiny
+transformer (the job Start submits), and the views of a snapshot: the probe example's attention
+maps, one figure per layer. `run` gives the untrained model's snapshot, so the same views draw
+the page before Start, every step of the timeline and a run trained in a notebook. The figures
+of the trained model's tools (your input, generation, head ablation) are built here too."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Collection
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+
+from attnviz.data.tasks import TaskSpec, build_task
+from attnviz.figures import base as plots
+from attnviz.figures.text import heads_grid, shown
+from attnviz.models.transformer import TransformerConfig
+from attnviz.topics import live
+from attnviz.topics.scene import Job, Scene, Values, wants
+from attnviz.topics.training_params import train_config
+from attnviz.topics.transformer.params import TABLE, TRY_THIS
+from attnviz.topics.transformer.task import TransformerJobSpec
+
+UNTRAINED = "untrained"  # run()'s snapshot says so: its views are "Step 0" maps, named tt_init_*
+EVAL_EVERY, SNAPSHOT_EVERY = 20, 25  # the page's evaluation and snapshot intervals (steps)
+
+
+@dataclass(frozen=True)
+class Probe:
+    """The task's notes and the fixed validation example whose attention the page draws."""
+
+    notes: str
+    tokens: list[str]
+
+
+@functools.lru_cache(maxsize=16)
+def probe(task: TaskSpec) -> Probe:
+    """The probe example of `task` (built once per task: the text tasks read the fables)."""
+    built = build_task(task)
+    return Probe(built.notes, built.decode(built.val_x[built.probe]))
+
+
+def config(values: Values) -> Job:
+    """The job Start submits: the task, the model (d_ff = 2 d_model) and the training form."""
+    seed = int(values["seed"])
+    task = TaskSpec(
+        values["tt_task"],
+        length=values["tt_len"],
+        n_symbols=values["tt_sym"],
+        n_train=values["tt_ntrain"],
+        seed=seed,
+    )
+    model = TransformerConfig(
+        n_layer=values["tt_layers"],
+        n_head=values["tt_heads"],
+        d_model=values["tt_d"],
+        d_ff=2 * values["tt_d"],
+        dropout=values["tt_drop"],
+        positional=values["tt_pos"],
+    )
+    train = train_config(
+        TABLE.prefix, values, eval_every=EVAL_EVERY, snapshot_every=SNAPSHOT_EVERY, seed=seed
+    )
+    return Job(TransformerJobSpec(task, model, values["device"]), train)
+
+
+def run(job: Job) -> dict:
+    """The untrained model's snapshot (step 0, seeded as Start will be), marked as such: its
+    probe attention (L, H, T, T) only, not its weights (the page caches it per setting)."""
+    return {"attention": live.untrained(job.spec)["attention"], UNTRAINED: True}
+
+
+def layer_figures(
+    maps: np.ndarray, tokens: list[str], name: str, label: str = ""
+) -> dict[str, go.Figure]:
+    """One small-multiples figure per layer of maps (L, H, T, T), named f"{name}_layer{l}";
+    `label` ("Step 0") starts each title."""
+    figs = {}
+    for layer in range(maps.shape[0]):
+        fig = heads_grid(maps[layer], tokens, columns=min(4, maps.shape[1]))
+        title = f"Layer {layer}: attention of each head (row: query, column: key)"
+        fig.layout.title.text = (
+            f"{label}, layer {layer}: {title.split(': ', 1)[1]}" if label else title
+        )
+        figs[f"{name}_layer{layer}"] = fig
+    return figs
+
+
+def views(snapshot: dict, values: Values, only: Collection[str] | None = None) -> dict:
+    """The probe's attention by layer: `tt_init_layer<l>` ("Step 0") of run()'s untrained
+    snapshot, `tt_live_layer<l>` of a run's snapshot."""
+    name, label = ("tt_init", "Step 0") if snapshot.get(UNTRAINED) else ("tt_live", "")
+    tokens = probe(config(values).spec.task).tokens
+    figs = layer_figures(snapshot["attention"], tokens, name, label)
+    return {key: fig for key, fig in figs.items() if wants(only, key)}
+
+
+def generated_row_figure(row: np.ndarray, context: str, char: str) -> go.Figure:
+    """Where the chosen generated character looked: row (len(context),), last layer, mean of
+    heads."""
+    title = f"Where '{char}' looked (last layer, mean of heads)"
+    return plots.bar_chart(row, shown(list(context)), title, "weight")
+
+
+def ablation_figure(drops: np.ndarray) -> go.Figure:
+    """The accuracy drop (L, H), as accuracy points, when each head is knocked out."""
+    labels = [f"L{lay} H{h}" for lay in range(drops.shape[0]) for h in range(drops.shape[1])]
+    return plots.bar_chart(
+        drops.ravel() * 100, labels, "Accuracy drop when the head is knocked out", "accuracy points"
+    )
+
+
+SCENE = Scene(
+    url="train-transformer",
+    table=TABLE,
+    try_this=tuple(TRY_THIS),
+    config=config,
+    run=run,
+    views=views,
+    main_view="tt_init_layer0",
+    train=live.train,
+)
