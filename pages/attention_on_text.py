@@ -1,27 +1,24 @@
-"""Page 4: self-attention on your own sentence (seeds 002, 003)."""
+"""Page 4: self-attention on your own sentence (seeds 002, 003): layout over its scene
+(attnviz.topics.text.scene)."""
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from attnviz.core.tokenizers import bpe_learned_size
-from attnviz.figures import base as plots
-from attnviz.figures.text import heads_grid, shown
-from attnviz.topics.text.attention import (
-    MAX_TOKENS,
-    TextConfig,
-    attention_csv,
-    attention_json,
-    valid_heads,
-)
-from attnviz.topics.text.params import HEAD_VIEW_HEADS, MAX_CHARS, PRONOUN_TEXT, TABLE, TRY_THIS
+from attnviz.topics.scene import SceneInputError
+from attnviz.topics.text.attention import MAX_TOKENS, attention_csv, attention_json, valid_heads
+from attnviz.topics.text.params import HEAD_VIEW_HEADS, MAX_CHARS, PRONOUN_TEXT
+from attnviz.topics.text.scene import SCENE
 from attnviz.ui import layout, text_sections
 from attnviz.ui.figures import show
 from attnviz.ui.head_view import head_view
 from attnviz.ui.lesson_answers import publish
+from attnviz.ui.scene_cache import scene_run
 from attnviz.ui.settings import settings
-from attnviz.ui.text_sections import cached_analysis
 from attnviz.ui.widgets import draw, preset_buttons, reset_button
+
+TABLE = SCENE.table
 
 
 def sync_head_pills(heads: int) -> None:
@@ -46,60 +43,46 @@ with preset_col:  # presets in a popover, so the controls and the maps fit the f
         preset_buttons(TABLE, per_row=1)
     reset_button(TABLE)
 with text_col:
-    text = draw(TABLE, "ta_text", max_chars=MAX_CHARS, height=80)
+    values = {"ta_text": draw(TABLE, "ta_text", max_chars=MAX_CHARS, height=80)}
 c1, c2, c3, c4 = st.columns(4)
 with c1:
-    tokenizer = draw(TABLE, "ta_tok")
-    vocab = draw(TABLE, "ta_vocab", disabled=tokenizer != "bpe")
+    values["ta_tok"] = draw(TABLE, "ta_tok")
+    values["ta_vocab"] = draw(TABLE, "ta_vocab", disabled=values["ta_tok"] != "bpe")
 with c2:
-    d_model = draw(TABLE, "ta_d")
-    heads = draw(TABLE, "ta_heads", choices=valid_heads(d_model))
+    values["ta_d"] = draw(TABLE, "ta_d")
+    values["ta_heads"] = heads = draw(TABLE, "ta_heads", choices=valid_heads(values["ta_d"]))
 with c3:
-    positional = draw(TABLE, "ta_pos")
-    score_name = draw(TABLE, "ta_score")
+    values |= {key: draw(TABLE, key) for key in ("ta_pos", "ta_score")}
 with c4:
-    scaled = draw(TABLE, "ta_scaled")
-    causal = draw(TABLE, "ta_causal")
-    temperature = draw(TABLE, "ta_temp")
-if not text.strip():
-    st.warning("Type some text above: it is empty or only spaces.")
+    values |= {key: draw(TABLE, key) for key in ("ta_scaled", "ta_causal", "ta_temp")}
+values = SCENE.values(values, seed=settings().seed)
+try:
+    out = scene_run(SCENE, values)
+except SceneInputError as err:
+    st.warning(str(err))
     st.stop()
-cfg = TextConfig(
-    tokenizer,
-    vocab,
-    d_model,
-    heads,
-    positional,
-    score_name,
-    scaled,
-    temperature,
-    causal,
-    settings().seed,
-)
-result = cached_analysis(text, cfg)
-tokens, t = result.tokens, len(result.tokens)
-if not t:
-    st.warning("This text has no tokens for the word tokenizer: try the char or BPE tokenizer.")
-    st.stop()
-if result.truncated_from > t:
-    st.warning(
-        f"The text has {result.truncated_from} tokens; only the first {MAX_TOKENS} are used."
+tokens, t = out.attention.tokens, len(out.attention.tokens)
+if out.attention.truncated_from > t:
+    msg = (
+        f"The text has {out.attention.truncated_from} tokens; only the first {MAX_TOKENS} are used."
     )
+    st.warning(msg)
 
-text_sections.pronoun_note(text, PRONOUN_TEXT)
+text_sections.pronoun_note(values["ta_text"], PRONOUN_TEXT)
 if t == 1:
     st.info("One token can only attend to itself: every weight is 1. Type a longer text.")
-show(heads_grid(result.weights, tokens), "heads_grid")
+show(SCENE.views(out, values, only={"heads_grid"})["heads_grid"], "heads_grid")
 st.caption(
-    f"$d_k = {d_model}/{heads} = {d_model // heads}$ per head. Scores: dot $q^\\top k$ "
-    r"(÷$\sqrt{d_k}$ when on), cosine $q^\top k/(\lVert q\rVert\,\lVert k\rVert)$, "
+    f"$d_k = {values['ta_d']}/{heads} = {values['ta_d'] // heads}$ per head. Scores: dot "
+    r"$q^\top k$ (÷$\sqrt{d_k}$ when on), cosine $q^\top k/(\lVert q\rVert\,\lVert k\rVert)$, "
     r"neg_sq_dist $-\lVert q-k\rVert^2$. RoPE rotates $q$ and $k$ by their position "
     "instead of adding a vector to the embedding."
 )
-text_sections.bpe_note(tokens, tokenizer)
-vocab_note = f" (BPE vocabulary: {bpe_learned_size(vocab)} entries)" if tokenizer == "bpe" else ""
+text_sections.bpe_note(tokens, values["ta_tok"])
+bpe = values["ta_tok"] == "bpe"
+vocab_note = f" (BPE vocabulary: {bpe_learned_size(values['ta_vocab'])} entries)" if bpe else ""
 st.markdown(f"**{t} tokens**{vocab_note}: each with its id")
-token_table = pd.DataFrame({"token": tokens, "id": [str(i) for i in result.ids]})
+token_table = pd.DataFrame({"token": tokens, "id": [str(i) for i in out.attention.ids]})
 if t <= 48:  # a row that reads like the sentence; longer texts get a column (cheap to draw)
     st.dataframe(token_table.T, width="stretch")
 else:
@@ -107,55 +90,43 @@ else:
 
 view_col, row_col = st.columns([3, 2])
 with row_col:
-    head = draw(TABLE, "ta_head", high=heads - 1) if heads > 1 else 0
-    query = draw(TABLE, "ta_query", high=t - 1) if t > 1 else 0
-    row = result.weights[head, query]
-    publish("top_token", tokens[int(row.argmax())], tokens)  # a lesson's question asks
-    title = f"Where '{shown(tokens)[query]}' looks (head {head}); the row sums to {row.sum():.3f}"
-    show(
-        plots.bar_chart(row, shown(tokens), title, "weight", "key token", (0, 1.1), query)
-        if t <= 64
-        else plots.line_chart(np.arange(t), {"weight": row}, title, "key position", "weight"),
-        "query_row",
-    )
+    values["ta_head"] = head = draw(TABLE, "ta_head", high=heads - 1) if heads > 1 else 0
+    values["ta_query"] = query = draw(TABLE, "ta_query", high=t - 1) if t > 1 else 0
+    publish(SCENE.answers(out, values))  # a lesson's question asks
+    figs = SCENE.views(out, values, only={"query_row", "top_k", "window"})
+    show(figs["query_row"], "query_row")
     st.caption(
-        f"Entropy of this row: {result.entropy[head, query]:.3f} nats, "
+        f"Entropy of this row: {out.attention.entropy[head, query]:.3f} nats, "
         r"$H = -\sum_j a_j \ln a_j$ "
         f"(uniform would be $\\ln {t} = {np.log(t):.3f}$, one-hot 0)."
     )
 with view_col:
     sync_head_pills(heads)
     picked = draw(TABLE, HEAD_VIEW_HEADS, choices=list(range(heads)))
-    head_view(
-        result.weights,
-        tokens,
-        text_sections.heads_to_draw(picked, heads),
-        query,
-        "ta_hv",
-        "ta_query",
-    )
-text_sections.long_input(result.weights, tokens, head, query)
+    shown_heads = text_sections.heads_to_draw(picked, heads)
+    head_view(out.attention.weights, tokens, shown_heads, query, "ta_hv", "ta_query")
+text_sections.long_input(figs, tokens, head)
 
-text_sections.vectors(result, cfg)
-text_sections.padding(text, cfg, head)
+text_sections.vectors(out, values)
+text_sections.padding(out, values)
 st.subheader("Experiments")
-text_sections.shuffle(tokens, cfg, head)
-text_sections.saturation(d_model // heads)
-text_sections.causal(text, cfg, head, tokens)
-text_sections.temperature(result, cfg, head, query)
+text_sections.shuffle(out, values)
+text_sections.saturation(out, values)
+text_sections.causal(out, values)
+text_sections.temperature(out, values)
 
-layout.try_this(TRY_THIS)
+layout.try_this(SCENE.try_this)
 left, right = st.columns(2)
 left.download_button(
     "Download attention (CSV)",
-    lambda: attention_csv(tokens, result.weights),
+    lambda: attention_csv(tokens, out.attention.weights),
     "text_attention.csv",
     "text/csv",
     key="ta_dl_csv",
 )
 right.download_button(
     "Download attention (JSON)",
-    lambda: attention_json(result, cfg),
+    lambda: attention_json(out.attention, out.config),
     "text_attention.json",
     "application/json",
     key="ta_dl_json",

@@ -1,25 +1,31 @@
-"""Page 3: the self-attention layer of seed 004, one matrix at a time."""
+"""Page 3: the self-attention layer of seed 004, one matrix at a time: layout over its scene
+(attnviz.topics.self_attention.scene)."""
 
-import numpy as np
 import streamlit as st
 
-from attnviz.figures.steps import step_figure, weight_figures
-from attnviz.topics.self_attention.params import MATRIX_URL_KEYS, STEP_NAMES, TABLE, TRY_THIS
-from attnviz.topics.self_attention.steps import (
-    LayerWeights,
-    compute_steps,
-    random_input,
-    random_weights,
-    step_labels,
-)
+from attnviz.topics.scene import SceneInputError
+from attnviz.topics.self_attention.params import MATRIX_URL_KEYS, STEP_NAMES
+from attnviz.topics.self_attention.scene import BIAS_KEYS, MATRIX_NAMES, SCENE, seeded_for, stages
+from attnviz.topics.self_attention.steps import step_labels
 from attnviz.ui import downloads, layout
 from attnviz.ui.figures import show
 from attnviz.ui.lesson_answers import publish
 from attnviz.ui.matrix_editor import edit_matrix
+from attnviz.ui.scene_cache import scene_run
 from attnviz.ui.settings import settings
 from attnviz.ui.widgets import draw, preset_buttons, reset_button
 
-STEP_KEYS = [["z"], ["Q", "K", "V"], ["QK"], ["scaled"], ["masked"], ["weights"], ["out"]]
+TABLE = SCENE.table
+STEP_LATEX = (  # each step's formula, shown under its heading
+    r"z \in \mathbb{R}^{m \times d}",
+    r"Q = zW_q + B_q,\quad K = zW_k + B_k,\quad V = zW_v + B_v",
+    r"S = QK^\top,\quad S_{ij} = q_i \cdot k_j",
+    r"S / \sqrt{e}",
+    r"S_{ij} = -\infty \text{ where } j > i",
+    r"A_{ij} = \frac{e^{S_{ij}}}{\sum_{j'} e^{S_{ij'}}}",
+    r"\mathrm{out} = A\,V",
+)
+GRID_PREFIX = {"sa_z": "x", "sa_wv": "d₂ ", "sa_bv": "d₂ "}  # the others: "e"
 
 
 def shift_reveal(delta: int) -> None:
@@ -36,62 +42,37 @@ def forget_hand_edits() -> None:
         del st.session_state[key]
 
 
-def hand_edits(
-    m: int, d: int, e: int, d2: int, seed: int, with_bias: bool
-) -> tuple[np.ndarray, LayerWeights] | None:
-    """The input z and the six parameters, each in a titled grid (biases only when on)."""
+def hand_edits(values: dict) -> dict[str, str] | None:
+    """The input z and the six parameters, each in a titled grid (biases only when on): the
+    URL text of each ("" = seeded), or None when a grid has a bad cell (its message shown)."""
     st.caption("Cells hold numbers; edits go into the URL, so a copied link keeps them.")
-    start = random_weights(d, e, d2, seed, with_bias)
-    z = edit_matrix(random_input(m, d, seed), "z", "sa_z", "x", "input $z$")
-    edited = []
-    for name, default, url_key, prefix in (
-        ("W_q", start.w_q, "sa_wq", "e"),
-        ("B_q", start.b_q, "sa_bq", "e"),
-        ("W_k", start.w_k, "sa_wk", "e"),
-        ("B_k", start.b_k, "sa_bk", "e"),
-        ("W_v", start.w_v, "sa_wv", "d₂ "),
-        ("B_v", start.b_v, "sa_bv", "d₂ "),
-    ):
-        if name.startswith("B") and not with_bias:
-            edited.append(default)  # zeros: the biases are switched off
-            continue
-        edited.append(edit_matrix(default, name, url_key, prefix, f"${name}$"))
-    if z is None or any(w is None for w in edited):
-        return None
-    return z, LayerWeights(*edited)
+    texts = {}
+    for key, default in seeded_for(values).items():
+        if key in BIAS_KEYS and not values["sa_bias"]:
+            continue  # zeros: the biases are switched off
+        name = MATRIX_NAMES[key]
+        title = "input $z$" if key == "sa_z" else f"${name}$"
+        texts[key] = edit_matrix(default, name, key, GRID_PREFIX.get(key, "e"), title)
+    return None if None in texts.values() else texts
 
 
-def show_step(
-    i: int, keys: list[str], steps: dict, weights: LayerWeights, query_row: int | None
-) -> None:
+def show_step(i: int, keys: tuple[str, ...], out, figs: dict) -> None:
     """Step i: its heading, formula, notes and matrices (and the weights behind Q, K, V)."""
     st.markdown(f"#### Step {i}: {STEP_NAMES[i - 1]}")
     latex = STEP_LATEX[i - 1]
-    if keys == ["masked"] and "off" in steps["masked"].title:
+    if keys == ("masked",) and not out.config.causal:
         latex = r"\text{no mask: } S \text{ unchanged}"
     st.latex(latex)
     for key in keys:  # Q, K, V one below the other: each as wide as z, numbers readable
-        st.caption(steps[key].note)
-        show(step_figure(key, steps[key].matrix, steps[key].title, query_row), f"step_{key}")
-    if keys == ["Q", "K", "V"]:
+        st.caption(out.steps[key].note)
+        show(figs[f"step_{key}"], f"step_{key}")
+    if keys == ("Q", "K", "V"):
         with st.expander("the weights behind Q, K, V"):
             for letter in "qkv":  # W next to its bias B: a row each for q, k, v
-                w, b = getattr(weights, f"w_{letter}"), getattr(weights, f"b_{letter}")
-                figs = weight_figures({f"W_{letter}": w, f"B_{letter}": b})
-                for col, fig in zip(st.columns(2), figs, strict=True):
+                for col, name in zip(st.columns(2), (f"W_{letter}", f"B_{letter}"), strict=True):
                     with col:
-                        show(fig, "weights")
+                        show(figs[name], name)
 
-
-STEP_LATEX = (  # each step's formula, shown under its heading
-    r"z \in \mathbb{R}^{m \times d}",
-    r"Q = zW_q + B_q,\quad K = zW_k + B_k,\quad V = zW_v + B_v",
-    r"S = QK^\top,\quad S_{ij} = q_i \cdot k_j",
-    r"S / \sqrt{e}",
-    r"S_{ij} = -\infty \text{ where } j > i",
-    r"A_{ij} = \frac{e^{S_{ij}}}{\sum_{j'} e^{S_{ij'}}}",
-    r"\mathrm{out} = A\,V",
-)
 
 layout.intro(
     "Self-attention, step by step",
@@ -107,64 +88,59 @@ reset_button(TABLE, on_reset=forget_hand_edits)
 edit_box = st.expander("Edit z and the weights by hand")  # full width; filled below
 controls, stage = st.columns([1, 2.3], gap="medium")
 with controls:
-    reveal = draw(TABLE, "sa_reveal")
+    values = {"sa_reveal": draw(TABLE, "sa_reveal")}
     prev_col, next_col = st.columns(2)
-    prev_col.button(
-        "◀ Prev",
-        key="sa_prev",
-        on_click=shift_reveal,
-        args=(-1,),
-        width="stretch",
-        shortcut="Left",
-        wrap=True,
-        help="Previous step (← key)",
-    )
-    next_col.button(
-        "Next ▶",
-        key="sa_next",
-        on_click=shift_reveal,
-        args=(1,),
-        width="stretch",
-        shortcut="Right",
-        wrap=True,
-        help="Next step (→ key)",
-    )
-    one_row = draw(TABLE, "sa_row")
-    m = draw(TABLE, "sa_m")
-    query = draw(TABLE, "sa_i", high=max(m - 1, 1), disabled=(m == 1 or not one_row))
+    for col, label, delta, key, shortcut, hint in (
+        (prev_col, "◀ Prev", -1, "sa_prev", "Left", "Previous step (← key)"),
+        (next_col, "Next ▶", 1, "sa_next", "Right", "Next step (→ key)"),
+    ):
+        col.button(
+            label,
+            key=key,
+            on_click=shift_reveal,
+            args=(delta,),
+            width="stretch",
+            shortcut=shortcut,
+            wrap=True,
+            help=hint,
+        )
+    values["sa_row"] = draw(TABLE, "sa_row")
+    values["sa_m"] = m = draw(TABLE, "sa_m")
+    one_row = values["sa_row"]
+    values["sa_i"] = draw(TABLE, "sa_i", high=max(m - 1, 1), disabled=m == 1 or not one_row)
     c1, c2 = st.columns(2)
     with c1:
-        d = draw(TABLE, "sa_d")
-        d2 = draw(TABLE, "sa_d2")
+        values |= {key: draw(TABLE, key) for key in ("sa_d", "sa_d2")}
     with c2:
-        e = draw(TABLE, "sa_e")
-    causal = draw(TABLE, "sa_causal")
-    scaled = draw(TABLE, "sa_scaled")
-    with_bias = draw(TABLE, "sa_bias")
+        values["sa_e"] = draw(TABLE, "sa_e")
+    values |= {key: draw(TABLE, key) for key in ("sa_causal", "sa_scaled", "sa_bias")}
+values = SCENE.values(values, seed=settings().seed)
 with edit_box:
-    weights = hand_edits(m, d, e, d2, settings().seed, with_bias)
-if weights is None:
+    edits = hand_edits(values)
+if edits is None:
     st.stop()
-z, weights = weights
-steps = {s.key: s for s in compute_steps(z, weights, causal=causal, scaled=scaled)}
-query_row = min(query, m - 1) if one_row else None
-patches = [f"patch {j}" for j in range(m)]  # a lesson's question asks which key query i picks
-publish("top_key", patches[int(steps["weights"].matrix[min(query, m - 1)].argmax())], patches)
+values = SCENE.values(values | edits)
+try:
+    out = scene_run(SCENE, values)
+except SceneInputError as err:
+    st.error(str(err))
+    st.stop()
+publish(SCENE.answers(out, values))  # a lesson's question asks which key query i picks
+figs = SCENE.views(out, values)
 
-shown = STEP_KEYS[: STEP_NAMES.index(reveal) + 1]
 with stage:
-    for i, keys in enumerate(shown, 1):
-        show_step(i, keys, steps, weights, query_row)
-    if "weights" in sum(shown, []):
-        sums = steps["weights"].matrix.sum(axis=1)
+    for i, keys in enumerate(stages(values), 1):
+        show_step(i, keys, out, figs)
+    if "weights" in sum(stages(values), ()):
+        sums = out.steps["weights"].matrix.sum(axis=1)
         st.success(
             f"Every row of the softmax sums to 1: row sums = {', '.join(f'{s:.3f}' for s in sums)}"
         )
 
-layout.try_this(TRY_THIS)
+layout.try_this(SCENE.try_this)
 downloads.matrices(
-    {s.title: s.matrix for s in steps.values()},
+    {s.title: s.matrix for s in out.steps.values()},
     "self_attention_steps",
     key="sa_dl",
-    labels={s.title: step_labels(s) for s in steps.values()},
+    labels={s.title: step_labels(s) for s in out.steps.values()},
 )

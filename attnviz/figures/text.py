@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.figures.axes import token_axis
-from attnviz.figures.base import fast_figure, heatmap, line_chart, unique_labels
+from attnviz.figures.base import bar_chart, fast_figure, heatmap, line_chart, unique_labels
 from attnviz.figures.fonts import titled
 from attnviz.figures.grid import BOTTOM_PX, TOP_PX, auto_columns, plan_grid
 from attnviz.figures.long_maps import max_pool, pool_labels
@@ -26,6 +26,7 @@ HEAD_COLORS = [
 ]
 GRID_MAX = 128  # larger maps are max-pooled in the small-multiples grid
 HEAD_VIEW_MAX = 64
+BAR_MAX = 64  # a query row of more tokens is drawn as a line
 
 
 def shown(tokens: list[str]) -> list[str]:
@@ -220,3 +221,13 @@ def weights_map(weights: np.ndarray, tokens: list[str], title: str) -> go.Figure
 def vectors_map(matrix: np.ndarray, tokens: list[str], title: str) -> go.Figure:
     """One vector per token (rows) over its dimensions (columns), on a diverging scale."""
     return heatmap(matrix, None, shown(tokens), title, "dimension", "token", colorscale="RdBu_r")
+
+
+def query_row_figure(row: np.ndarray, tokens: list[str], query: int, head: int) -> go.Figure:
+    """Where one query token looks: its row of weights (T,) as bars over the key tokens, or as
+    a line over the key positions past BAR_MAX tokens."""
+    labels = shown(tokens)
+    title = f"Where '{labels[query]}' looks (head {head}); the row sums to {row.sum():.3f}"
+    if len(tokens) <= BAR_MAX:
+        return bar_chart(row, labels, title, "weight", "key token", (0, 1.1), query)
+    return line_chart(np.arange(len(tokens)), {"weight": row}, title, "key position", "weight")

@@ -32,8 +32,9 @@ def bad_cells_message(matrix: np.ndarray, name: str) -> str | None:
 
 def edit_matrix(
     default: np.ndarray, name: str, url_key: str, col_prefix: str, title: str = ""
-) -> np.ndarray | None:
-    """Show `default` (or the URL's version) in a titled data editor; return the edited matrix.
+) -> str | None:
+    """Show `default` (or the URL's version) in a titled data editor; return the edited matrix
+    as the URL keeps it ("" while it equals `default`).
 
     `title` (markdown, may hold LaTeX) heads the grid; `name` is used in messages. Returns None
     (after showing a clear message) when a cell is empty, NaN or infinite.
@@ -55,8 +56,9 @@ def edit_matrix(
     if problem:
         st.error(problem)
         return None
-    if np.allclose(matrix, default):
-        st.query_params.pop(url_key, None)
+    text = "" if np.allclose(matrix, default) else encode_matrix(matrix)
+    if text:
+        st.query_params[url_key] = text
     else:
-        st.query_params[url_key] = encode_matrix(matrix)
-    return matrix
+        st.query_params.pop(url_key, None)
+    return text

@@ -54,3 +54,42 @@ def test_the_mask_step_says_what_the_switch_does(causal):
     text = steps["masked"].title + " " + steps["masked"].note
     assert ("causal" in text) is causal
     assert bool(np.isinf(steps["masked"].matrix).any()) == causal
+
+
+# The page's scene (topics/self_attention/scene.py): hand edits arrive as URL text.
+def scene_run(**values):
+    from attnviz.topics.self_attention.scene import SCENE
+
+    vals = SCENE.values(sa_m=2, sa_d=2, sa_e=2, sa_d2=2, **values)
+    return SCENE, vals, SCENE.run(SCENE.config(vals))
+
+
+def test_scene_reads_hand_edits_and_ignores_bias_edits_with_biases_off():
+    _, _, out = scene_run(sa_z="1,0;0,1", sa_wq="1,0;0,1", sa_bq="10,-10")
+    np.testing.assert_allclose(out.steps["Q"].matrix, [[11.0, -10.0], [10.0, -9.0]])  # zW_q + B_q
+    _, _, off = scene_run(sa_z="1,0;0,1", sa_wq="1,0;0,1", sa_bq="10,-10", sa_bias=False)
+    np.testing.assert_allclose(off.steps["Q"].matrix, np.eye(2))
+
+
+@pytest.mark.parametrize(
+    ("text", "why"), [("1,2,3", "expected 2 × 2"), ("1,x;2,3", "not a number")]
+)
+def test_scene_says_which_hand_edit_cannot_be_read(text, why):
+    from attnviz.topics.scene import SceneInputError
+
+    with pytest.raises(SceneInputError, match=f"W_k.*{why}"):
+        scene_run(sa_wk=text)
+
+
+def test_scene_views_follow_the_reveal_and_the_answer_is_the_top_key():
+    scene, vals, out = scene_run(sa_reveal="Q, K, V")
+    assert list(scene.views(out, vals)) == [
+        *("step_z", "step_Q", "step_K", "step_V"),
+        *("W_q", "B_q", "W_k", "B_k", "W_v", "B_v"),
+    ]
+    assert list(scene.views(out, scene.values(vals, sa_reveal="z"))) == ["step_z"]
+    # Q = z, K = 5z, no biases: query 1 matches key 1 (score 5/√2 against 0)
+    edits = {"sa_z": "1,0;0,1", "sa_wq": "1,0;0,1", "sa_wk": "5,0;0,5", "sa_bias": False}
+    scene, vals, out = scene_run(sa_i=1, **edits)
+    answer = scene.answers(out, vals)["top_key"]
+    assert (answer.answer, answer.options) == ("patch 1", ("patch 0", "patch 1"))

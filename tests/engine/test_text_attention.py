@@ -116,3 +116,30 @@ def test_bpe_tokens_show_text_never_the_byte_alphabet(text, expected):
     toks = tokenize(text, "bpe", 400)
     assert toks.tokens == expected
     assert detokenize(toks, "bpe", 400) == text  # the ids still decode to the text
+
+
+# The page's scene (topics/text/scene.py): input messages, lazy sections, the lesson answer.
+def test_scene_says_why_it_cannot_run():
+    from attnviz.topics.scene import SceneInputError
+    from attnviz.topics.text.scene import SCENE
+
+    with pytest.raises(SceneInputError, match="empty"):
+        SCENE.config(SCENE.values(ta_text="   "))
+    with pytest.raises(SceneInputError, match="3 heads do not divide d_model = 8"):
+        SCENE.config(SCENE.values(ta_d=8, ta_heads=3))
+
+
+def test_scene_builds_a_section_only_when_asked_and_long_inputs_get_two_more_views():
+    from attnviz.topics.text.scene import SCENE
+
+    out, figs = SCENE.compute()
+    assert set(figs) == {"heads_grid", "query_row"}  # the sections are closed by default
+    vals = SCENE.values(ta_causal=True)
+    out = SCENE.run(SCENE.config(vals))
+    shown_views = SCENE.views(out, vals, only={"causal_on"})
+    assert list(shown_views) == ["causal_on"]
+    z = np.asarray(shown_views["causal_on"].data[0].z, dtype=float)
+    assert z.shape == (8, 8) and float(np.triu(z, 1).sum()) == 0.0
+    assert SCENE.answers(out, vals)["top_token"].answer == "a"  # query 0 sees only itself
+    long = SCENE.values(ta_text=" ".join(f"w{i}" for i in range(100)))
+    assert {"top_k", "window"} <= set(SCENE.compute(long)[1])

@@ -1,0 +1,154 @@
+"""The Self-attention, step by step page as a scene (seed 004): an input z and the layer's six
+parameters (seeded, or edited by hand and kept in the URL as text), every intermediate of
+softmax(QKᵀ/√e)V (steps.compute_steps), the figures of the steps revealed so far, and the
+lesson answer `top_key` (the patch query i weights most)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+
+from attnviz.figures.steps import step_figure, weight_figures
+from attnviz.io.matrix_text import decode_matrix
+from attnviz.topics.scene import Answer, Scene, SceneInputError, Values, wants
+from attnviz.topics.self_attention.params import MATRIX_URL_KEYS, STEP_NAMES, TABLE, TRY_THIS
+from attnviz.topics.self_attention.steps import (
+    LayerWeights,
+    Step,
+    compute_steps,
+    random_input,
+    random_weights,
+)
+
+# the step keys each reveal stage adds (one stage per name of STEP_NAMES)
+STAGES = (("z",), ("Q", "K", "V"), ("QK",), ("scaled",), ("masked",), ("weights",), ("out",))
+# the hand-edited matrices by URL key (as MATRIX_URL_KEYS): the name in messages and figures
+MATRIX_NAMES = dict(
+    zip(MATRIX_URL_KEYS, ("z", "W_q", "B_q", "W_k", "B_k", "W_v", "B_v"), strict=True)
+)
+BIAS_KEYS = ("sa_bq", "sa_bk", "sa_bv")
+
+
+@dataclass(frozen=True)
+class SelfAttentionConfig:
+    m: int  # patches (rows of z)
+    d: int  # features per patch
+    e: int  # query/key width
+    d2: int  # value width
+    causal: bool
+    scaled: bool
+    bias: bool  # biases B on (off: zeros, their hand edits ignored)
+    seed: int = 0
+    edits: tuple[str, ...] = ("",) * len(MATRIX_URL_KEYS)  # URL text per MATRIX_URL_KEYS; ""=seeded
+
+
+@dataclass(frozen=True)
+class SelfAttentionOutcome:
+    config: SelfAttentionConfig
+    z: np.ndarray  # (m, d)
+    weights: LayerWeights
+    steps: dict[str, Step]  # by step key, in the layer's order
+
+
+def seeded(m: int, d: int, e: int, d2: int, seed: int, bias: bool) -> dict[str, np.ndarray]:
+    """The seeded input and parameters by URL key: what an unedited grid holds."""
+    w = random_weights(d, e, d2, seed, bias)
+    found = (random_input(m, d, seed), w.w_q, w.b_q, w.w_k, w.b_k, w.w_v, w.b_v)
+    return dict(zip(MATRIX_URL_KEYS, found, strict=True))
+
+
+def seeded_for(values: Values) -> dict[str, np.ndarray]:
+    """`seeded` at the sizes, seed and bias switch of `values`."""
+    sizes = (int(values[k]) for k in ("sa_m", "sa_d", "sa_e", "sa_d2"))
+    return seeded(*sizes, int(values["seed"]), bool(values["sa_bias"]))
+
+
+def layer_inputs(cfg: SelfAttentionConfig) -> tuple[np.ndarray, LayerWeights]:
+    """z (m, d) and the weights: each hand-edited text read at its seeded matrix's shape;
+    SceneInputError names a text that cannot be read."""
+    start = seeded(cfg.m, cfg.d, cfg.e, cfg.d2, cfg.seed, cfg.bias)
+    found = {}
+    for key, text in zip(MATRIX_URL_KEYS, cfg.edits, strict=True):
+        if not text or (key in BIAS_KEYS and not cfg.bias):
+            found[key] = start[key]
+            continue
+        try:
+            found[key] = decode_matrix(text, start[key].shape)
+        except ValueError as err:
+            raise SceneInputError(
+                f"The hand-edited {MATRIX_NAMES[key]} was not read: {err}."
+            ) from err
+    return found["sa_z"], LayerWeights(*(found[k] for k in MATRIX_URL_KEYS[1:]))
+
+
+def config(values: Values) -> SelfAttentionConfig:
+    cfg = SelfAttentionConfig(
+        *(int(values[k]) for k in ("sa_m", "sa_d", "sa_e", "sa_d2")),
+        *(bool(values[k]) for k in ("sa_causal", "sa_scaled", "sa_bias")),
+        seed=int(values["seed"]),
+        edits=tuple(str(values[k]) for k in MATRIX_URL_KEYS),
+    )
+    layer_inputs(cfg)  # a text that cannot be read is the input's fault: said here
+    return cfg
+
+
+def run(cfg: SelfAttentionConfig) -> SelfAttentionOutcome:
+    z, weights = layer_inputs(cfg)
+    steps = compute_steps(z, weights, causal=cfg.causal, scaled=cfg.scaled)
+    return SelfAttentionOutcome(cfg, z, weights, {s.key: s for s in steps})
+
+
+def stages(values: Values) -> tuple[tuple[str, ...], ...]:
+    """The reveal stages shown: every stage up to the one `sa_reveal` names."""
+    return STAGES[: STEP_NAMES.index(values["sa_reveal"]) + 1]
+
+
+def query_index(out: SelfAttentionOutcome, values: Values) -> int:
+    """The query patch i, within 0..m−1."""
+    return min(int(values["sa_i"]), out.config.m - 1)
+
+
+def views(
+    out: SelfAttentionOutcome, values: Values, only: Collection[str] | None = None
+) -> dict[str, go.Figure]:
+    """Each revealed step's matrix (`step_<key>`, one query row only in row mode) and, with
+    Q, K, V, the six parameters behind them (`W_q`, `B_q`, …), in the page's order."""
+    row = query_index(out, values) if values["sa_row"] else None
+    figs: dict[str, go.Figure] = {}
+    for keys in stages(values):
+        for key in keys:
+            step = out.steps[key]
+            if wants(only, f"step_{key}"):
+                figs[f"step_{key}"] = step_figure(key, step.matrix, step.title, row)
+        if keys == ("Q", "K", "V"):
+            for letter in "qkv":  # W next to its bias B
+                named = {
+                    f"W_{letter}": getattr(out.weights, f"w_{letter}"),
+                    f"B_{letter}": getattr(out.weights, f"b_{letter}"),
+                }
+                named = {name: m for name, m in named.items() if wants(only, name)}
+                figs |= dict(zip(named, weight_figures(named), strict=True))
+    return figs
+
+
+def answers(out: SelfAttentionOutcome, values: Values) -> dict[str, Answer]:
+    """`top_key`: the patch that query patch i weights most."""
+    patches = [f"patch {j}" for j in range(out.config.m)]
+    row = out.steps["weights"].matrix[query_index(out, values)]
+    return {"top_key": Answer.of(patches[int(row.argmax())], patches)}
+
+
+SCENE = Scene(
+    url="self-attention",
+    table=TABLE,
+    try_this=tuple(TRY_THIS),
+    config=config,
+    run=run,
+    views=views,
+    main_view="step_z",  # the one step every reveal shows
+    answers=answers,
+    extras=dict.fromkeys(MATRIX_URL_KEYS, ""),
+)

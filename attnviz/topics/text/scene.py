@@ -1,0 +1,256 @@
+"""The Attention on text page as a scene (seeds 002, 003): a text through a tokenizer, seeded
+embeddings and positions into one untrained multi-head layer (attention.analyse); the views of
+every head's map, one query's row and a long input's top-k and window; the views of the
+fold-out sections (vectors, padding, experiments (a)–(d)), built only when asked by name
+(SECTION_VIEWS: the page asks while a section is open); the lesson answer `top_token`."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+
+from attnviz.core.positional import sinusoidal
+from attnviz.figures.long_maps import top_k_figure, window_figure
+from attnviz.figures.text import (
+    heads_grid,
+    positional_figure,
+    query_row_figure,
+    saturation_figure,
+    shown,
+    sinusoid_curves,
+    temperature_figure,
+    vectors_map,
+    weights_map,
+)
+from attnviz.topics.scene import Answer, Scene, SceneInputError, Values
+from attnviz.topics.text import experiments
+from attnviz.topics.text.attention import PAIR_MAX, TextAttention, TextConfig, analyse, valid_heads
+from attnviz.topics.text.params import TABLE, TEMPERATURES, TRY_THIS
+
+LONG_INPUT = 64  # above this many tokens the grid is pooled: add each query's top-k and a window
+WINDOW = 32  # tokens in the full-resolution window around the query
+TOP_K = 3
+# the views of each fold-out section (built only when named in `only`)
+SECTION_VIEWS = {
+    "vectors": ("emb", "positional", "sinusoids", "out"),
+    "padding": ("pad0", "pad1"),
+    # per encoding compared (experiments.shuffle_encodings: none, then with positions)
+    "shuffle": ("shuffle_none_permuted", "shuffle_none_shuffled")
+    + ("shuffle_pe_permuted", "shuffle_pe_shuffled"),
+    "saturation": ("saturation",),
+    "causal": ("causal_off", "causal_on"),
+    "temperature": ("temperature",),
+}
+
+
+@dataclass(frozen=True)
+class TextInput:
+    """What the page runs: the text and the settings it is read with."""
+
+    text: str
+    config: TextConfig
+
+
+@dataclass(frozen=True)
+class TextOutcome:
+    text: str
+    config: TextConfig
+    attention: TextAttention
+
+
+def config(values: Values) -> TextInput:
+    text = values["ta_text"]
+    if not text.strip():
+        raise SceneInputError("Type some text above: it is empty or only spaces.")
+    d_model, heads = int(values["ta_d"]), int(values["ta_heads"])
+    if heads not in valid_heads(d_model):
+        raise SceneInputError(f"{heads} heads do not divide d_model = {d_model}.")
+    cfg = TextConfig(
+        values["ta_tok"],
+        int(values["ta_vocab"]),
+        d_model,
+        heads,
+        values["ta_pos"],
+        values["ta_score"],
+        bool(values["ta_scaled"]),
+        float(values["ta_temp"]),
+        bool(values["ta_causal"]),
+        int(values["seed"]),
+    )
+    return TextInput(text, cfg)
+
+
+def run(given: TextInput) -> TextOutcome:
+    attention = analyse(given.text, given.config)
+    if not attention.tokens:
+        raise SceneInputError(
+            "This text has no tokens for the word tokenizer: try the char or BPE tokenizer."
+        )
+    return TextOutcome(given.text, given.config, attention)
+
+
+def head_and_query(out: TextOutcome, values: Values) -> tuple[int, int]:
+    """The head and the query token shown, within the heads and the tokens there are."""
+    heads, t = out.config.n_heads, len(out.attention.tokens)
+    return min(int(values["ta_head"]), heads - 1), min(int(values["ta_query"]), t - 1)
+
+
+def _heads_grid(out: TextOutcome, values: Values) -> dict[str, go.Figure]:
+    return {"heads_grid": heads_grid(out.attention.weights, out.attention.tokens)}
+
+
+def _query_row(out: TextOutcome, values: Values) -> dict[str, go.Figure]:
+    head, query = head_and_query(out, values)
+    row = out.attention.weights[head, query]  # (T,)
+    return {"query_row": query_row_figure(row, out.attention.tokens, query, head)}
+
+
+def _long_input(out: TextOutcome, values: Values) -> dict[str, go.Figure]:
+    """Past LONG_INPUT tokens (the grid is pooled): each query's TOP_K largest weights, and the
+    map at full resolution in a window around the query."""
+    tokens, weights = out.attention.tokens, out.attention.weights  # weights (H, T, T)
+    t = len(tokens)
+    if t <= LONG_INPUT:
+        return {}
+    head, query = head_and_query(out, values)
+    title = f"Head {head}: each query's {TOP_K} largest weights"
+    lo = max(0, min(query - WINDOW // 2, t - WINDOW))
+    span = (lo, lo + WINDOW)
+    title_window = f"Head {head}, tokens {lo}–{lo + WINDOW - 1} around query {query}"
+    return {
+        "top_k": top_k_figure(weights[head], tokens, k=TOP_K, title=title),
+        "window": window_figure(weights[head], tokens, span, span, title_window),
+    }
+
+
+def _vectors(out: TextOutcome, values: Values) -> dict[str, go.Figure]:
+    att, cfg = out.attention, out.config
+    figs = {"emb": vectors_map(att.embeddings, att.tokens, "Token embeddings (seeded random)")}
+    if cfg.positional != "none":
+        figs["positional"] = positional_figure(att.positions, rope=cfg.positional == "rope")
+    if cfg.positional == "sinusoidal":
+        figs["sinusoids"] = sinusoid_curves(sinusoidal(max(len(att.tokens), 64), cfg.d_model))
+    title = "Outputs: one row per token, heads merged"
+    return figs | {"out": vectors_map(att.outputs, att.tokens, title)}
+
+
+def _padding(out: TextOutcome, values: Values) -> dict[str, go.Figure]:
+    head, _ = head_and_query(out, values)
+    pad_mask = bool(values["ta_padmask"])
+    padded, pad_w = experiments.padded(out.text, values["ta_second"], out.config, pad_mask)
+    note = "[PAD] keys get weight 0" if pad_mask else "mask off: [PAD] keys take weight"
+    return {  # pad_w (2, H, T, T)
+        f"pad{i}": weights_map(pad_w[i, head], toks, f"sentence {i + 1}, head {head}: {note}")
+        for i, toks in enumerate(padded)
+    }
+
+
+def _shuffle(out: TextOutcome, values: Values) -> dict[str, go.Figure]:
+    head, _ = head_and_query(out, values)
+    tokens, figs = out.attention.tokens, {}
+    runs = experiments.shuffles(tokens, out.config).values()
+    for which, exp in zip(("none", "pe"), runs, strict=True):
+        perm_tokens = [tokens[i] for i in exp["perm"]]
+        for name, panel, title in (
+            ("permuted", "original_permuted", "original, rows and columns permuted"),
+            ("shuffled", "shuffled", "computed on the shuffled tokens"),
+        ):
+            map_title = f"{title} (head {head})"
+            figs[f"shuffle_{which}_{name}"] = weights_map(exp[panel][head], perm_tokens, map_title)
+    return figs
+
+
+def _saturation(out: TextOutcome, values: Values) -> dict[str, go.Figure]:
+    d_k = out.config.d_model // out.config.n_heads
+    return {"saturation": saturation_figure(experiments.saturation(), d_k)}
+
+
+def _causal(out: TextOutcome, values: Values) -> dict[str, go.Figure]:
+    head, _ = head_and_query(out, values)
+    tokens, figs = out.attention.tokens, {}
+    n = min(len(tokens), PAIR_MAX)
+    for flag, name in zip((False, True), SECTION_VIEWS["causal"], strict=True):
+        other = dataclasses.replace(out.config, causal=flag)
+        att = out.attention if flag == out.config.causal else experiments.analysis(out.text, other)
+        title = f"causal mask {'on' if flag else 'off'} (head {head})"
+        figs[name] = weights_map(att.weights[head, :n, :n], tokens[:n], title)
+    return figs
+
+
+def temperature_sweep(out: TextOutcome, values: Values) -> tuple[np.ndarray, np.ndarray]:
+    """The shown query row at each of TEMPERATURES: weights (n, T) and entropies (n,)."""
+    head, query = head_and_query(out, values)
+    causal_query = query if out.config.causal else None
+    return experiments.temperature_sweep(out.attention.scores[head, query], causal_query)
+
+
+def _temperature(out: TextOutcome, values: Values) -> dict[str, go.Figure]:
+    _, query = head_and_query(out, values)
+    rows, _ = temperature_sweep(out, values)
+    tokens = out.attention.tokens
+    fig = temperature_figure(rows, list(TEMPERATURES), tokens, shown(tokens)[query])
+    return {"temperature": fig}
+
+
+Build = Callable[[TextOutcome, Values], dict[str, go.Figure]]
+MAIN: tuple[tuple[tuple[str, ...], Build], ...] = (
+    (("heads_grid",), _heads_grid),
+    (("query_row",), _query_row),
+    (("top_k", "window"), _long_input),
+)
+SECTIONS: tuple[tuple[tuple[str, ...], Build], ...] = tuple(
+    (SECTION_VIEWS[name], build)
+    for name, build in (
+        ("vectors", _vectors),
+        ("padding", _padding),
+        ("shuffle", _shuffle),
+        ("saturation", _saturation),
+        ("causal", _causal),
+        ("temperature", _temperature),
+    )
+)
+
+
+def _asked(names: tuple[str, ...], only: Collection[str] | None, lazy: bool) -> set[str]:
+    """A group's views asked for: with `only` None every main view and no section's."""
+    if only is None:
+        return set() if lazy else set(names)
+    return set(names) & set(only)
+
+
+def views(
+    out: TextOutcome, values: Values, only: Collection[str] | None = None
+) -> dict[str, go.Figure]:
+    """The main flow's views (`only` None: all of them) and the sections' views named in
+    `only`; a group's figures are built only when one of them is asked for."""
+    figs: dict[str, go.Figure] = {}
+    for groups, lazy in ((MAIN, False), (SECTIONS, True)):
+        for names, build in groups:
+            asked = _asked(names, only, lazy)
+            if asked:
+                figs |= {n: fig for n, fig in build(out, values).items() if n in asked}
+    return figs
+
+
+def answers(out: TextOutcome, values: Values) -> dict[str, Answer]:
+    """`top_token`: the token the query token weights most in the shown head."""
+    head, query = head_and_query(out, values)
+    tokens = out.attention.tokens
+    top = tokens[int(out.attention.weights[head, query].argmax())]
+    return {"top_token": Answer.of(top, tokens)}
+
+
+SCENE = Scene(
+    url="text",
+    table=TABLE,
+    try_this=tuple(TRY_THIS),
+    config=config,
+    run=run,
+    views=views,
+    main_view="heads_grid",
+    answers=answers,
+)
