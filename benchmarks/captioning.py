@@ -28,9 +28,8 @@ from attnviz.topics.captioning.task import (
     PRESETS,
     TOKEN_ACCURACY,
     CaptionJobSpec,
-    restore,
-    untrained,
 )
+from attnviz.topics.live import untrained
 from attnviz.topics.recurrent.timing import median_seconds
 from attnviz.training.trainer import Trainer
 
@@ -91,7 +90,7 @@ def report(name: str) -> str:
         lines.append(f"  decoding ms per caption, {what}: {ms:.2f}")
     spec = CaptionJobSpec(task, model)
     trained = object_attention_share(trainer.task.model, trainer.task.task)
-    at_init = object_attention_share(restore(spec, untrained(spec)).model, trainer.task.task)
+    at_init = object_attention_share(spec.restore(untrained(spec)).model, trainer.task.task)
     best = trained.per_head.max()
     lines.append(
         f"  attention on the named object: {trained.share:.2f} after training (best head "

@@ -1,84 +1,69 @@
-"""The captioning page's views of a trained (or untrained) captioner: which image to caption (a
-validation image, a new random scene or an upload), the caption word by word with each word's
-attention drawn on the image, the scores, the cross-attention matrix, and, as lazy expanders
-(computed only while open; open state in the URL), every layer and head, the measured attention
-on the named object, and what the model says for held-out combinations."""
+"""The captioning page's sections around its scene's views (attnviz.topics.captioning.scene):
+which image to caption (a validation image, a new random scene or an upload) and whose attention
+to show, the caption beside the true one, the scores, and, as lazy expanders (computed only while
+open; open state in the URL), every layer and head, the measured attention on the named object,
+and what the model says for held-out combinations."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import streamlit as st
 
-from attnviz.data.captions import new_scene
-from attnviz.figures.captioning import (
-    cross_attention_figure,
-    heads_figure,
-    said_figure,
-    share_figure,
-    word_names,
-    words_figure,
-)
-from attnviz.figures.vision import Panel, panels_figure
-from attnviz.topics.captioning.inference import (
-    CaptionLook,
-    caption_image,
-    held_out_words,
-    object_attention_share,
-)
+from attnviz.data.captions import build_captions
+from attnviz.figures.captioning import word_names
 from attnviz.topics.captioning.params import MEAN, OWN, RANDOM, TABLE, head_views
-from attnviz.topics.captioning.task import BLEU, HELD_OUT, TOKEN_ACCURACY, TrainedCaptioner
+from attnviz.topics.captioning.scene import (
+    SCENE,
+    Captioned,
+    Shown,
+    figures,
+    many_heads,
+    shown_image,
+)
+from attnviz.topics.captioning.task import BLEU, HELD_OUT, TOKEN_ACCURACY, CaptionJobSpec
+from attnviz.topics.scene import Values
 from attnviz.topics.vision.uploads import read_image
 from attnviz.ui.figures import show
 from attnviz.ui.layout import lazy_expander
 from attnviz.ui.widgets import draw
 
 SCENE_SEED = "cp_scene_seed"  # session key: how many times "New scene" was pressed
+ONE_HEAD = "The GRU has one attention: nothing to pick"
+NONE_HELD = "Hold-out is off: no combination is new"
 
 
-@dataclass(frozen=True)
-class Shown:
-    """The image the views caption, what it is, and its true caption (None for an upload)."""
-
-    image: np.ndarray  # (3, S, S) in [0, 1]
-    name: str
-    truth: str | None
-
-
-def pick_image(trained: TrainedCaptioner) -> tuple[Shown, str]:
+def pick_image(values: Values, spec: CaptionJobSpec) -> tuple[dict[str, Any], Shown]:
     """One row: where the image comes from, which one, and whose attention the views show.
-    Returns the image shown and the head view ("mean …" or "layer l, head h")."""
-    task, config = trained.task, trained.model.config
+    Returns `values` with these choices, and the image shown."""
+    task, model = build_captions(spec.task), spec.model
     source_col, image_col, head_col = st.columns([1.1, 1.3, 1])
     with source_col:
-        source = draw(TABLE, "cp_src")
+        chosen = {"cp_src": draw(TABLE, "cp_src")}
     with head_col:
-        transformer = config.decoder == "transformer"
-        views = head_views(config.n_layer, config.n_head) if transformer else [MEAN]
-        head = draw(TABLE, "cp_head", choices=views, disabled=not transformer,
-                    help=None if transformer else "The GRU has one attention: nothing to pick")  # fmt: skip
+        transformer = model.decoder == "transformer"
+        views = head_views(model.n_layer, model.n_head) if transformer else [MEAN]
+        chosen["cp_head"] = draw(TABLE, "cp_head", choices=views, disabled=not transformer,
+                                 help=None if transformer else ONE_HEAD)  # fmt: skip
+    own, number = None, 0
     with image_col:
-        if source == OWN:
-            own = _uploaded(config.image_size)
-            if own is not None:
-                return Shown(own, "your image", None), head
-        elif source == RANDOM:
-            return _random_scene(trained), head
-        index = draw(TABLE, "cp_image", high=len(task.val_images) - 1)
-    held = " (a held-out combination)" if bool(task.val_held_out[index]) else ""
-    truth = task.val_captions[index]
-    return Shown(task.val_images[index].numpy(), f"validation image {index}{held}", truth), head
+        if chosen["cp_src"] == OWN:
+            own = _uploaded(task.spec.image_size)
+        if chosen["cp_src"] == RANDOM:
+            number = _random_scene(task.spec.held_out, chosen)
+        elif own is None:
+            chosen["cp_image"] = draw(TABLE, "cp_image", high=len(task.val_images) - 1)
+    shown_values = SCENE.values(dict(values) | chosen)
+    return shown_values, shown_image(task, shown_values, number, own)
 
 
-def _random_scene(trained: TrainedCaptioner) -> Shown:
-    spec = trained.task.spec
+def _random_scene(held_out: tuple, chosen: dict[str, Any]) -> int:
+    """The New scene button and the held-out toggle; returns the scene's number."""
     st.button("New scene", key="cp_new_scene", icon=":material/casino:", on_click=_next_scene)
-    held = draw(TABLE, "cp_scene_held", disabled=not spec.held_out,
-                help=None if spec.held_out else "Hold-out is off: no combination is new")  # fmt: skip
-    number = st.session_state.get(SCENE_SEED, 0)
-    image, _, truth = new_scene(spec, number, held=held and bool(spec.held_out))
-    return Shown(image, f"random scene {number}", truth)
+    chosen["cp_scene_held"] = draw(TABLE, "cp_scene_held", disabled=not held_out,
+                                   help=None if held_out else NONE_HELD)  # fmt: skip
+    return st.session_state.get(SCENE_SEED, 0)
 
 
 def _next_scene() -> None:
@@ -101,23 +86,11 @@ def _uploaded(size: int) -> np.ndarray | None:
         return None
 
 
-def chosen(look: CaptionLook, head: str) -> tuple[np.ndarray, np.ndarray]:
-    """The shown attention: (T, g, g) maps and (T, R) weights of one head, or their mean."""
-    if head == MEAN:
-        return look.grid_maps.mean((1, 2)), look.attention.mean((1, 2))
-    layer, number = (int(part.split()[-1]) for part in head.split(", "))
-    return look.grid_maps[:, layer, number], look.attention[:, layer, number]
-
-
-def words_view(look: CaptionLook, shown: Shown, head: str, step: int | None) -> None:
+def words_view(seen: Captioned, figs: dict) -> None:
     """The caption and, per word, where it looked on the image (the page's main figure)."""
-    maps, _ = chosen(look, head)
-    which = "" if head == MEAN else f" ({head})"
-    figure = words_figure(
-        shown.image, look.words, maps, f"Where words look, step {step or 0}{which}"
-    )
-    show(figure, "cp_words", key="cp_words_chart")
-    says = look.caption or "(nothing)"
+    show(figs["cp_words"], "cp_words", key="cp_words_chart")
+    shown = seen.shown
+    says = seen.look.caption or "(nothing)"
     line = f"**It says:** {says}"
     if shown.truth is not None:
         mark = "(right)" if says == shown.truth else "(not the true caption)"
@@ -152,49 +125,44 @@ def scores(history) -> None:
         column.metric(name, shown, help=f"{tips[name]}; validation images, {when}")
 
 
-def matrix_view(look: CaptionLook, head: str, grid: int) -> None:
+def matrix_view(seen: Captioned, figs: dict) -> None:
     """The cross-attention of the caption as one matrix: words × regions."""
-    _, weights = chosen(look, head)
-    which = "" if head == MEAN else f" ({head})"
-    title = f"Cross-attention, words × regions{which}"
-    show(cross_attention_figure(weights, look.words, grid, title), "cp_matrix",
-         key="cp_matrix_chart")  # fmt: skip
+    show(figs["cp_matrix"], "cp_matrix", key="cp_matrix_chart")
+    grid = seen.trained.model.config.grid
     st.caption(
         "The same weights as the panels above, one row per word: each row sums to 1 over the "
         f"{grid * grid} regions of the image (numbered row,column)."
     )
 
 
-def heads_section(look: CaptionLook, shown: Shown) -> None:
+def heads_section(seen: Captioned) -> None:
     """Every layer and head for every word (a transformer decoder only: the GRU has one
     attention, the panels above are all of it)."""
-    if look.attention.shape[1] * look.attention.shape[2] == 1:
+    if not many_heads(seen):
         return
     with lazy_expander("Every layer and head, word by word", "cp_open_heads") as box:
         if not box.open:
             return
-        figure = heads_figure(shown.image, look.words, look.grid_maps,
-                              "Each layer and head (rows) for each word (columns)")  # fmt: skip
-        show(figure, "cp_heads", key="cp_heads_chart")
-        st.caption("Columns: " + " · ".join(word_names(look.words)))
+        show(figures(seen, {"cp_heads"})["cp_heads"], "cp_heads", key="cp_heads_chart")
+        st.caption("Columns: " + " · ".join(word_names(seen.look.words)))
 
 
-def share_section(trained: TrainedCaptioner, step: int | None) -> None:
+def share_section(seen: Captioned) -> None:
     """The measured share of the colour and shape words' attention on the shape they name."""
     with lazy_expander("Attention on the named object (measured)", "cp_open_share") as box:
         if not box.open:
             return
-        found = object_attention_share(trained.model, trained.task)
-        when = f"step {step}" if step is not None else "step 0"
+        found = seen.share
         left, right = st.columns([1, 2])
-        left.metric("on the named shape", f"{found.share:.0%}",
-                    help=f"Mean over {found.n_words} colour and shape words, {when}")  # fmt: skip
-        left.metric("spread evenly", f"{found.area_share:.0%}",
-                    help="The named shape's share of the regions")  # fmt: skip
+        words = f"Mean over {found.n_words} colour and shape words, {seen.when}"
+        left.metric("on the named shape", f"{found.share:.0%}", help=words)
+        left.metric(
+            "spread evenly",
+            f"{found.area_share:.0%}",
+            help="The named shape's share of the regions",
+        )
         with right:
-            show(share_figure(found.per_head, found.area_share,
-                              f"Attention on the named shape, {when}"), "cp_share",
-                 key="cp_share_chart")  # fmt: skip
+            show(figures(seen, {"cp_share"})["cp_share"], "cp_share", key="cp_share_chart")
         st.caption(
             "Teacher-forced on validation captions of seen combinations: for every colour and "
             "shape word, the share of its cross-attention on the regions covering the shape it "
@@ -202,47 +170,38 @@ def share_section(trained: TrainedCaptioner, step: int | None) -> None:
         )
 
 
-def held_out_section(trained: TrainedCaptioner) -> None:
+def held_out_section(seen: Captioned) -> None:
     """What the model says for the shapes of held-out combinations (never in training)."""
     label = "Held-out combinations: what does it say for a blue triangle?"
     with lazy_expander(label, "cp_open_held") as box:
         if not box.open:
             return
-        task = trained.task
-        if not task.spec.held_out:
+        found = seen.held
+        if found is None:
             st.info("Hold-out is off: every combination is in training. Switch on **hold out "
                     "blue triangles** to test a combination the model never saw.")  # fmt: skip
             return
-        found = held_out_words(trained.model, task)
-        columns = st.columns(3)
-        for column, (name, value) in zip(columns, (("colour word right", found.colour_right),
-                                                   ("shape word right", found.kind_right),
-                                                   ("both right", found.both_right)), strict=True):  # fmt: skip
+        rates = {
+            "colour word right": found.colour_right,
+            "shape word right": found.kind_right,
+            "both right": found.both_right,
+        }
+        for column, (name, value) in zip(st.columns(3), rates.items(), strict=True):
             column.metric(name, f"{value:.0%}", help=f"Of {found.n_shapes} held-out shapes")
+        figs = figures(seen, {"cp_said", "cp_held_examples"})
         left, right = st.columns([1, 1.3])
         with left:
-            show(said_figure(found.said, "What it says for a blue triangle"), "cp_said",
-                 key="cp_said_chart")  # fmt: skip
+            show(figs["cp_said"], "cp_said", key="cp_said_chart")
         with right:
-            held = _held_examples(trained)
-        st.markdown(_said_list(trained, held))
+            show(figs["cp_held_examples"], "cp_held_examples", key="cp_held_examples_chart")
+        st.markdown(_said_list(seen))
 
 
-def _held_examples(trained: TrainedCaptioner, n: int = 6) -> list[int]:
-    """The first `n` held-out validation scenes, numbered; returns their indices."""
-    task = trained.task
-    held = task.val_held_out.nonzero()[:, 0][:n].tolist()
-    panels = [Panel(task.val_images[i].numpy(), f"#{i}") for i in held]
-    show(panels_figure(panels, 3, "Held-out scenes", 120), "cp_held_examples",
-         key="cp_held_examples_chart")  # fmt: skip
-    return held
-
-
-def _said_list(trained: TrainedCaptioner, held: list[int]) -> str:
-    """What the model says for each of the scenes, beside the true caption (a Markdown list of
-    grammar words only)."""
-    task, lines = trained.task, []
-    for i in held:
-        says = caption_image(trained.model, task.val_images[i]).caption or "(nothing)"
-        lines.append(f"- **#{i}** says “{says}”; true: “{task.val_captions[i]}”")
-    return "\n".join(lines)
+def _said_list(seen: Captioned) -> str:
+    """What the model says for each held-out example, beside the true caption (a Markdown list
+    of grammar words only)."""
+    captions = seen.trained.task.val_captions
+    return "\n".join(
+        f"- **#{i}** says “{says or '(nothing)'}”; true: “{captions[i]}”"
+        for i, says in seen.examples
+    )

@@ -23,10 +23,9 @@ from attnviz.topics.captioning.task import (
     PRESETS,
     TOKEN_ACCURACY,
     CaptionJobSpec,
-    restore,
     teacher_forced_loss,
-    untrained,
 )
+from attnviz.topics.live import LiveSpec, untrained
 from attnviz.training.trainer import TrainConfig, Trainer
 
 SPEC = CaptionJobSpec(
@@ -59,7 +58,7 @@ def test_a_run_scores_captions_and_snapshots_restore_the_model(spec):
     t, layers, heads, regions = snap["probe_attention"].shape
     assert snap["probe_ids"].shape == (t,) and regions == 36
     assert (layers, heads) == ((1, 1) if spec.model.decoder == "gru" else (1, 2))
-    pair = restore(spec, snap)
+    pair = spec.restore(snap)
     images, y = (part[:4] for part in trainer.task.val)
     trainer.task.model.eval()
     with torch.no_grad():
@@ -71,14 +70,14 @@ def test_a_run_scores_captions_and_snapshots_restore_the_model(spec):
 def test_untrained_is_the_snapshot_a_run_starts_from():
     first = Trainer(SPEC.build(), SHORT).snapshots[0][1]
     cached = untrained(SPEC)
-    assert untrained(SPEC) is cached
+    assert untrained(SPEC) is cached and isinstance(SPEC, LiveSpec)
     np.testing.assert_array_equal(first["probe_ids"], cached["probe_ids"])
     for name, array in first["model"].items():
         np.testing.assert_array_equal(array, cached["model"][name])
 
 
 def test_caption_image_gives_words_and_a_map_per_word():
-    pair = restore(SPEC, untrained(SPEC))
+    pair = SPEC.restore(untrained(SPEC))
     image = pair.task.val_images[0].numpy()
     look = caption_image(pair.model, image)
     t = len(look.words)
@@ -92,7 +91,7 @@ def test_caption_image_gives_words_and_a_map_per_word():
 
 
 def test_object_share_matches_a_hand_loop():
-    pair = restore(GRU_SPEC, untrained(GRU_SPEC))
+    pair = GRU_SPEC.restore(untrained(GRU_SPEC))
     task = pair.task
     seen = [i for i in range(len(task.val_images)) if not task.val_held_out[i]][:5]
     weights = cross_attention(pair.model, task.val_images[seen], task.val_y[seen][:, :-1])
@@ -111,7 +110,7 @@ def test_object_share_matches_a_hand_loop():
 
 
 def test_held_out_words_count_every_held_out_shape():
-    pair = restore(SPEC, untrained(SPEC))
+    pair = SPEC.restore(untrained(SPEC))
     task = pair.task
     found = held_out_words(pair.model, task)
     held = [i for i in range(len(task.val_scenes)) if task.val_held_out[i]]
@@ -135,22 +134,18 @@ PRESET_CLAIMS = {
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", PRESET_CLAIMS)
-def test_a_preset_learns_captions_whose_words_look_at_the_named_shape(name):
-    task, model, config = PRESETS[name]
-    spec = CaptionJobSpec(task, model)
-    torch.set_num_threads(1)
-    trainer = Trainer(spec.build(), config).run()
+def test_a_preset_learns_captions_whose_words_look_at_the_named_shape(name, trained):
+    run = trained("captioning", name)  # the page's run of the preset, shared by the session
     exact, share_at_least = PRESET_CLAIMS[name]
-    assert trainer.history.val_metric[-1] >= exact, trainer.history.val_metric
-    assert trainer.history.latest_extra(TOKEN_ACCURACY) >= 0.98
-    trained = object_attention_share(trainer.task.model, trainer.task.task)
-    at_init = object_attention_share(restore(spec, untrained(spec)).model, trainer.task.task)
-    assert trained.share >= share_at_least, trained
-    assert trained.share > 1.5 * at_init.share, (trained, at_init)
-    assert trained.share > 2 * trained.area_share, trained
-    assert parse_caption(
-        caption_image(trainer.task.model, trainer.task.task.val_images[0].numpy()).caption
-    )
+    assert run.history.val_metric[-1] >= exact, run.history.val_metric
+    assert run.history.latest_extra(TOKEN_ACCURACY) >= 0.98
+    spec, last = run.job.spec, run.restore()
+    found = object_attention_share(last.model, last.task)
+    at_init = object_attention_share(spec.restore(untrained(spec)).model, last.task)
+    assert found.share >= share_at_least, found
+    assert found.share > 1.5 * at_init.share, (found, at_init)
+    assert found.share > 2 * found.area_share, found
+    assert parse_caption(caption_image(last.model, last.task.val_images[0].numpy()).caption)
 
 
 def test_the_benchmark_measures_decoding_latency():

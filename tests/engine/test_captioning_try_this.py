@@ -1,57 +1,44 @@
 """The captioning page's "Try this" claims, performed with the presets' own settings (slow: each
-of the two presets is trained once for the module, as the page trains it, to its last step; the
-fourth claim needs no training and drives the page)."""
+of the two presets is trained once for the test session, as the page trains it, to its last
+step: tests/support/trained.py; the fourth claim needs no training and drives the page)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
 
 from attnviz.figures.captioning import share_figure
 from attnviz.topics.captioning.inference import held_out_words, object_attention_share
 from attnviz.topics.captioning.params import RANDOM, TABLE
-from attnviz.topics.captioning.task import (
-    HELD_OUT,
-    PRESETS,
-    CaptionJobSpec,
-    TrainedCaptioner,
-    restore,
-)
-from attnviz.training.trainer import Trainer
+from attnviz.topics.captioning.scene import SCENE
+from attnviz.topics.captioning.task import HELD_OUT, PRESETS, CaptionJobSpec, TrainedCaptioner
+from attnviz.topics.live import TrainedRun
+from attnviz.topics.scene import Job
 from tests.support.apptest import figures, no_exception, open_page
 
 GRU = "One shape, GRU + additive attention"
 TRANSFORMER = "Two shapes, transformer decoder"
 
 
-def train(preset: str) -> Trainer:
-    """The preset's run as the page starts it (same spec, same schedule), to its end."""
-    torch.manual_seed(0)
-    task, model, config = PRESETS[preset]
-    trainer = Trainer(CaptionJobSpec(task, model).build(), config)
-    while trainer.status.value == "running":
-        trainer.step()
-    return trainer
-
-
-def trained_at(trainer: Trainer, preset: str, index: int) -> TrainedCaptioner:
-    task, model, _ = PRESETS[preset]
-    return restore(CaptionJobSpec(task, model), trainer.snapshots[index][1])
+def trained_at(run: TrainedRun, index: int) -> TrainedCaptioner:
+    """The model of the run's snapshot `index` (0: step 0, -1: the last)."""
+    return run.job.spec.restore(run.snapshots[index][1])
 
 
 @pytest.fixture(scope="module")
-def gru_run() -> Trainer:
-    return train(GRU)
+def gru_run(trained) -> TrainedRun:
+    return trained("captioning", GRU)
 
 
 def test_the_page_sets_the_presets_as_the_engine_has_them():
-    """The runs below are the page's: its preset values are the engine's presets."""
+    """The runs below are the page's: its preset values are the engine's presets, and the job
+    its Start submits is the engine's preset run."""
     for name, (task, model, config) in PRESETS.items():
         values = TABLE.preset(name)
         assert values["cp_shapes"] == task.n_shapes and values["cp_decoder"] == model.decoder
         assert values["cp_steps"] == config.steps and values["cp_lr"] == config.lr
         assert values["cp_held"] == bool(task.held_out)
+        assert SCENE.config(SCENE.values(values)) == Job(CaptionJobSpec(task, model), config)
 
 
 @pytest.mark.slow
@@ -62,8 +49,9 @@ def test_the_gru_preset_captions_right_and_its_words_look_at_the_named_shape(gru
     assert history.val_metric[-1] >= 0.95, history.val_metric
     first_step, _ = gru_run.snapshots[0]
     assert first_step == 0
-    before = object_attention_share(trained_at(gru_run, GRU, 0).model, gru_run.task.task)
-    after = object_attention_share(trained_at(gru_run, GRU, -1).model, gru_run.task.task)
+    task = trained_at(gru_run, 0).task
+    before = object_attention_share(trained_at(gru_run, 0).model, task)
+    after = object_attention_share(trained_at(gru_run, -1).model, task)
     assert after.share > 0.8, after
     assert 0.10 <= before.share <= 0.20, before
     assert abs(before.share - before.area_share) < 0.05, "step 0: about the shape's area"
@@ -72,7 +60,7 @@ def test_the_gru_preset_captions_right_and_its_words_look_at_the_named_shape(gru
 @pytest.mark.slow
 @pytest.mark.try_this("captioning", 2)
 def test_held_out_blue_triangles_are_called_blue_and_a_shape_seen_in_blue(gru_run):
-    trained = trained_at(gru_run, GRU, -1)
+    trained = trained_at(gru_run, -1)
     found = held_out_words(trained.model, trained.task)
     assert found.n_shapes > 20
     assert found.colour_right >= 0.9, found
@@ -84,12 +72,12 @@ def test_held_out_blue_triangles_are_called_blue_and_a_shape_seen_in_blue(gru_ru
 
 @pytest.mark.slow
 @pytest.mark.try_this("captioning", 3)
-def test_the_transformer_preset_captions_two_shapes_and_a_head_looks_at_the_named_one():
-    trainer = train(TRANSFORMER)
-    assert trainer.history.val_metric[-1] >= 0.95, trainer.history.val_metric
-    assert any(" left of " in text for text in trainer.task.task.val_captions)
-    trained = trained_at(trainer, TRANSFORMER, -1)
-    found = object_attention_share(trained.model, trained.task)
+def test_the_transformer_preset_captions_two_shapes_and_a_head_looks_at_the_named_one(trained):
+    run = trained("captioning", TRANSFORMER)
+    assert run.history.val_metric[-1] >= 0.95, run.history.val_metric
+    last = trained_at(run, -1)
+    assert any(" left of " in text for text in last.task.val_captions)
+    found = object_attention_share(last.model, last.task)
     assert found.per_head.shape == (2, 2)
     assert found.per_head.max() > 0.5, found.per_head
     bars = share_figure(found.per_head, found.area_share, "t").data[0]

@@ -5,12 +5,12 @@ or a causal transformer with cross-attention) trained with teacher forcing on sh
 greedily: the metric is the exact match of the captions of seen combinations; extras are their
 token accuracy and BLEU and the exact match on the held-out combinations (never in training).
 Snapshots carry the model's weights and the probe image's caption with its cross-attention
-(words × layers × heads × regions).
+(words × layers × heads × regions); `spec.restore(snapshot)` rebuilds the model on the CPU (the
+live protocol: attnviz.topics.live).
 """
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field, replace
 
 import torch
@@ -30,6 +30,7 @@ from attnviz.data.captions import (
 )
 from attnviz.models.captioner import Captioner, CaptionerConfig, greedy_decode
 from attnviz.models.checkpoint import load_arrays, state_arrays
+from attnviz.topics.live import preset_train
 from attnviz.training.trainer import TrainConfig
 
 EVAL_LIMIT = 400  # validation images decoded per evaluation
@@ -47,6 +48,20 @@ class CaptionJobSpec:
 
     def build(self) -> CaptionTrainable:
         return CaptionTrainable(self)
+
+    def restore(self, snapshot: dict) -> TrainedCaptioner:
+        """The model with a snapshot's weights, on the CPU, in eval mode, and its task."""
+        task = build_captions(self.task)
+        model = Captioner(model_config(task, self.model))
+        return TrainedCaptioner(task, load_arrays(model, snapshot["model"]))
+
+
+@dataclass
+class TrainedCaptioner:
+    """A snapshot's model (`CaptionJobSpec.restore`), and its task."""
+
+    task: CaptionTask
+    model: Captioner
 
 
 def model_config(task: CaptionTask, model: CaptionerConfig) -> CaptionerConfig:
@@ -133,40 +148,6 @@ def score(model: Captioner, images: Tensor, y: Tensor) -> tuple[float, float, fl
     return loss, exact_match(ids, target), token_accuracy(ids, target), bleu_of_ids(ids, target)
 
 
-@dataclass
-class TrainedCaptioner:
-    """A snapshot's model, on the CPU, in eval mode, and its task."""
-
-    task: CaptionTask
-    model: Captioner
-
-
-def restore(spec: CaptionJobSpec, snapshot: dict) -> TrainedCaptioner:
-    """Rebuild the model with a snapshot's weights (on the CPU)."""
-    task = build_captions(spec.task)
-    model = Captioner(model_config(task, spec.model))
-    return TrainedCaptioner(task, load_arrays(model, snapshot["model"]))
-
-
-@functools.lru_cache(maxsize=8)
-def untrained(spec: CaptionJobSpec) -> dict:
-    """The snapshot as a run starts (step 0, seeded as the run is), on the CPU."""
-    return CaptionTrainable(replace(spec, device="cpu")).snapshot()
-
-
-def _train(steps: int, lr: float = 3e-3, batch_size: int = 64) -> TrainConfig:
-    return TrainConfig(
-        optimizer="adam",
-        lr=lr,
-        batch_mode="minibatch",
-        batch_size=batch_size,
-        steps=steps,
-        schedule="cosine",
-        eval_every=50,
-        snapshot_every=50,
-    )
-
-
 # Measured (seed 0, one CPU thread on a machine shared with other work; `python -m
 # benchmarks.captioning` prints them afresh): "One shape, GRU" passes 95 % exact match (seen
 # combinations) at step 100 (15 s) and ends at 100 % (200 steps, 28 s); its colour and shape words
@@ -179,11 +160,11 @@ PRESETS: dict[str, tuple[CaptionTaskSpec, CaptionerConfig, TrainConfig]] = {
     "One shape, GRU + additive attention": (
         CaptionTaskSpec(n_shapes=1),
         CaptionerConfig(decoder="gru", score="additive", d_model=64, width=8),
-        _train(200),
+        preset_train(200),
     ),
     "Two shapes, transformer decoder": (
         CaptionTaskSpec(n_shapes=2),
         CaptionerConfig(decoder="transformer", d_model=64, n_layer=2, n_head=2, width=8),
-        _train(400),
+        preset_train(400),
     ),
 }
