@@ -4,24 +4,26 @@ without it; the alignment forms as it trains; why transformers dropped the recur
 
 import streamlit as st
 
-from attnviz.data.dates import NOTES, DateTaskSpec
-from attnviz.models.rnn import Seq2SeqConfig
-from attnviz.topics.recurrent.params import TABLE, TRY_THIS
-from attnviz.topics.recurrent.task import RecurrentJobSpec, restore, untrained
-from attnviz.topics.training_params import train_config
+from attnviz.data.dates import MAX_IN, NOTES
+from attnviz.topics.recurrent.scene import SCENE, restored
+from attnviz.topics.scene import SceneInputError
 from attnviz.ui import layout
+from attnviz.ui.figures import show
 from attnviz.ui.recurrent_sections import (
+    PROBE_NOTE,
     encoder_section,
     length_section,
-    probe_alignment,
     scores,
     timing_section,
     your_date,
 )
+from attnviz.ui.scene_cache import scene_run
 from attnviz.ui.settings import settings
 from attnviz.ui.training_form import training_form
 from attnviz.ui.training_panel import LiveRun, training_panel
 from attnviz.ui.widgets import draw, preset_buttons, reset_button
+
+TABLE = SCENE.table
 
 layout.intro(
     "Recurrent networks and attention",
@@ -36,46 +38,50 @@ reset_button(TABLE)
 places = layout.training_layout(["Task", "Model", "Training"])
 task_col, model_col, train_col = places.groups
 with task_col:
-    task_name = draw(TABLE, "rn_task")
-    st.caption(NOTES[task_name])
-    n_train = draw(TABLE, "rn_ntrain")
+    chosen = {"rn_task": draw(TABLE, "rn_task")}
+    st.caption(NOTES[chosen["rn_task"]])
+    chosen["rn_ntrain"] = draw(TABLE, "rn_ntrain")
 with model_col:
-    cell = draw(TABLE, "rn_cell")
-    bidirectional = draw(TABLE, "rn_bi")
-    score = draw(TABLE, "rn_score")
-    hidden = draw(TABLE, "rn_hidden")
+    chosen |= {key: draw(TABLE, key) for key in ("rn_cell", "rn_bi", "rn_score", "rn_hidden")}
 with train_col:
-    form = training_form(TABLE)
+    chosen |= training_form(TABLE)
 
-seed = settings().seed
-task = DateTaskSpec(task_name, n_train=n_train, seed=seed)
-model = Seq2SeqConfig(d_embed=32, d_hidden=hidden, cell=cell, bidirectional=bidirectional,
-                      attention=score)  # fmt: skip
-spec = RecurrentJobSpec(task, model, settings().device)
-config = train_config(TABLE.prefix, form, eval_every=50, snapshot_every=50, seed=seed)
+glob = settings()
+values = SCENE.values(chosen, seed=glob.seed, device=glob.device)
+try:
+    job = SCENE.config(values)  # what Start submits
+    untrained = scene_run(SCENE, values)  # the snapshot at step 0
+except SceneInputError as err:
+    st.error(str(err))
+    st.stop()
 
 
 def draw_live(run: LiveRun) -> None:
     """Scores, the probe's alignment and your own date through the shown snapshot (step 0
     before a run); once paused or over, accuracy by length and the encoder's states."""
     state = run.state
-    snapshot = run.snapshot if run.snapshot is not None else untrained(run.spec)
-    pair = restore(run.spec, snapshot)
+    snapshot = run.snapshot if run.snapshot is not None else untrained
     map_col, score_col = st.columns([2.3, 1])
     with score_col:
         scores(state.history if state is not None and run.snapshot is not None else None)
+    st.markdown("**Your own date**")
+    text = draw(TABLE, "rn_input", max_chars=MAX_IN * 20)
+    shown = SCENE.values(values, rn_input=text)
+    figs = SCENE.views(snapshot, shown, step=run.step)
     with map_col:
-        probe_alignment(pair, snapshot["alignment"], run.step)
-    text = your_date(pair)
+        show(figs["rn_alignment"], "rn_alignment", key="rn_alignment_chart")
+        st.caption(PROBE_NOTE)
+    pair = restored(snapshot, shown)
+    your_date(pair, text, figs)
     if state is not None and state.active:
         return
-    length_section(pair)
-    encoder_section(pair, text)
+    length_section(snapshot, shown)
+    encoder_section(snapshot, shown, pair)
 
 
 with places.stage:
-    training_panel("rn", spec, config, draw_live, buttons_in=places.buttons,
+    training_panel("rn", job.spec, job.train, draw_live, buttons_in=places.buttons,
                    model_name="with attention")  # fmt: skip
 
-timing_section(settings().device)
-layout.try_this(TRY_THIS)
+timing_section(glob.device)
+layout.try_this(SCENE.try_this)

@@ -3,13 +3,11 @@ patch look? (seeds 003, 004)."""
 
 import streamlit as st
 
-from attnviz.data.images import ImageSetSpec, build_images
-from attnviz.models.vit import ViTConfig
-from attnviz.topics.training_params import train_config
-from attnviz.topics.vision.inference import look
-from attnviz.topics.vision.params import PATCHES, TABLE, TRY_THIS
-from attnviz.topics.vision.task import VisionJobSpec, restore, untrained, vit_config
+from attnviz.topics.scene import SceneInputError
+from attnviz.topics.vision.params import PATCHES
+from attnviz.topics.vision.scene import LIVE_VIEWS, SCENE, images_and_vit, read
 from attnviz.ui import layout
+from attnviz.ui.scene_cache import scene_run
 from attnviz.ui.settings import settings
 from attnviz.ui.training_form import training_form
 from attnviz.ui.training_panel import LiveRun, training_panel
@@ -25,6 +23,8 @@ from attnviz.ui.vision_sections import (
 )
 from attnviz.ui.widgets import draw, preset_buttons, reset_button
 
+TABLE = SCENE.table
+
 layout.intro(
     "Vision: attention over patches",
     "A Vision Transformer cuts an image into p × p patches, flattens each into one token (seed "
@@ -37,27 +37,25 @@ reset_button(TABLE)
 places = layout.training_layout(["Images", "ViT", "Training"])
 data_col, model_col, train_col = places.groups
 with data_col:
-    data_name = draw(TABLE, "vi_data")
-    shape_task = draw(TABLE, "vi_task", disabled=data_name != "shapes")
-    n_train = draw(TABLE, "vi_ntrain")
+    chosen = {"vi_data": draw(TABLE, "vi_data")}
+    chosen["vi_task"] = draw(TABLE, "vi_task", disabled=chosen["vi_data"] != "shapes")
+    chosen["vi_ntrain"] = draw(TABLE, "vi_ntrain")
 with model_col:
-    patch = draw(TABLE, "vi_patch", choices=PATCHES[data_name])
-    layers = draw(TABLE, "vi_layers")
-    heads = draw(TABLE, "vi_heads")
-    d_model = draw(TABLE, "vi_d")
-    positional = draw(TABLE, "vi_pos")
-    pooling = draw(TABLE, "vi_pool")
+    chosen["vi_patch"] = draw(TABLE, "vi_patch", choices=PATCHES[chosen["vi_data"]])
+    model_keys = ("vi_layers", "vi_heads", "vi_d", "vi_pos", "vi_pool")
+    chosen |= {key: draw(TABLE, key) for key in model_keys}
 with train_col:
-    form = training_form(TABLE)
+    chosen |= training_form(TABLE)
 
-seed = settings().seed
-data = ImageSetSpec(data_name, shape_task=shape_task, n_train=n_train, seed=seed)
-vit = ViTConfig(patch=patch, n_layer=layers, n_head=heads, d_model=d_model, d_ff=2 * d_model,
-                positional=positional, pooling=pooling)  # fmt: skip
-spec = VisionJobSpec(data, vit, settings().device)
-config = train_config(TABLE.prefix, form, eval_every=25, snapshot_every=25, seed=seed)
-images = build_images(data)
-st.caption(images.notes)
+glob = settings()
+values = SCENE.values(chosen, seed=glob.seed, device=glob.device)
+try:
+    job = SCENE.config(values)  # what Start submits
+    untrained = scene_run(SCENE, values)  # the snapshot at step 0
+except SceneInputError as err:
+    st.error(str(err))
+    st.stop()
+st.caption(images_and_vit(values)[0].notes)
 
 
 def draw_live(run: LiveRun) -> None:
@@ -65,29 +63,29 @@ def draw_live(run: LiveRun) -> None:
     then both models' scores and answers; once the run is paused or over, the comparisons and
     experiments."""
     state = run.state
-    snapshot = run.snapshot if run.snapshot is not None else untrained(run.spec)
-    pair = restore(run.spec, snapshot)
-    image, caption, query = pick_image(pair)
-    seen = look(pair, image)
-    attention_views(seen, image, pair.vit.config, caption, query)
+    snapshot = run.snapshot if run.snapshot is not None else untrained
+    active = state is not None and state.active
+    shown, own = pick_image(values)
+    timeline = state.snapshots if run.snapshot is not None and not active else None
+    figs = SCENE.views(snapshot, shown, LIVE_VIEWS if active else None, image=own,
+                       timeline=timeline)  # fmt: skip
+    frame = read(snapshot, shown, own)
+    attention_views(figs, frame)
     if run.snapshot is None:
         st.caption("Before training (step 0): both models are freshly initialised.")
-    scores_and_answers(pair, state.history if state is not None else None, seen)
-    if state is not None and state.active:
+    scores_and_answers(frame, state.history if state is not None else None)
+    if active:
         return
-    vit_vs_cnn(pair, seen, image, query)
-    if run.snapshot is not None:
-        snaps = [snap for _, snap in state.snapshots]
-        distance_views(pair.vit.config, snapshot, [s for s, _ in state.snapshots], snaps)
-    mistake_gallery(pair)
-    positions_experiment(pair, image)
-    real_vit(image)
+    vit_vs_cnn(figs, frame)
+    if timeline is not None:
+        distance_views(figs, frame)
+    mistake_gallery(snapshot, shown, own)
+    positions_experiment(snapshot, shown, frame, own)
+    real_vit(frame.image)
 
 
 with places.stage:
-    training_panel(
-        "vi", spec, config, draw_live, problems=vit_config(images, vit).problems(), buttons_in=places.buttons,
-        model_name="ViT",
-    )  # fmt: skip
+    training_panel("vi", job.spec, job.train, draw_live, buttons_in=places.buttons,
+                   model_name="ViT")  # fmt: skip
 
-layout.try_this(TRY_THIS)
+layout.try_this(SCENE.try_this)

@@ -1,36 +1,25 @@
-"""The recurrence page's views of a trained (or untrained) pair: both models' scores, the probe's
-alignment through the timeline, your own date through both models, exact match by input length,
-the encoder's states (one-way vs two-way), and the live sequential-vs-parallel timing. Heavy
-sections are lazy expanders (computed only while open; open state in the URL)."""
+"""The recurrence page's sections around its scene's views (attnviz.topics.recurrent.scene): both
+models' scores, the probe's caption, your own date through both models, exact match by input
+length, the encoder's states (one-way vs two-way), and the live sequential-vs-parallel timing.
+Heavy sections are lazy expanders (computed only while open; open state in the URL)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from attnviz.data.dates import MAX_IN
-from attnviz.figures.recurrent import (
-    alignment_figure,
-    length_figure,
-    read_figure,
-    states_figure,
-    steps_figure,
-    timing_figure,
-)
 from attnviz.topics.recurrent.inference import (
     MODEL_NAMES,
     Translation,
-    length_accuracy,
     read_encoder,
     reading_span,
-    shown_chars,
     translate,
 )
-from attnviz.topics.recurrent.params import TABLE
-from attnviz.topics.recurrent.task import BASELINE, TOKEN_ACCURACY, TrainedPair
+from attnviz.topics.recurrent.scene import ENCODER_VIEWS, SCENE, timing_views
+from attnviz.topics.recurrent.task import BASELINE, TOKEN_ACCURACY, TrainedRecurrent
 from attnviz.topics.recurrent.timing import LENGTHS, forward_times, summary
 from attnviz.ui.figures import show
 from attnviz.ui.layout import lazy_expander
-from attnviz.ui.widgets import draw
 
 SPAN_WORDS = {
     "earlier": "has read the characters up to it (lower triangle)",
@@ -63,40 +52,24 @@ def scores(history) -> None:
                   delta_arrow="off", help=f"Validation dates never trained on, {when}")  # fmt: skip
 
 
-def probe_alignment(pair: TrainedPair, alignment, step: int | None) -> None:
-    """The snapshot's alignment for the probe date (teacher-forced: the right previous
-    characters are fed in), output characters × input characters."""
-    task = pair.task
-    text, target = task.input_texts[task.probe], task.target_texts[task.probe]
-    when = f"step {step}" if step is not None else "step 0 (untrained)"
-    weights = alignment[: len(target) + 1, : len(text)]  # the target's characters and EOS
-    figure = alignment_figure(weights, [*shown_chars(target), "<eos>"], shown_chars(text),
-                              f"Alignment at {when}: “{text}” → “{target}”")  # fmt: skip
-    show(figure, "rn_alignment", key="rn_alignment_chart")
-    st.caption(
-        "Row = the output character being written, columns = the input characters; each row "
-        "sums to 1. A trained model writes each digit of the year while looking at that digit. "
-        "Scrub the timeline (once paused or done) to watch the alignment form."
-    )
+PROBE_NOTE = (
+    "Row = the output character being written, columns = the input characters; each row sums "
+    "to 1. A trained model writes each digit of the year while looking at that digit. Scrub the "
+    "timeline (once paused or done) to watch the alignment form."
+)
 
 
-def your_date(pair: TrainedPair) -> str:
-    """Type a date: both models' translations, what the rule says, and the alignment. Returns
-    the text typed."""
-    st.markdown("**Your own date**")
-    text = draw(TABLE, "rn_input", max_chars=MAX_IN * 20)
+def your_date(pair: TrainedRecurrent, text: str, figs: dict) -> None:
+    """Both models' translations of the typed date, what the rule says, and its alignment (the
+    scene's `rn_your_alignment`, absent when nothing could be translated)."""
     result = translate(pair, text)
     for problem in result.problems:
         st.warning(problem, icon=":material/info:")
     if not result.output and result.alignment is None and not result.baseline_output:
-        return text
+        return
     _translations(result)
-    if result.alignment is not None and len(result.output):
-        chars = shown_chars(result.output)
-        figure = alignment_figure(result.alignment, chars, shown_chars(text),
-                                  "Your date: where each character looked")  # fmt: skip
-        show(figure, "rn_your_alignment", key="rn_your_alignment_chart")
-    return text
+    if "rn_your_alignment" in figs:
+        show(figs["rn_your_alignment"], "rn_your_alignment", key="rn_your_alignment_chart")
 
 
 def _translations(result: Translation) -> None:
@@ -113,16 +86,15 @@ def _translations(result: Translation) -> None:
     columns[2].metric("the rule says", right if right is not None else "not a date it reads")
 
 
-def length_section(pair: TrainedPair) -> None:
+def length_section(snapshot: dict, values: dict) -> None:
     """Exact match by input length for both models (lazy: decodes the whole validation set)."""
     with lazy_expander(
         "Accuracy by input length: with and without attention", "rn_open_length"
     ) as box:
         if not box.open:
             return
-        rows = length_accuracy(pair)
-        show(length_figure(rows, "Unseen dates by input length: with and without attention"), "rn_length",
-             key="rn_length_chart")  # fmt: skip
+        figs = SCENE.views(snapshot, values, only={"rn_length"})
+        show(figs["rn_length"], "rn_length", key="rn_length_chart")
         st.caption(
             "Solid: the share of output characters written right; dotted: whole dates written "
             "exactly. Without attention the decoder must rebuild every character from one vector, "
@@ -131,28 +103,24 @@ def length_section(pair: TrainedPair) -> None:
         )
 
 
-def encoder_section(pair: TrainedPair, text: str) -> None:
+def encoder_section(snapshot: dict, values: dict, pair: TrainedRecurrent) -> None:
     """The encoder's states over time and what each has read, per direction."""
     with lazy_expander(
         "Inside the encoder: hidden states, one-way vs two-way", "rn_open_states"
     ) as box:
         if not box.open:
             return
-        if not text.strip() or len(text) > MAX_IN:
+        text = values["rn_input"]
+        figs = SCENE.views(snapshot, values, only=set(ENCODER_VIEWS))
+        if not figs:
             st.info(f"Type a date above (at most {MAX_IN} characters) to see its states.")
             return
         reading = read_encoder(pair.model, text)
-        chars = shown_chars(text)
         columns = st.columns(len(reading.directions))
-        for column, name, states, read in zip(
-            columns, reading.directions, reading.states, reading.read, strict=True
-        ):
+        for column, name, read in zip(columns, reading.directions, reading.read, strict=True):
             with column:
-                arrow = "→" if name == "forward" else "←"
-                show(states_figure(states, chars, f"{name} states {arrow}"), f"rn_states_{name}",
-                     key=f"rn_states_{name}_chart")  # fmt: skip
-                show(read_figure(read, chars, f"{name}: what state t has read"), f"rn_read_{name}",
-                     key=f"rn_read_{name}_chart")  # fmt: skip
+                for view in (f"rn_states_{name}", f"rn_read_{name}"):
+                    show(figs[view], view, key=f"{view}_chart")
                 st.caption(f"Each {name} state {SPAN_WORDS[reading_span(read)]}.")
         if len(reading.directions) == 1:
             st.caption(
@@ -178,10 +146,10 @@ def timing_section(device: str) -> None:
         if not rows or rows[0]["device"] != device:
             st.caption("Press Measure: the numbers are taken live, not stored.")
             return
+        figs = timing_views(rows)
         left, right = st.columns([1.4, 1])
         with left:
-            show(timing_figure(rows, "One forward pass: RNN encoder vs self-attention"),
-                 "rn_timing", key="rn_timing_chart")  # fmt: skip
+            show(figs["rn_timing"], "rn_timing", key="rn_timing_chart")
         with right:
-            show(steps_figure(rows), "rn_steps", key="rn_steps_chart")
+            show(figs["rn_steps"], "rn_steps", key="rn_steps_chart")
         st.markdown(summary(rows))

@@ -10,6 +10,7 @@ import torch
 
 from attnviz.data.dates import BOS, EOS, MAX_IN, DateTaskSpec, encode_inputs
 from attnviz.models.rnn import Seq2SeqConfig, greedy_decode
+from attnviz.topics import live
 from attnviz.topics.recurrent.inference import (
     MODEL_NAMES,
     length_accuracy,
@@ -18,14 +19,14 @@ from attnviz.topics.recurrent.inference import (
     shown_chars,
     translate,
 )
-from attnviz.topics.recurrent.task import RecurrentJobSpec, restore, untrained
+from attnviz.topics.recurrent.task import RecurrentJobSpec
 
 SMALL = Seq2SeqConfig(d_embed=16, d_hidden=16)
 
 
 def pair_for(model: Seq2SeqConfig = SMALL, task: str = "dates"):
     spec = RecurrentJobSpec(DateTaskSpec(task, n_train=100, n_val=50), model)
-    return restore(spec, untrained(spec))
+    return spec.restore(live.untrained(spec))
 
 
 def test_a_date_goes_through_both_models_with_the_alignment_of_what_was_written():

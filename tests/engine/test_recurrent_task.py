@@ -10,12 +10,7 @@ import torch
 from attnviz.data.dates import DateTaskSpec
 from attnviz.figures.training import companions
 from attnviz.models.rnn import Seq2SeqConfig
-from attnviz.topics.recurrent.task import (
-    BASELINE,
-    RecurrentJobSpec,
-    restore,
-    teacher_forced_loss,
-)
+from attnviz.topics.recurrent.task import BASELINE, RecurrentJobSpec, teacher_forced_loss
 from attnviz.training.trainer import TrainConfig, Trainer
 
 SPEC = RecurrentJobSpec(DateTaskSpec(n_train=300, n_val=60), Seq2SeqConfig(d_embed=16, d_hidden=16))
@@ -42,7 +37,7 @@ def test_a_run_scores_both_models_and_snapshots_restore_them():
     task = trainer.task.task
     assert snap["alignment"].shape == (task.max_out + 1, task.val_x.shape[1])
     np.testing.assert_allclose(snap["alignment"].sum(-1), 1, atol=1e-5)
-    pair = restore(SPEC, snap)
+    pair = SPEC.restore(snap)
     x, lengths, y = (part[:4] for part in trainer.task.val)
     trainer.task.model.eval()
     with torch.no_grad():

@@ -1,10 +1,9 @@
 """Each preset of the vision page reaches the accuracy the page states (slow: about a minute
-each on 2 cores), and on the shapes the trained class token looks at the shape."""
+each on 2 cores; each run trained once for the session by the page's scene, as the page trains
+it: the `trained` fixture, tests/support/trained.py), and on the shapes the trained class token
+looks at the shape."""
 
 from __future__ import annotations
-
-import functools
-from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -15,8 +14,9 @@ from attnviz.topics.vision.inference import (
     look,
     shuffled_accuracy,
 )
-from attnviz.topics.vision.task import PRESETS, VisionJobSpec, restore
-from attnviz.training.trainer import Trainer
+from attnviz.topics.vision.task import PRESETS
+
+URL = "vision-patches"
 
 # preset -> (ViT, CNN) validation accuracy it must reach: the page's stated figures, less a margin
 STATED = {
@@ -27,29 +27,19 @@ STATED = {
 }
 
 
-@functools.cache  # one run per preset and change, shared by the tests here
-def train(name: str, steps: int | None = None, **vit_changes):
-    data, vit, config = PRESETS[name]
-    spec = VisionJobSpec(data, replace(vit, **vit_changes))
-    config = replace(config, steps=steps or config.steps)
-    return spec, Trainer(spec.build(), config).run()
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(PRESETS))
-def test_preset_reaches_its_stated_accuracy(name):
-    _, trainer = train(name)
+def test_preset_reaches_its_stated_accuracy(name, trained):
     vit, cnn = STATED[name]
-    history = trainer.history
+    history = trained(URL, name).history
     assert history.val_metric[-1] >= vit, history.val_metric[-5:]
     assert history.latest_extra("CNN val_metric") >= cnn, history.extra[-1]
 
 
 @pytest.mark.slow
 @pytest.mark.try_this("vision-patches", 1)
-def test_the_cnn_learns_the_digits_first():
-    _, trainer = train("Digits 8×8: patches of 2")
-    history = trainer.history
+def test_the_cnn_learns_the_digits_first(trained):
+    history = trained(URL, "Digits 8×8: patches of 2").history
     at_100 = history.eval_step.index(100)
     cnn_100 = history.extra[at_100]["CNN val_metric"]
     assert cnn_100 >= 0.90, cnn_100
@@ -59,25 +49,25 @@ def test_the_cnn_learns_the_digits_first():
 
 @pytest.mark.slow
 @pytest.mark.try_this("vision-patches", 3)
-def test_without_positions_shuffling_the_patches_changes_nothing():
+def test_without_positions_shuffling_the_patches_changes_nothing(trained):
     name = "Digits 8×8: patches of 2"
-    spec, trainer = train(name, 200, positional="none", pooling="mean")
-    scores = shuffled_accuracy(restore(spec, trainer.snapshots[-1][1]))
+    scores = shuffled_accuracy(
+        trained(URL, name, vi_steps=200, vi_pos="none", vi_pool="mean").restore()
+    )
     bag, bag_shuffled = scores["ViT"]
     assert abs(bag_shuffled - bag) <= 1 / 360, scores  # the same (float sums: ≤ 1 image)
     assert 0.2 < bag < 0.6, "a bag of 2×2 patches tells digits apart only roughly"
-    spec, trainer = train(name, 200)
-    plain, shuffled = shuffled_accuracy(restore(spec, trainer.snapshots[-1][1]))["ViT"]
+    plain, shuffled = shuffled_accuracy(trained(URL, name, vi_steps=200).restore())["ViT"]
     assert plain > bag + 0.3, (plain, bag)
     assert shuffled < plain - 0.2, (plain, shuffled)
 
 
 @pytest.mark.slow
 @pytest.mark.try_this("vision-patches", 2)
-def test_the_trained_class_token_looks_at_the_shape():
-    spec, trainer = train("Shapes: which shape?")
-    pair = restore(spec, trainer.snapshots[-1][1])
-    untrained = restore(spec, trainer.snapshots[0][1])
+def test_the_trained_class_token_looks_at_the_shape(trained):
+    run = trained(URL, "Shapes: which shape?")
+    pair = run.restore()
+    untrained = run.job.spec.restore(run.snapshots[0][1])
     config = pair.vit.config
 
     def ratio(model_pair) -> float:

@@ -20,13 +20,7 @@ from attnviz.topics.vision.inference import (
     query_maps,
     shuffle_patches,
 )
-from attnviz.topics.vision.task import (
-    COMPANION,
-    VisionJobSpec,
-    cnn_config,
-    restore,
-    vit_config,
-)
+from attnviz.topics.vision.task import COMPANION, VisionJobSpec, cnn_config, vit_config
 from attnviz.training.trainer import TrainConfig, Trainer
 
 SPEC = VisionJobSpec(ImageSetSpec("digits", n_train=300), ViTConfig(patch=2, d_model=32, n_head=2))
@@ -62,7 +56,7 @@ def test_training_scores_both_models_and_snapshots_restore_them():
     legend = [t["name"] for t in fig["data"]]
     assert "CNN validation accuracy" in legend and "ViT validation accuracy" in legend
     step, snap = trainer.snapshots[-1]
-    pair = restore(SPEC, snap)
+    pair = SPEC.restore(snap)
     assert torch.equal(pair.vit.embed.weight, torch.as_tensor(snap["vit"]["embed.weight"]))
     trained = trainer.task
     x = trained.val_x[:8]
@@ -76,7 +70,7 @@ def test_training_scores_both_models_and_snapshots_restore_them():
 
 
 def test_query_maps_pick_the_rows_of_the_chosen_query():
-    pair = restore(SPEC, SPEC.build().snapshot())
+    pair = SPEC.restore(SPEC.build().snapshot())
     cfg = pair.vit.config
     image = pair.images.val_x[0].numpy()
     seen = look(pair, image)
@@ -86,7 +80,7 @@ def test_query_maps_pick_the_rows_of_the_chosen_query():
     p5 = query_maps(seen.weights, "patch 5", cfg)
     np.testing.assert_allclose(p5.reshape(cfg.n_layer, cfg.n_head, -1), seen.weights[:, :, 6, 1:])
     mean_cfg = replace(SPEC, vit=replace(SPEC.vit, pooling="mean"))
-    pair = restore(mean_cfg, mean_cfg.build().snapshot())
+    pair = mean_cfg.restore(mean_cfg.build().snapshot())
     seen = look(pair, image)
     assert query_choices(pair.vit.config)[0] == ALL_PATCHES
     mean = query_maps(seen.weights, ALL_PATCHES, pair.vit.config)
@@ -108,12 +102,12 @@ def test_shuffled_patches_are_the_same_patches_in_another_order():
 
 def test_a_vit_without_positions_reading_the_mean_ignores_the_patch_order():
     spec = replace(SPEC, vit=replace(SPEC.vit, positional="none", pooling="mean"))
-    pair = restore(spec, spec.build().snapshot())
+    pair = spec.restore(spec.build().snapshot())
     x = pair.images.val_x[:16]
     with torch.no_grad():
         plain, mixed = pair.vit(x), pair.vit(shuffle_patches(x, 2))
     assert torch.allclose(plain, mixed, atol=1e-5)
-    with_positions = restore(SPEC, SPEC.build().snapshot())
+    with_positions = SPEC.restore(SPEC.build().snapshot())
     with torch.no_grad():
         assert not torch.allclose(
             with_positions.vit(x), with_positions.vit(shuffle_patches(x, 2)), atol=1e-3

@@ -30,7 +30,7 @@ from attnviz.data.dates import (
     row_token_accuracy,
 )
 from attnviz.models.rnn import Seq2Seq, greedy_decode
-from attnviz.topics.recurrent.task import BASELINE, TrainedPair
+from attnviz.topics.recurrent.task import BASELINE, TrainedRecurrent
 
 ATTENTION = "with attention"
 MODEL_NAMES = (ATTENTION, BASELINE)
@@ -70,7 +70,7 @@ def _decode_one(model: Seq2Seq, text: str) -> tuple[str, np.ndarray | None]:
     return out, align[0, : len(kept), : len(text)].numpy()  # (Tout, Tin) without EOS
 
 
-def translate(pair: TrainedPair, text: str) -> Translation:
+def translate(pair: TrainedRecurrent, text: str) -> Translation:
     """Both models' greedy translations of `text` and the attention model's alignment."""
     problems = check_input(text)
     expected = expected_output(pair.task.spec.name, text) if text.strip() else None
@@ -91,7 +91,7 @@ class LengthScores:
     counts: list[int]  # examples of that length
 
 
-def length_accuracy(pair: TrainedPair) -> dict[str, LengthScores]:
+def length_accuracy(pair: TrainedRecurrent) -> dict[str, LengthScores]:
     """{model name: its LengthScores} over the whole validation set, greedy decoding."""
     task: DateTask = pair.task
     target = task.val_y[:, 1:]

@@ -6,12 +6,12 @@ both see the same batch; the loss the Trainer reports is the attention model's, 
 carries the baseline's too (disjoint parameters). `evaluate()` scores both by greedy decoding
 (exact match is the metric; per-token accuracy an extra; the baseline's numbers under the
 BASELINE prefix, drawn on the same chart). Snapshots carry both models' weights and the probe's
-alignment (output characters × input characters).
+alignment (output characters × input characters); `spec.restore(snapshot)` rebuilds both models
+on the CPU (the live protocol: attnviz.topics.live).
 """
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field, replace
 
 import torch
@@ -30,6 +30,7 @@ from attnviz.data.dates import (
 )
 from attnviz.models.checkpoint import load_arrays, state_arrays
 from attnviz.models.rnn import Seq2Seq, Seq2SeqConfig, alignment, greedy_decode
+from attnviz.topics.live import preset_train
 from attnviz.training.trainer import TrainConfig
 
 EVAL_LIMIT = 500  # validation examples decoded per evaluation
@@ -46,6 +47,24 @@ class RecurrentJobSpec:
 
     def build(self) -> RecurrentTrainable:
         return RecurrentTrainable(self)
+
+    def restore(self, snapshot: dict) -> TrainedRecurrent:
+        """Both models with a snapshot's weights, on the CPU, in eval mode, and their task."""
+        task = build_dates(self.task)
+        config = model_config(task, self.model)
+        model, baseline = Seq2Seq(config), Seq2Seq(baseline_config(config))
+        return TrainedRecurrent(
+            task, load_arrays(model, snapshot["model"]), load_arrays(baseline, snapshot["baseline"])
+        )
+
+
+@dataclass
+class TrainedRecurrent:
+    """Both models of a snapshot (`RecurrentJobSpec.restore`), and their task."""
+
+    task: DateTask
+    model: Seq2Seq
+    baseline: Seq2Seq
 
 
 def model_config(task: DateTask, model: Seq2SeqConfig) -> Seq2SeqConfig:
@@ -132,62 +151,24 @@ def score(model: nn.Module, x: Tensor, lengths: Tensor, y: Tensor) -> tuple[floa
     return loss, float(exact_rows(ids, target).float().mean()), token_accuracy(ids, target)
 
 
-@dataclass
-class TrainedPair:
-    """Both models of a snapshot, on the CPU, in eval mode, and their task."""
-
-    task: DateTask
-    model: Seq2Seq
-    baseline: Seq2Seq
-
-
-def restore(spec: RecurrentJobSpec, snapshot: dict) -> TrainedPair:
-    """Rebuild both models with a snapshot's weights (on the CPU)."""
-    task = build_dates(spec.task)
-    config = model_config(task, spec.model)
-    model, baseline = Seq2Seq(config), Seq2Seq(baseline_config(config))
-    return TrainedPair(
-        task, load_arrays(model, snapshot["model"]), load_arrays(baseline, snapshot["baseline"])
-    )
-
-
-@functools.lru_cache(maxsize=8)
-def untrained(spec: RecurrentJobSpec) -> dict:
-    """The snapshot of both models as a run starts (step 0, seeded as the run is), on the CPU."""
-    return RecurrentTrainable(replace(spec, device="cpu")).snapshot()
-
-
-def _train(steps: int, lr: float = 5e-3) -> TrainConfig:
-    return TrainConfig(
-        optimizer="adam",
-        lr=lr,
-        batch_mode="minibatch",
-        batch_size=64,
-        steps=steps,
-        schedule="cosine",
-        eval_every=50,
-        snapshot_every=50,
-    )
-
-
 PRESETS: dict[str, tuple[DateTaskSpec, Seq2SeqConfig, TrainConfig]] = {
     "Dates: Bahdanau (additive, 2-way GRU)": (
         DateTaskSpec("dates"),
         Seq2SeqConfig(
             d_embed=32, d_hidden=64, cell="gru", bidirectional=True, attention="additive"
         ),
-        _train(600),
+        preset_train(600, 5e-3),
     ),
     "Dates: Luong (dot, 1-way GRU)": (
         DateTaskSpec("dates"),
         Seq2SeqConfig(d_embed=32, d_hidden=64, cell="gru", bidirectional=False, attention="dot"),
-        _train(600),
+        preset_train(600, 5e-3),
     ),
     "Reverse: additive, 2-way GRU": (
         DateTaskSpec("reverse"),
         Seq2SeqConfig(
             d_embed=32, d_hidden=64, cell="gru", bidirectional=True, attention="additive"
         ),
-        _train(600),
+        preset_train(600, 5e-3),
     ),
 }

@@ -20,7 +20,7 @@ from attnviz.topics.vision.analysis import (
     saliency,
     token_map,
 )
-from attnviz.topics.vision.task import TrainedPair, score
+from attnviz.topics.vision.task import TrainedVision, score
 
 CLASS_TOKEN = "class token"
 ALL_PATCHES = "all patches (mean)"
@@ -36,7 +36,7 @@ class ImageLook:
     saliency: np.ndarray  # (H, W) the CNN's gradient saliency, in [0, 1]
 
 
-def look(pair: TrainedPair, image: np.ndarray) -> ImageLook:
+def look(pair: TrainedVision, image: np.ndarray) -> ImageLook:
     """image (C, H, W) in [0, 1] -> both models' view of it."""
     x = torch.as_tensor(image, dtype=torch.float32)[None]  # (1, C, H, W)
     logits, weights = vit_attention(pair.vit, x)  # (1, K), (L, 1, H, N, N)
@@ -78,12 +78,12 @@ def uniform_distance(config: ViTConfig) -> float:
     return float(patch_distances(config.grid, config.patch).mean())
 
 
-def cnn_receptive_field(pair: TrainedPair) -> int:
+def cnn_receptive_field(pair: TrainedVision) -> int:
     """The side of the CNN's last stage's receptive field, in pixels."""
     return receptive_field(pair.cnn.conv_layers())
 
 
-def mistakes(pair: TrainedPair, limit: int = 8) -> list[tuple[int, int, int]]:
+def mistakes(pair: TrainedVision, limit: int = 8) -> list[tuple[int, int, int]]:
     """The ViT's most confident validation mistakes: (image index, true label, predicted)."""
     x, y = pair.images.val_x, pair.images.val_y
     with torch.no_grad():
@@ -100,7 +100,7 @@ def shuffle_patches(images: torch.Tensor, patch: int, seed: int = 0) -> torch.Te
     return unpatchify(patches[:, order], patch, images.shape[1])
 
 
-def shuffled_accuracy(pair: TrainedPair, seed: int = 0) -> dict[str, tuple[float, float]]:
+def shuffled_accuracy(pair: TrainedVision, seed: int = 0) -> dict[str, tuple[float, float]]:
     """Validation accuracy of each model on the images as they are and with patches shuffled:
     {"ViT": (as is, shuffled), "CNN": (...)}."""
     x, y = pair.images.val_x, pair.images.val_y

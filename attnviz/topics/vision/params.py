@@ -1,12 +1,12 @@
 """Parameters of the Vision: attention over patches page (seeds 003, 004): data, the ViT (the CNN
 beside it is matched to its size), training, what the views show, and the "Try this" claims
-(each tested: tests/app/test_vision_try_this.py)."""
+(each tested: tests/engine/test_vision_presets.py, the click in tests/browser)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from attnviz.data.images import DATASETS, SHAPE_TASKS, ImageSetSpec
+from attnviz.data.images import DATASETS, N_VAL, SHAPE_TASKS, ImageSetSpec
 from attnviz.models.vit import POOLING, VIT_POSITIONAL, ViTConfig
 from attnviz.topics.params import PageParams, Param
 from attnviz.topics.training_params import train_values, training_params
@@ -89,7 +89,16 @@ TABLE = PageParams(
             batch_size=64,
             steps=600,
         ),  # fmt: skip
-        Param("vi_image", "validation image", "slider", 0, low=0, high=99, step=1, url=False),
+        Param(
+            "vi_image",
+            "validation image",
+            "slider",
+            0,
+            low=0,
+            high=max(N_VAL.values()) - 1,  # narrowed to the chosen set's size by the page
+            step=1,
+            url=False,
+        ),
         Param(
             "vi_query",
             "query",

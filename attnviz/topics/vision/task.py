@@ -5,7 +5,8 @@ both see the same batch; the loss the Trainer reports (and checks for divergence
 while the gradient also carries the CNN's (its parameters are disjoint, so each model learns as
 if alone). `evaluate()` scores both (the CNN's numbers under the COMPANION prefix: the panel draws
 them on the same chart). Snapshots carry both models' weights, so the page can draw any image's
-maps at any step, and the ViT's mean attention distance per layer and head on validation images.
+maps at any step, and the ViT's mean attention distance per layer and head on validation images;
+`spec.restore(snapshot)` rebuilds both models on the CPU (the live protocol: attnviz.topics.live).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from attnviz.data.images import ImageSet, ImageSetSpec, build_images
 from attnviz.models.checkpoint import load_arrays, state_arrays
 from attnviz.models.cnn import CNNConfig, SmallCNN, cnn_matching
 from attnviz.models.vit import TinyViT, ViTConfig, parameter_count, vit_attention
+from attnviz.topics.live import preset_train
 from attnviz.topics.vision.analysis import mean_attention_distance
 from attnviz.training.trainer import TrainConfig
 
@@ -38,6 +40,24 @@ class VisionJobSpec:
 
     def build(self) -> VisionTrainable:
         return VisionTrainable(self)
+
+    def restore(self, snapshot: dict) -> TrainedVision:
+        """Both models with a snapshot's weights, on the CPU, in eval mode, and their images."""
+        images = build_images(self.data)
+        config = vit_config(images, self.vit)
+        vit, cnn = TinyViT(config), SmallCNN(cnn_config(config))
+        return TrainedVision(
+            images, load_arrays(vit, snapshot["vit"]), load_arrays(cnn, snapshot["cnn"])
+        )
+
+
+@dataclass
+class TrainedVision:
+    """Both models of a snapshot (`VisionJobSpec.restore`), and the images they learned."""
+
+    images: ImageSet
+    vit: TinyViT
+    cnn: SmallCNN
 
 
 def vit_config(images: ImageSet, vit: ViTConfig) -> ViTConfig:
@@ -119,42 +139,6 @@ def score(model: nn.Module, x: Tensor, y: Tensor) -> tuple[float, float]:
         return float(F.cross_entropy(logits, y)), float((logits.argmax(-1) == y).float().mean())
 
 
-@dataclass
-class TrainedPair:
-    """Both models of a snapshot, on the CPU, in eval mode, and the images they learned."""
-
-    images: ImageSet
-    vit: TinyViT
-    cnn: SmallCNN
-
-
-def restore(spec: VisionJobSpec, snapshot: dict) -> TrainedPair:
-    """Rebuild both models with a snapshot's weights (on the CPU)."""
-    images = build_images(spec.data)
-    config = vit_config(images, spec.vit)
-    vit, cnn = TinyViT(config), SmallCNN(cnn_config(config))
-    return TrainedPair(images, load_arrays(vit, snapshot["vit"]), load_arrays(cnn, snapshot["cnn"]))
-
-
-@functools.lru_cache(maxsize=8)
-def untrained(spec: VisionJobSpec) -> dict:
-    """The snapshot of both models as a run starts (step 0, seeded as the run is), on the CPU."""
-    return VisionTrainable(replace(spec, device="cpu")).snapshot()
-
-
-def _train(steps: int, lr: float = 3e-3, batch_size: int = 64) -> TrainConfig:
-    return TrainConfig(
-        optimizer="adamw",
-        lr=lr,
-        batch_mode="minibatch",
-        batch_size=batch_size,
-        steps=steps,
-        schedule="cosine",
-        eval_every=25,
-        snapshot_every=25,
-    )
-
-
 # measured on 2 busy CPU cores (seed 0): the ViT reaches 95 % on the digits around step 450, the
 # CNN 96 % by step 100; MNIST ViT 87 % vs CNN 97 %; shapes "which" ViT 95 %, "where" 83–94 %
 # (CNN 100 %). The CNN's built-in locality wins on small data: seed 003's lesson.
@@ -162,21 +146,21 @@ PRESETS: dict[str, tuple[ImageSetSpec, ViTConfig, TrainConfig]] = {
     "Digits 8×8: patches of 2": (
         ImageSetSpec("digits"),
         ViTConfig(patch=2, n_layer=2, n_head=4, d_model=48, d_ff=96),
-        _train(600),
+        preset_train(600, optimizer="adamw", every=25),
     ),
     "MNIST 28×28: patches of 4": (
         ImageSetSpec("mnist", n_train=4000),
         ViTConfig(patch=4, n_layer=2, n_head=4, d_model=48, d_ff=96),
-        _train(600),
+        preset_train(600, optimizer="adamw", every=25),
     ),
     "Shapes: which shape?": (
         ImageSetSpec("shapes", shape_task="which"),
         ViTConfig(patch=4, n_layer=2, n_head=4, d_model=48, d_ff=96),
-        _train(500),
+        preset_train(500, optimizer="adamw", every=25),
     ),
     "Shapes: where is the circle?": (
         ImageSetSpec("shapes", shape_task="where"),
         ViTConfig(patch=4, n_layer=2, n_head=4, d_model=48, d_ff=96),
-        _train(500),
+        preset_train(500, optimizer="adamw", every=25),
     ),
 }

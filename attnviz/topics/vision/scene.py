@@ -1,0 +1,253 @@
+"""The Vision: attention over patches page as a scene (seeds 003, 004): the job Start submits (a
+tiny ViT and a size-matched CNN trained side by side on the same images), the untrained snapshot
+shown before Start, and the views of any snapshot for one image and one query: the numbered
+patches, the query's attention per layer and head, ViT rollout vs CNN saliency, the mean
+attention distance (given the run's timeline), and (folded sections, asked for by name) the
+ViT's mistakes and the shuffled patches; a local pretrained ViT's class-token maps."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+import torch
+
+from attnviz.data.images import ImageSet, ImageSetSpec, build_images
+from attnviz.figures.vision import (
+    Panel,
+    distance_figure,
+    distance_timeline,
+    panels_figure,
+    patch_grid_figure,
+)
+from attnviz.models.vit import ViTConfig
+from attnviz.topics import live
+from attnviz.topics.scene import Job, Scene, SceneInputError, Values, wants
+from attnviz.topics.training_params import train_config
+from attnviz.topics.vision.inference import (
+    ALL_PATCHES,
+    CLASS_TOKEN,
+    ImageLook,
+    cnn_receptive_field,
+    look,
+    mistakes,
+    query_choices,
+    query_maps,
+    rollout_map,
+    shuffle_patches,
+    uniform_distance,
+)
+from attnviz.topics.vision.params import TABLE, TRY_THIS
+from attnviz.topics.vision.task import TrainedVision, VisionJobSpec, vit_config
+
+EVERY = 25  # steps between evaluations and snapshots
+LIVE_VIEWS = ("vi_patches", "vi_heads")  # what the page redraws while a run steps
+FOLDED = ("vi_mistakes", "vi_shuffled")  # drawn only when asked for by name (folded sections)
+DISTANCE_TITLE = (
+    "Mean attention distance per head (ViT paper, Fig. 7): how far, in pixels, a patch looks on "
+    "average"
+)
+
+
+def config(values: Values) -> Job:
+    """The job Start submits: the images, the ViT (the CNN is matched to it) and the run."""
+    seed = int(values["seed"])
+    data = ImageSetSpec(
+        values["vi_data"], shape_task=values["vi_task"], n_train=values["vi_ntrain"], seed=seed
+    )
+    d = values["vi_d"]
+    vit = ViTConfig(patch=values["vi_patch"], n_layer=values["vi_layers"], n_head=values["vi_heads"],
+                    d_model=d, d_ff=2 * d, positional=values["vi_pos"], pooling=values["vi_pool"])  # fmt: skip
+    problems = data.problems() or vit_config(build_images(data), vit).problems()
+    if problems:
+        raise SceneInputError(f"These settings cannot be trained: {'; '.join(problems)}.")
+    spec = VisionJobSpec(data, vit, values["device"])
+    return Job(spec, train_config("vi", values, eval_every=EVERY, snapshot_every=EVERY, seed=seed))
+
+
+def run(job: Job) -> dict:
+    """The snapshot of both models as the run starts (step 0)."""
+    return live.untrained(job.spec)
+
+
+def images_and_vit(values: Values) -> tuple[ImageSet, ViTConfig]:
+    """The images of the settings and the ViT's config completed from them."""
+    spec = config(values).spec
+    images = build_images(spec.data)
+    return images, vit_config(images, spec.vit)
+
+
+def fit_query(query: str, vit: ViTConfig) -> str:
+    """`query` if this ViT has it, else what the query box falls back to (as its widget does)."""
+    choices = query_choices(vit)
+    if query in choices:
+        return query
+    return CLASS_TOKEN if CLASS_TOKEN in choices else choices[0]
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One snapshot read for the views: both models, the image shown and the query."""
+
+    pair: TrainedVision
+    image: np.ndarray  # (C, H, W) in [0, 1]
+    caption: str
+    query: str
+    look: ImageLook
+
+
+def read(snapshot: dict, values: Values, image: np.ndarray | None = None) -> Frame:
+    """Both models of `snapshot` on the validation image `vi_image`, or on `image` (a person's
+    own, (C, H, W) in [0, 1], shaped as the training images)."""
+    pair = config(values).spec.restore(snapshot)
+    query = fit_query(values["vi_query"], pair.vit.config)
+    caption = "your image"
+    if image is None:
+        images = pair.images
+        index = min(int(values["vi_image"]), len(images.val_x) - 1)
+        label = images.class_names[int(images.val_y[index])]
+        image, caption = images.val_x[index].numpy(), f"Image {index} (a {label})"
+    return Frame(pair, image, caption, query, look(pair, image))
+
+
+def query_box(query: str, vit: ViTConfig) -> tuple[float, float, float, float] | None:
+    """The query patch's outline in pixels (None for the class token or the mean)."""
+    if not query.startswith("patch "):
+        return None
+    r, c = divmod(int(query.split()[-1]), vit.grid)
+    p = vit.patch
+    return (c * p - 0.5, r * p - 0.5, (c + 1) * p - 0.5, (r + 1) * p - 0.5)
+
+
+def heads_figure(frame: Frame) -> go.Figure:
+    """The query's attention over the image, every layer (rows) and head (columns)."""
+    vit, query, image = frame.pair.vit.config, frame.query, frame.image
+    maps = query_maps(frame.look.weights, query, vit)  # (L, H, g, g)
+    box = query_box(query, vit)
+    panels = [
+        Panel(image, f"layer {layer}, head {head}", maps[layer, head], box)
+        for layer in range(vit.n_layer)
+        for head in range(vit.n_head)
+    ]
+    headers = ([f"head {h}" for h in range(vit.n_head)],
+               [f"layer {layer}" for layer in range(vit.n_layer)])  # fmt: skip
+    side = {1: 200, 2: 180, 4: 150}.get(vit.n_head, 110)
+    return panels_figure(panels, vit.n_head, f"Where the {query} looks", side, headers)
+
+
+def compare_figure(frame: Frame) -> go.Figure:
+    """Rollout of the ViT (all layers) beside the CNN's saliency and receptive field."""
+    vit, query, image = frame.pair.vit.config, frame.query, frame.image
+    field = cnn_receptive_field(frame.pair)
+    centre = image.shape[-1] / 2 - 0.5
+    half = min(field, image.shape[-1]) / 2
+    panels = [
+        Panel(image, "the image"),
+        Panel(image, f"ViT rollout ({query})", rollout_map(frame.look.weights, query, vit),
+              query_box(query, vit)),
+        Panel(image, "CNN saliency |∂ score / ∂ pixel|", frame.look.saliency,
+              (centre - half, centre - half, centre + half, centre + half)),
+    ]  # fmt: skip
+    return panels_figure(panels, 3, "ViT vs CNN: what each model's answer depends on", 190)
+
+
+def distance_views(
+    snapshot: dict, vit: ViTConfig, timeline: Sequence[tuple[int, dict]], only
+) -> dict[str, go.Figure]:
+    """Mean attention distance per layer and head at this snapshot, and its course over the
+    run's snapshots (once there are two)."""
+    uniform = uniform_distance(vit)
+    figs = {}
+    if wants(only, "vi_distance"):
+        figs["vi_distance"] = distance_figure(snapshot["distance"], uniform, DISTANCE_TITLE)
+    if wants(only, "vi_distance_time") and len(timeline) > 1:
+        steps = [step for step, _ in timeline]
+        stacked = np.stack([snap["distance"] for _, snap in timeline])  # (S, L, H)
+        figs["vi_distance_time"] = distance_timeline(steps, stacked, uniform)
+    return figs
+
+
+def mistakes_figure(pair: TrainedVision) -> go.Figure | None:
+    """The ViT's most confident validation mistakes, each with its rollout (None: no mistake)."""
+    found = mistakes(pair, limit=8)
+    if not found:
+        return None
+    names, vit = pair.images.class_names, pair.vit.config
+    query = CLASS_TOKEN if vit.n_special else ALL_PATCHES
+    panels = []
+    for index, truth, guess in found:
+        image = pair.images.val_x[index].numpy()
+        weights = look(pair, image).weights
+        panels.append(Panel(image, f"#{index}: {names[truth]} → {names[guess]}",
+                            rollout_map(weights, query, vit)))  # fmt: skip
+    title = (
+        "Misclassified validation images (true → ViT's answer), with the rollout of where it looked"
+    )
+    return panels_figure(panels, 4, title, 140)
+
+
+def shuffled_figure(frame: Frame) -> go.Figure:
+    """The image as it is beside the same patches in another (seeded) order."""
+    image = frame.image
+    mixed = shuffle_patches(torch.as_tensor(image)[None], frame.pair.vit.config.patch)[0].numpy()
+    panels = [Panel(image, "as it is"), Panel(mixed, "patches shuffled")]
+    return panels_figure(panels, 2, "The same patches in another order", 170)
+
+
+def views(
+    snapshot: dict,
+    values: Values,
+    only: Collection[str] | None = None,
+    *,
+    image: np.ndarray | None = None,
+    timeline: Sequence[tuple[int, dict]] | None = None,
+) -> dict[str, go.Figure]:
+    """The views of `snapshot` for the image and query in `values` (or a person's own `image`);
+    with the run's `timeline` ((step, snapshot) pairs) the mean attention distance too. The
+    folded sections' views (FOLDED) only when named in `only`."""
+    frame = read(snapshot, values, image)
+    vit = frame.pair.vit.config
+    figs: dict[str, go.Figure] = {}
+    if wants(only, "vi_patches"):
+        figs["vi_patches"] = patch_grid_figure(frame.image, vit.patch, frame.caption)
+    if wants(only, "vi_heads"):
+        figs["vi_heads"] = heads_figure(frame)
+    if wants(only, "vi_compare"):
+        figs["vi_compare"] = compare_figure(frame)
+    if timeline is not None:
+        figs |= distance_views(snapshot, vit, timeline, only)
+    if only is not None and "vi_mistakes" in only:
+        found = mistakes_figure(frame.pair)
+        figs |= {"vi_mistakes": found} if found is not None else {}
+    if only is not None and "vi_shuffled" in only:
+        figs["vi_shuffled"] = shuffled_figure(frame)
+    return figs
+
+
+def real_vit_views(loaded, image: np.ndarray) -> tuple[dict[str, go.Figure], str]:
+    """A local pretrained ViT (attnviz.topics.vision.pretrained_vit.load_vit) on `image`
+    (C, H, W): its class token's last-layer attention per head, as in DINO, and its answer ("" if
+    it has no classifier). ValueError when the model cannot read the image."""
+    from attnviz.topics.vision.pretrained_vit import vit_attention as real_attention
+
+    rgb = np.repeat(image, 3, axis=0) if image.shape[0] == 1 else image
+    seen = real_attention(loaded, np.transpose(rgb, (1, 2, 0)))
+    last = seen.cls_maps[-1]  # (H, gh, gw)
+    panels = [Panel(rgb, f"head {h}", last[h]) for h in range(last.shape[0])]
+    title = f"{loaded.name}: the class token's attention in the last layer, per head (as in DINO)"
+    figure = panels_figure(panels, min(6, len(panels)), title, 130)
+    return {"vi_real": figure}, seen.prediction or ""
+
+
+SCENE = Scene(
+    url="vision-patches",
+    table=TABLE,
+    try_this=tuple(TRY_THIS),
+    config=config,
+    run=run,
+    views=views,
+    main_view="vi_heads",
+    train=live.train,
+)
