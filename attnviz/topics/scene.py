@@ -82,6 +82,8 @@ class Scene:
     # settings kept in the URL as text but drawn by no widget of the table (a hand-edited table
     # of keys and values, a matrix): key -> default text ("" = the page's example)
     extras: Mapping[str, str] = field(default_factory=dict)
+    # a result can be tens of MB (a real model's maps at 512 tokens): the UI keeps fewer
+    large_results: bool = False
 
     def values(self, overrides: Values | None = None, **more: Any) -> dict[str, Any]:
         """Every value the scene reads: global settings (seed, device, …) and the page's table at

@@ -1,99 +1,139 @@
-"""The pretrained explorer's data, cached per server, and its comparison view: the model (the
-bundled MiniLM is warmed at server start), its attention for an input, rollout, the query–key
-projection, the model view and the head table, each computed once per input."""
+"""The pretrained explorer's Streamlit side beyond its storyboard: a model typed in the model box
+is loaded once per server (st.cache_resource, handed to the scene as its loader; the bundled
+MiniLM is loaded once per process by the scene itself and warmed at server start); the pieces that
+cost more than a slider move are kept per server by the settings they read (the model view, the
+head table, the query–key projection); and the comparison section."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
-from attnviz.figures import base as plots
-from attnviz.figures.pretrained import model_view
-from attnviz.figures.text import shown
-from attnviz.topics.pretrained import analysis
-from attnviz.topics.pretrained.analysis import (
-    difference,
-    drop_tokens,
-    head_table,
-    rollout,
+from attnviz.topics.pretrained import scene
+from attnviz.topics.pretrained.model import PretrainedModel, load
+from attnviz.topics.pretrained.scene import (
+    SCENE,
+    PretrainedOutcome,
+    QueryKey,
+    difference_of,
+    visible_rollout,
 )
-from attnviz.topics.pretrained.model import MAX_TOKENS, bundled_model, load
+from attnviz.topics.scene import Values
 from attnviz.ui import downloads
 from attnviz.ui.figures import show
+from attnviz.ui.scene_cache import scene_run
 
-SPECIALS = {"[CLS]", "[SEP]", "<s>", "</s>", "[PAD]"}
+INPUT = ("pe_model", "pe_text")  # what the scene's config reads
 
 
 @st.cache_resource(show_spinner="Loading the model (once per server)…", max_entries=3)
-def shared_model(name: str):
-    return load(name) if name else bundled_model()  # the bundled one is warmed at server start
+def shared_model(name: str) -> PretrainedModel:
+    return load(name)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def attend(name: str, text: str):
-    return shared_model(name).attend(text, MAX_TOKENS)
+scene.use_loader(shared_model)
 
 
-def shown_positions(tokens: list[str], hide: bool) -> np.ndarray:
-    """(T,) bool: the positions on screen (all, or all but [CLS]/[SEP] when hiding them)."""
-    keep = np.array([not hide or tok not in SPECIALS for tok in tokens])
-    return keep if keep.any() else np.ones(len(tokens), dtype=bool)
-
-
-def visible_attention(result, hide: bool) -> tuple[list[str], np.ndarray]:
-    """Tokens and attentions (L, H, T, T), without [CLS]/[SEP] (rows renormalised) if `hide`."""
-    keep = shown_positions(result.tokens, hide)
-    if keep.all():
-        return result.tokens, result.attentions
-    return [t for t, k in zip(result.tokens, keep, strict=True) if k], drop_tokens(
-        result.attentions, keep
-    )
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def cached_rollout(name: str, text: str):
-    """Rollout (T, T) on the full maps, specials included (Abnar & Zuidema's definition)."""
-    return rollout(attend(name, text).attentions)
-
-
-@st.cache_data(max_entries=32, show_spinner="Projecting queries and keys (t-SNE takes seconds)…")
-def cached_projection(name: str, text: str, layer: int, head: int, method: str):
-    """(2T, 2) joint projection of one head's queries and keys, computed once per input."""
-    result = attend(name, text)
-    return analysis.project_queries_keys(  # looked up per call: tests count the calls
-        result.queries[layer, head], result.keys[layer, head], method
-    )
+def _key(values: Values, keys: Sequence[str]) -> tuple:
+    """The settings a cached piece depends on: the input and `keys`."""
+    return tuple(values[k] for k in (*INPUT, *keys))
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def cached_model_view(name: str, text: str, hide: bool):
+def _model_view(key: tuple, _out: PretrainedOutcome, _values: Values) -> go.Figure:
+    return SCENE.views(_out, _values, only={"model_view"})["model_view"]
+
+
+def cached_model_view(out: PretrainedOutcome, values: Values) -> go.Figure:
     """The model view does not depend on the layer/head sliders: build its 72-subplot figure once
     per input (~50 ms) and share it read-only (ui.figures.show copies before scaling fonts)."""
-    tokens, att = visible_attention(attend(name, text), hide)
-    return model_view(att, tokens)
+    return _model_view(_key(values, ("pe_hide",)), out, values)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def cached_head_table(name: str, text: str, hide: bool) -> pd.DataFrame:
+def _head_table(key: tuple, _out: PretrainedOutcome, _values: Values) -> pd.DataFrame:
+    return scene.head_rows(_out, _values)
+
+
+def cached_head_table(out: PretrainedOutcome, values: Values) -> pd.DataFrame:
     """What each head does: computed once per input, not on every layer/head move."""
-    return pd.DataFrame(head_table(visible_attention(attend(name, text), hide)[1]))
+    return _head_table(_key(values, ("pe_hide",)), out, values)
 
 
-def compare_with_second_sentence(name: str, other: str, result, layer: int, head: int) -> None:
-    if not other.strip():
+@st.cache_data(max_entries=32, show_spinner="Projecting queries and keys (t-SNE takes seconds)…")
+def _projection(key: tuple, _out: PretrainedOutcome, _values: Values) -> np.ndarray:
+    return scene.projection(_out, _values)
+
+
+def cached_projection(out: PretrainedOutcome, values: Values) -> np.ndarray:
+    """(2T, 2) joint projection of one head's queries and keys, computed once per input."""
+    return _projection(_key(values, ("pe_layer", "pe_head", "pe_proj")), out, values)
+
+
+def compare_with_second_sentence(out: PretrainedOutcome, values: Values) -> None:
+    """The chosen head on the first sentence minus on the second (nothing while it is empty)."""
+    if not values["pe_other"].strip():
         return
-    second = attend(name, other)
-    diff = difference(result.attentions[layer, head], second.attentions[layer, head])
-    pairs = zip(result.tokens, second.tokens[: diff.shape[0]], strict=False)
-    labels = shown([a if a == b else f"{a}|{b}" for a, b in pairs])  # "tired|wide"
-    title = f"First − second, layer {layer}, head {head} (common leading positions)"
-    show(plots.heatmap(diff, labels, labels, title, colorscale="RdBu_r", zmin=-1, zmax=1), "diff")
+    second = scene_run(SCENE, {**values, "pe_text": values["pe_other"]})
+    show(SCENE.views(out, values, only={"diff"}, second=second)["diff"], "diff")
     st.caption(
         "Position i of both sentences; where their tokens differ the label shows both "
         "(first|second). Red: the first sentence puts more weight there."
     )
+    labels, diff = difference_of(out, second, values)
     downloads.matrices(
         {"first minus second": diff},
         "attention_difference",
         "pe_dl_diff",
         labels={"first minus second": (labels, labels)},
+    )
+
+
+def query_key_download(qk: QueryKey, tokens: list[str]) -> None:
+    """The query–key view's numbers as files: q ∘ k per key, the scores and the weights."""
+    products = "q * k (rows: keys, columns: head dimensions)"
+    downloads.matrices(
+        {products: qk.q[None, :] * qk.k, "q.k / sqrt(d)": qk.scores, "softmax weights": qk.weights},
+        "query_key_products",
+        "pe_dl_qk",
+        labels={
+            products: (tokens, [f"dim {i}" for i in range(qk.k.shape[1])]),
+            "q.k / sqrt(d)": (["query"], tokens),
+            "softmax weights": (["query"], tokens),
+        },
+    )
+
+
+def rollout_note(out: PretrainedOutcome, values: Values) -> None:
+    """Under the rollout map: its definition, what hiding the specials does, and its file."""
+    st.markdown(
+        r"$\hat A_l = \tfrac12\,\overline{A}_l + \tfrac12 I$ (mean over heads, rows "
+        r"renormalised), rollout $= \hat A_L \cdots \hat A_1$ (Abnar & Zuidema, 2020), on "
+        "the full maps"
+        + (
+            ". Hiding [CLS]/[SEP] only removes their rows and columns from the picture: a row "
+            "sums to the share that reached the visible tokens."
+            if values["pe_hide"]
+            else "."
+        )
+    )
+    labels, rolled = visible_rollout(out, values)
+    downloads.matrices(
+        {"rollout": rolled}, "rollout", "pe_dl_rollout", labels={"rollout": (labels, labels)}
+    )
+
+
+def projection_download(points: np.ndarray, tokens: list[str], method: str) -> None:
+    """The projected queries and keys (2T, 2) as a file."""
+    projected = f"{method} of queries (rows 0..T-1) then keys (rows T..2T-1), columns x, y"
+    rows = [f"query {tok}" for tok in tokens] + [f"key {tok}" for tok in tokens]
+    downloads.matrices(
+        {projected: points},
+        f"projection_{method}",
+        "pe_dl_proj",
+        labels={projected: (rows, ["x", "y"])},
     )

@@ -16,6 +16,13 @@ def _run(url: str, config: Any) -> Any:
     return scene(url).run(config)
 
 
+@st.cache_data(max_entries=8, show_spinner=False)
+def _run_large(url: str, config: Any) -> Any:
+    return scene(url).run(config)
+
+
 def scene_run(page: Scene, values: Values) -> Any:
-    """`page.run(page.config(values))`, cached by the config (SceneInputError passes through)."""
-    return _run(page.url, page.config(values))
+    """`page.run(page.config(values))`, cached by the config (SceneInputError passes through);
+    a scene with large results keeps its 8 latest, others 64."""
+    run = _run_large if page.large_results else _run
+    return run(page.url, page.config(values))

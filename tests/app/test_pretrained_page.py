@@ -16,7 +16,7 @@ def titles(at) -> list[str]:
 @pytest.fixture
 def at():
     """A fresh app per test, so no test depends on what an earlier one set (the model itself is
-    loaded once per process by st.cache_resource, so a fresh app costs one page run)."""
+    loaded once per process (model.bundled_model), so a fresh app costs one page run)."""
     return open_page(PAGE)
 
 

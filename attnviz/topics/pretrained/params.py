@@ -2,7 +2,8 @@
 
 Layer, head and query ranges here are those of the default scene (the bundled MiniLM, 6 layers ×
 12 heads, and the default sentence's 16 tokens); the page narrows or widens them to the model and
-sentence actually shown (draw(..., high=...)).
+sentence actually shown (draw(..., high=...)). Every setting below the sentence is drawn only once
+the model box's model has been read, so each is `shown_when` the box is empty (the bundled MiniLM).
 """
 
 from attnviz.topics.params import PageParams, Param
@@ -26,6 +27,8 @@ TRY_THIS: list[str] = [
     "them, and rollout shows what each token draws on after all six layers.",
 ]
 
+BUNDLED = (("pe_model", ""),)  # drawn once the model is read; the ranges are the bundled MiniLM's
+
 TABLE = PageParams(
     prefix="pe",
     params=(
@@ -36,10 +39,10 @@ TABLE = PageParams(
             "",
         ),
         Param("pe_text", "sentence", "text_area", DEFAULT_TEXT),
-        Param("pe_layer", "layer", "slider", 0, low=0, high=5, step=1),
-        Param("pe_head", "head", "slider", 0, low=0, high=11, step=1),
-        Param("pe_hide", "hide [CLS]/[SEP] and renormalise", "toggle", False),
-        Param("pe_allheads", "all heads", "toggle", False),
+        Param("pe_layer", "layer", "slider", 0, low=0, high=5, step=1, shown_when=BUNDLED),
+        Param("pe_head", "head", "slider", 0, low=0, high=11, step=1, shown_when=BUNDLED),
+        Param("pe_hide", "hide [CLS]/[SEP] and renormalise", "toggle", False, shown_when=BUNDLED),
+        Param("pe_allheads", "all heads", "toggle", False, shown_when=BUNDLED),
         Param(
             "pe_query",
             "query token",
@@ -49,6 +52,7 @@ TABLE = PageParams(
             high=15,
             step=1,
             help="Or click a token on the left of the head view.",
+            shown_when=(*BUNDLED, ("pe_text", DEFAULT_TEXT)),  # 0..15: the default's 16 tokens
         ),
         Param(
             "pe_proj",
@@ -57,8 +61,9 @@ TABLE = PageParams(
             "pca",
             choices=("pca", "tsne"),
             help="t-SNE is slower; it runs only when chosen.",
+            shown_when=BUNDLED,
         ),
-        Param("pe_other", "second sentence", "text_input", SECOND_TEXT),
+        Param("pe_other", "second sentence", "text_input", SECOND_TEXT, shown_when=BUNDLED),
     ),
     presets={
         # layer 3, head 1 sends 'it' (token 10) to 'animal' with weight ≈ 0.68, to 'street' ≈ 0.05

@@ -1,0 +1,83 @@
+"""The pretrained explorer's scene outside Streamlit: its views at the defaults, the lesson
+answer on the Pronoun preset, messages for bad input, the second sentence only when asked, and
+a typed model loaded through the loader the page hands in."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attnviz.topics.pretrained import scene as pretrained
+from attnviz.topics.pretrained.params import TABLE
+from attnviz.topics.pretrained.scene import LEAVE_EMPTY, SCENE, ModelError
+from attnviz.topics.scene import SceneInputError
+
+
+@pytest.fixture(scope="module")
+def defaults():
+    return SCENE.compute()
+
+
+def test_views_at_the_defaults(defaults):
+    _, figs = defaults
+    assert set(figs) == {
+        "model_view",
+        "pe_head_map",
+        "qk_products",
+        "qk_scores",
+        "qk_softmax",
+        "rollout",
+        "qk_scatter",
+    }
+    assert figs["pe_head_map"].layout.title.text == "Layer 0, head 0"
+    assert figs["model_view"].layout.title.text.startswith("Model view: 6 layers")
+    assert [tr.name for tr in figs["qk_scatter"].data] == ["queries", "keys"]
+
+
+def test_pronoun_preset_answers_animal():
+    values = SCENE.values(TABLE.presets["Pronoun coreference"])
+    result = SCENE.run(SCENE.config(values))
+    answer = SCENE.answers(result, values)["top_token"]
+    assert answer.answer == "animal" and "[CLS]" in answer.options
+    hidden = SCENE.answers(result, {**values, "pe_hide": True})["top_token"]
+    assert hidden.answer == "animal" and "[CLS]" not in hidden.options
+
+
+def test_hiding_specials_removes_them_from_the_maps(defaults):
+    result, _ = defaults
+    values = SCENE.values(pe_hide=True)
+    figs = SCENE.views(result, values, only={"pe_head_map", "rollout"})
+    for name in ("pe_head_map", "rollout"):
+        labels = list(figs[name].data[0].x)
+        assert "[CLS]" not in labels and "[SEP]" not in labels and "animal" in labels, name
+    head_view = pretrained.head_view_input(result, values)
+    assert head_view.query is None and "[CLS]" not in head_view.tokens
+
+
+def test_empty_text_and_a_missing_model_folder_say_why():
+    with pytest.raises(SceneInputError, match="empty"):
+        SCENE.config(SCENE.values(pe_text="   "))
+    with pytest.raises(ModelError) as raised:
+        SCENE.run(SCENE.config(SCENE.values(pe_model="/no/such/model")))
+    assert "no model folder" in raised.value.reason
+    assert str(raised.value).endswith(LEAVE_EMPTY)
+
+
+def test_the_second_sentence_only_when_asked(defaults):
+    result, figs = defaults
+    assert "diff" not in figs
+    same = SCENE.views(result, SCENE.values(pe_other=SCENE.values()["pe_text"]), only={"diff"})
+    assert np.abs(np.asarray(same["diff"].data[0].z)).max() == 0.0
+    other = SCENE.views(result, SCENE.values(), only={"diff"})["diff"]
+    assert other.layout.title.text.startswith("First − second, layer 0, head 0")
+    assert "tired|wide" in list(other.data[0].y)
+    assert SCENE.views(result, SCENE.values(pe_other=" "), only={"diff"}) == {}
+
+
+def test_a_typed_model_is_loaded_through_the_loader_handed_in(monkeypatch):
+    from attnviz.topics.pretrained.model import bundled_model
+
+    asked = []
+    monkeypatch.setattr(pretrained, "_loader", lambda name: asked.append(name) or bundled_model())
+    SCENE.run(SCENE.config(SCENE.values(pe_model="  some/model  ", pe_text="hi")))
+    assert asked == ["some/model"]
