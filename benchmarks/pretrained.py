@@ -37,11 +37,11 @@ def extraction_times(model) -> list[tuple[int, float]]:
     rows = []
     for n in (16, 128, 512):
         text = text_of(n, model)
-        model.attend(text)
+        model.extract(text)
         runs = []
         for _ in range(5):
             start = time.perf_counter()
-            model.attend(text)
+            model.extract(text)
             runs.append(time.perf_counter() - start)
         rows.append((n, statistics.median(runs) * 1000))
     return rows
@@ -72,7 +72,7 @@ def bertviz_in_browser(model, text: str, libs: Path, timeout: float) -> float | 
     from bertviz import model_view
     from playwright.sync_api import sync_playwright
 
-    result = model.attend(text)
+    result = model.extract(text)
     import torch
 
     html = model_view(

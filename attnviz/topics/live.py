@@ -87,13 +87,19 @@ class TrainedRun:
         return self.job.spec.restore(self.snapshot)
 
 
-def train(job: Job, threads: int | None = None, on_eval: Callable | None = None) -> TrainedRun:
-    """Train `job` to its end here (the worker's loop without the process): seeded as the page's
-    run is, so a test's trained model is the one a person trains with the same settings."""
+def train(
+    job: Job,
+    threads: int | None = None,
+    on_eval: Callable | None = None,
+    stop_at: int | None = None,
+) -> TrainedRun:
+    """Train `job` here (the worker's loop without the process) to its end, or only to step
+    `stop_at` (the run as it stands then: same schedule, same snapshots so far). Seeded as the
+    page's run is, so a test's trained model is the one a person trains with the same settings."""
     if threads:
         torch.set_num_threads(threads)
     callbacks = {"eval": [on_eval]} if on_eval else None
-    trainer = Trainer(job.spec.build(), job.train, callbacks=callbacks).run()
+    trainer = Trainer(job.spec.build(), job.train, callbacks=callbacks).run(stop_at)
     snapshots = list(trainer.snapshots)
     if not snapshots or snapshots[-1][0] != trainer.step_count:
         snapshots.append((trainer.step_count, trainer.task.snapshot()))

@@ -56,7 +56,7 @@ def test_previous_token_preset_and_the_table():
 
 @pytest.mark.try_this("pretrained", 3)
 def test_hiding_specials_spreads_the_heads_that_park_on_cls(minilm):
-    att = minilm.attend(DEFAULT_TEXT).attentions  # (L, H, T, T)
+    att = minilm.extract(DEFAULT_TEXT).attentions  # (L, H, T, T)
     parking = att[..., 0].mean(-1) > 0.5  # (L, H): more than half of every row on [CLS]
     assert 25 <= parking.sum() <= 35, "about 30 of the 72"
     assert att[..., -1].mean(-1).max() < 0.2, "[SEP] is not where they park"
@@ -74,7 +74,7 @@ def test_hiding_specials_spreads_the_heads_that_park_on_cls(minilm):
 
 @pytest.mark.try_this("pretrained", 4)
 def test_compare_too_tired_with_too_wide_changes_it_most_in_layer_3_head_1(minilm):
-    first, second = minilm.attend(DEFAULT_TEXT), minilm.attend(SECOND_TEXT)
+    first, second = minilm.extract(DEFAULT_TEXT), minilm.extract(SECOND_TEXT)
     change = np.abs(first.attentions[:, :, 10] - second.attentions[:, :, 10]).sum(-1)  # (L, H)
     assert np.unravel_index(change.argmax(), change.shape) == (3, 1)
     at = open_page(PAGE, {"pe_layer": "3", "pe_head": "1", "pe_open_compare": "true"})
@@ -102,7 +102,7 @@ def test_rollout_with_hidden_specials_is_the_papers_rollout_on_the_full_maps(min
     fig = figure(at, "Attention rollout")
     assert fig["layout"]["title"]["text"].endswith("(specials hidden)")
     assert any("on the full maps" in m.value for m in at.markdown)
-    expected = paper_rollout(minilm.attend(DEFAULT_TEXT).attentions.astype(float))[1:-1, 1:-1]
+    expected = paper_rollout(minilm.extract(DEFAULT_TEXT).attentions.astype(float))[1:-1, 1:-1]
     np.testing.assert_allclose(z(fig), expected, atol=1e-5)
 
 

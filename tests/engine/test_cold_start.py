@@ -54,4 +54,4 @@ def test_the_bundled_model_is_warmed_once_in_the_background():
     assert model.bundled_model_ready()
     first = model.bundled_model()
     assert model.bundled_model() is first  # loaded once, shared
-    assert first.attend("a b").attentions.shape[:2] == (6, 12)  # MiniLM: 6 layers × 12 heads
+    assert first.extract("a b").attentions.shape[:2] == (6, 12)  # MiniLM: 6 layers × 12 heads

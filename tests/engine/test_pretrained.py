@@ -72,7 +72,7 @@ def reference_run(reference, text):
 
 
 def assert_matches_reference(wrapper, reference, text):
-    result = wrapper.attend(text)
+    result = wrapper.extract(text)
     attentions, queries, keys = reference_run(reference, text)
     assert result.attentions.shape[:2] == (6, 12)
     np.testing.assert_allclose(result.attentions, attentions, atol=1e-6)
@@ -98,14 +98,14 @@ def test_the_oracle_rejects_a_wrapper_whose_weights_were_changed(reference):
         wrapper.model.encoder.layer[0].attention.self.query.weight.mul_(3)
     with pytest.raises(AssertionError):
         assert_matches_reference(wrapper, reference, SENTENCES[0])
-    changed = wrapper.attend(SENTENCES[0]).attentions[0]
+    changed = wrapper.extract(SENTENCES[0]).attentions[0]
     assert np.abs(changed - reference_run(reference, SENTENCES[0])[0][0]).max() > 0.3
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("text", SENTENCES)
 def test_softmax_of_our_queries_and_keys_rebuilds_the_attention(minilm, text):
-    r = minilm.attend(text)
+    r = minilm.extract(text)
     scores = r.queries @ r.keys.transpose(0, 1, 3, 2) / np.sqrt(r.queries.shape[-1])
     weights = np.exp(scores - scores.max(-1, keepdims=True))
     weights /= weights.sum(-1, keepdims=True)
@@ -114,7 +114,7 @@ def test_softmax_of_our_queries_and_keys_rebuilds_the_attention(minilm, text):
 
 @pytest.mark.slow
 def test_long_input_is_truncated_and_says_so(minilm):
-    r = minilm.attend("word " * 700)
+    r = minilm.extract("word " * 700)
     assert len(r.tokens) == 512 and r.truncated and r.n_input_tokens > 512
 
 
@@ -122,13 +122,13 @@ def test_long_input_is_truncated_and_says_so(minilm):
 def test_two_threads_at_once_get_correct_results(minilm):
     # Any exception in a thread fails the test (seen: a RuntimeError raised inside `work` was
     # reported; the old version collected only AssertionError and passed).
-    expected = {t: minilm.attend(t).attentions for t in SENTENCES[:2]}
+    expected = {t: minilm.extract(t).attentions for t in SENTENCES[:2]}
     got, errors = {}, []
 
     def work(text):
         try:
             for _ in range(3):
-                got[text] = minilm.attend(text).attentions
+                got[text] = minilm.extract(text).attentions
                 np.testing.assert_array_equal(got[text], expected[text])
         except BaseException as err:  # noqa: BLE001 (reported below, whatever it is)
             errors.append(err)

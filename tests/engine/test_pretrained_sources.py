@@ -39,7 +39,7 @@ def gpt2_folder(tmp_path_factory) -> Path:
 def test_gpt2_folder_with_fused_c_attn_loads_and_its_queries_rebuild_its_attention(gpt2_folder):
     """Repro: a GPT-2-style folder crashed the page with IndexError (no query/key modules)."""
     assert (gpt2_folder / "model.safetensors").exists()
-    result = load(str(gpt2_folder)).attend("the cat saß on the mat")
+    result = load(str(gpt2_folder)).extract("the cat saß on the mat")
     layers, heads, t, _ = result.attentions.shape
     assert (layers, heads) == (2, 2) and result.queries.shape == (2, 2, t, 8)
     assert result.tokens[:2] == ["the", "▁c"] and "ß‹1/2›" in result.tokens  # decoded pieces
@@ -50,7 +50,7 @@ def test_gpt2_folder_with_fused_c_attn_loads_and_its_queries_rebuild_its_attenti
 
 
 def test_long_input_is_cut_to_the_models_positions(gpt2_folder):
-    result = load(str(gpt2_folder)).attend("word " * 200)
+    result = load(str(gpt2_folder)).extract("word " * 200)
     assert len(result.tokens) == 64 and result.truncated
 
 

@@ -5,7 +5,7 @@
         run.history.val_metric[-1], run.restore() ...
 
 A preset is trained by its page's scene (`scene.config(values)` → Job → `live.train`), seeded as
-the page trains it, on one thread. Under pytest-xdist the workers share the result through a file
+the page trains it, on one thread (`stop_at=400`: the run as it stands at step 400). Under pytest-xdist the workers share the result through a file
 in the session's shared temporary folder, written once under a file lock, so the two workers
 never train the same preset twice. Overrides (`steps=200`) name other runs.
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +25,17 @@ from attnviz.topics.live import TrainedRun, train
 from attnviz.topics.registry import scene
 
 
-def train_preset(url: str, preset: str, **overrides: Any) -> TrainedRun:
-    """Train page `url`'s preset (with `overrides` over its values) to its end, here."""
+def train_preset(
+    url: str, preset: str, stop_at: int | None = None, every: int | None = None, **overrides: Any
+) -> TrainedRun:
+    """Train page `url`'s preset (with `overrides` over its values) here, to its end or to step
+    `stop_at`; `every`: evaluate and snapshot every that many steps instead of the page's
+    intervals (a test that reads only the end saves the evaluations: they change no weight)."""
     page = scene(url)
-    values = page.values(page.table.preset(preset) | overrides)
-    return train(page.config(values), threads=1)
+    job = page.config(page.values(page.table.preset(preset) | overrides))
+    if every:
+        job = replace(job, train=replace(job.train, eval_every=every, snapshot_every=every))
+    return train(job, threads=1, stop_at=stop_at)
 
 
 def _shared_folder(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
@@ -38,18 +45,22 @@ def _shared_folder(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> 
 
 @pytest.fixture(scope="session")
 def trained(tmp_path_factory, worker_id):
-    """`trained(url, preset, **overrides) -> TrainedRun`, trained at most once per session."""
+    """`trained(url, preset, stop_at=None, every=None, **overrides) -> TrainedRun`, trained at
+    most once per session."""
     folder = _shared_folder(tmp_path_factory, worker_id)
     memo: dict[str, TrainedRun] = {}
 
-    def get(url: str, preset: str, **overrides: Any) -> TrainedRun:
-        name = repr((url, preset, sorted(overrides.items())))
+    def get(
+        url: str, preset: str, stop_at: int | None = None, every: int | None = None, **overrides
+    ) -> TrainedRun:
+        name = repr((url, preset, stop_at, every, sorted(overrides.items())))
         key = hashlib.sha1(name.encode()).hexdigest()[:16]
         if key not in memo:
             path = folder / f"trained-{key}.pickle"  # the session's own runs, not user data
             with FileLock(str(path) + ".lock"):
                 if not path.exists():
-                    path.write_bytes(pickle.dumps(train_preset(url, preset, **overrides)))
+                    run = train_preset(url, preset, stop_at, every, **overrides)
+                    path.write_bytes(pickle.dumps(run))
                 memo[key] = pickle.loads(path.read_bytes())
         return memo[key]
 

@@ -104,8 +104,8 @@ class CaptionTrainable:
         return teacher_forced_loss(self.model, images, y)
 
     def evaluate(self) -> dict[str, float]:
-        val_loss, exact, tokens, bleu = score(self.model, *self.val)
-        train_loss, train_exact, _, _ = score(
+        val_loss, exact, tokens, bleu = evaluate_model(self.model, *self.val)
+        train_loss, train_exact, _, _ = evaluate_model(
             self.model, *(p[:TRAIN_EVAL_LIMIT] for p in self.train)
         )
         out = {
@@ -117,7 +117,7 @@ class CaptionTrainable:
             BLEU: bleu,
         }
         if len(self.held[0]):
-            out[HELD_OUT] = score(self.model, *self.held)[1]
+            out[HELD_OUT] = evaluate_model(self.model, *self.held)[1]
         return out
 
     def snapshot(self) -> dict:
@@ -136,7 +136,9 @@ def teacher_forced_loss(model: Captioner, images: Tensor, y: Tensor) -> Tensor:
     return F.cross_entropy(logits.flatten(0, 1), y[:, 1:].flatten(), ignore_index=PAD)
 
 
-def score(model: Captioner, images: Tensor, y: Tensor) -> tuple[float, float, float, float]:
+def evaluate_model(
+    model: Captioner, images: Tensor, y: Tensor
+) -> tuple[float, float, float, float]:
     """(teacher-forced loss, exact match, token accuracy, BLEU) of greedy captions; y rows are
     BOS + caption + EOS + PAD."""
     model.eval()

@@ -49,7 +49,7 @@ def bundled_path() -> Path:
 
 
 class PretrainedModel:
-    """A loaded encoder in eval mode; `attend` is safe to call from several threads."""
+    """A loaded encoder in eval mode; `extract` is safe to call from several threads."""
 
     def __init__(self, model, tokenizer, name: str):
         self.model, self.tokenizer, self.name = model.eval(), tokenizer, name
@@ -74,7 +74,7 @@ class PretrainedModel:
                         pairs.append((module, key))
         return pairs
 
-    def attend(self, text: str, max_tokens: int = MAX_TOKENS) -> Attended:
+    def extract(self, text: str, max_tokens: int = MAX_TOKENS) -> Attended:
         """Attention, queries and keys of every layer and head for `text` (truncated to max_tokens)."""
         full = self.tokenizer(text, add_special_tokens=True)["input_ids"]
         longest = getattr(self.model.config, "max_position_embeddings", None) or max_tokens
@@ -235,7 +235,7 @@ def warm_in_background(
 
     def warm() -> None:
         with contextlib.suppress(Exception):  # the page loads it again and shows the reason
-            bundled_model().attend(text)
+            bundled_model().extract(text)
             for step in also:
                 step()
 

@@ -88,7 +88,7 @@ def run(given: PretrainedInput) -> PretrainedOutcome:
     """The model's tokens, attentions, queries and keys for the text (its first MAX_TOKENS
     tokens), and rollout; ModelError when the model cannot be loaded or cannot read the text."""
     try:
-        attended = model_for(given.model).attend(given.text, MAX_TOKENS)
+        attended = model_for(given.model).extract(given.text, MAX_TOKENS)
     except ValueError as err:
         raise ModelError(str(err)) from None
     return PretrainedOutcome(given, attended, rollout(attended.attentions))

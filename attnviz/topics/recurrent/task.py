@@ -108,8 +108,10 @@ class RecurrentTrainable:
     def evaluate(self) -> dict[str, float]:
         out = {}
         for prefix, model in (("", self.model), (f"{BASELINE} ", self.baseline)):
-            val_loss, exact, tokens = score(model, *self.val)
-            train_loss, train_exact, _ = score(model, *(p[:EVAL_LIMIT] for p in self.train))
+            val_loss, exact, tokens = evaluate_model(model, *self.val)
+            train_loss, train_exact, _ = evaluate_model(
+                model, *(p[:EVAL_LIMIT] for p in self.train)
+            )
             out |= {
                 f"{prefix}val_loss": val_loss,
                 f"{prefix}val_metric": exact,
@@ -141,7 +143,9 @@ def teacher_forced_loss(model: nn.Module, x: Tensor, lengths: Tensor, y: Tensor)
     return F.cross_entropy(logits.flatten(0, 1), y[:, 1:].flatten(), ignore_index=PAD)
 
 
-def score(model: nn.Module, x: Tensor, lengths: Tensor, y: Tensor) -> tuple[float, float, float]:
+def evaluate_model(
+    model: nn.Module, x: Tensor, lengths: Tensor, y: Tensor
+) -> tuple[float, float, float]:
     """(teacher-forced loss, exact match of greedy decoding, per-token accuracy)."""
     model.eval()
     with torch.no_grad():

@@ -80,7 +80,7 @@ def embed(tokens: list[str], d_model: int, seed: int) -> np.ndarray:
     return np.asarray(rows, dtype=np.float32).reshape(len(tokens), d_model)
 
 
-def attend(
+def run_layer(
     x: np.ndarray, cfg: TextConfig, key_mask: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Self-attention of x (B, T, D): (outputs (B, T, D), weights and scores (B, H, T, T))."""
@@ -105,7 +105,7 @@ def analyse(text: str, cfg: TextConfig) -> TextAttention:
         positions = rope_table(t, cfg.d_model // cfg.n_heads)
     else:
         positions = encoding(cfg.positional, t, cfg.d_model, cfg.seed)
-    out, weights, scores = attend(model_input(tokens, cfg), cfg)
+    out, weights, scores = run_layer(model_input(tokens, cfg), cfg)
     ent = row_entropy(weights[0])  # (H, T)
     return TextAttention(
         tokens, ids, len(toks.tokens), emb, positions, scores[0], weights[0], out[0], ent
@@ -123,15 +123,15 @@ def padded_batch(
     x = np.concatenate([model_input(p, cfg) for p in padded])  # (2, T, D)
     keep = np.array([[i < len(s) or not pad_mask for i in range(t)] for s in seqs])  # (2, T)
     keep[:, 0] |= ~keep.any(1)  # an empty text keeps one key, so no row is fully masked
-    _, weights, _ = attend(x.astype(np.float32), cfg, keep)
+    _, weights, _ = run_layer(x.astype(np.float32), cfg, keep)
     return padded, weights
 
 
 def permutation_experiment(tokens: list[str], cfg: TextConfig, seed: int = 1) -> dict:
     """Shuffle the tokens; compare the shuffled attention with the original one permuted."""
     perm = np.random.default_rng(seed).permutation(len(tokens))
-    _, w, _ = attend(model_input(tokens, cfg), cfg)
-    _, w_shuf, _ = attend(model_input([tokens[i] for i in perm], cfg), cfg)
+    _, w, _ = run_layer(model_input(tokens, cfg), cfg)
+    _, w_shuf, _ = run_layer(model_input([tokens[i] for i in perm], cfg), cfg)
     permuted = w[0][:, perm][:, :, perm]  # P W Pᵀ for every head
     return {
         "perm": perm,

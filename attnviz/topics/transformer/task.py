@@ -84,8 +84,8 @@ class TransformerTrainable:
 
     def evaluate(self) -> dict[str, float]:
         self.model.eval()
-        val_loss, val_acc, val_seq = score_sequences(self.model, self.val_x, self.val_y)
-        train_loss, train_acc = score(
+        val_loss, val_acc, val_seq = evaluate_sequences(self.model, self.val_x, self.val_y)
+        train_loss, train_acc = evaluate_model(
             self.model, self.train_x[:EVAL_LIMIT], self.train_y[:EVAL_LIMIT]
         )
         return {
@@ -105,13 +105,13 @@ class TransformerTrainable:
         return {"attention": maps.cpu().numpy(), "state": state}
 
 
-def score(model: TinyTransformer, x: Tensor, y: Tensor) -> tuple[float, float]:
+def evaluate_model(model: TinyTransformer, x: Tensor, y: Tensor) -> tuple[float, float]:
     """(loss, accuracy over scored positions)."""
-    loss, acc, _ = score_sequences(model, x, y)
+    loss, acc, _ = evaluate_sequences(model, x, y)
     return loss, acc
 
 
-def score_sequences(model: TinyTransformer, x: Tensor, y: Tensor) -> tuple[float, float, float]:
+def evaluate_sequences(model: TinyTransformer, x: Tensor, y: Tensor) -> tuple[float, float, float]:
     """(loss, per-token accuracy over scored positions, per-sequence accuracy: the share of
     examples whose every scored position is right)."""
     with torch.no_grad():
@@ -134,7 +134,7 @@ def head_ablation(model: TinyTransformer, task: SequenceTask) -> np.ndarray:
     """Validation accuracy drop when each head is zeroed: (L, H), in accuracy points."""
     x, y = task.val_x[:EVAL_LIMIT], task.val_y[:EVAL_LIMIT]
     keep = y != IGNORE
-    _, base = score(model, x, y)
+    _, base = evaluate_model(model, x, y)
     drops = np.zeros((model.config.n_layer, model.config.n_head))
     for layer in range(model.config.n_layer):
         for head in range(model.config.n_head):

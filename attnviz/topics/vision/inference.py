@@ -20,7 +20,7 @@ from attnviz.topics.vision.analysis import (
     saliency,
     token_map,
 )
-from attnviz.topics.vision.task import TrainedVision, score
+from attnviz.topics.vision.task import TrainedVision, evaluate_model
 
 CLASS_TOKEN = "class token"
 ALL_PATCHES = "all patches (mean)"
@@ -106,7 +106,7 @@ def shuffled_accuracy(pair: TrainedVision, seed: int = 0) -> dict[str, tuple[flo
     x, y = pair.images.val_x, pair.images.val_y
     mixed = shuffle_patches(x, pair.vit.config.patch, seed)
     return {
-        name: (score(model, x, y)[1], score(model, mixed, y)[1])
+        name: (evaluate_model(model, x, y)[1], evaluate_model(model, mixed, y)[1])
         for name, model in (("ViT", pair.vit), ("CNN", pair.cnn))
     }
 

@@ -102,10 +102,13 @@ class VisionTrainable:
     def evaluate(self) -> dict[str, float]:
         train_x, train_y = self.train_x[:EVAL_LIMIT], self.train_y[:EVAL_LIMIT]
         vit_val, cnn_val = (
-            score(self.vit, self.val_x, self.val_y),
-            score(self.cnn, self.val_x, self.val_y),
+            evaluate_model(self.vit, self.val_x, self.val_y),
+            evaluate_model(self.cnn, self.val_x, self.val_y),
         )
-        vit_train, cnn_train = score(self.vit, train_x, train_y), score(self.cnn, train_x, train_y)
+        vit_train, cnn_train = (
+            evaluate_model(self.vit, train_x, train_y),
+            evaluate_model(self.cnn, train_x, train_y),
+        )
         return {
             "train_loss": vit_train[0],
             "val_loss": vit_val[0],
@@ -131,7 +134,7 @@ class VisionTrainable:
         }
 
 
-def score(model: nn.Module, x: Tensor, y: Tensor) -> tuple[float, float]:
+def evaluate_model(model: nn.Module, x: Tensor, y: Tensor) -> tuple[float, float]:
     """(loss, accuracy) of a classifier on images x (N, C, H, W) with labels y (N,)."""
     model.eval()
     with torch.no_grad():
