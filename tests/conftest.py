@@ -5,8 +5,10 @@
 - A page's exception stays an exception (ATTNVIZ_RAISE_ERRORS=1), not the app's plain message.
 - Every test under tests/app/ runs whole pages through AppTest (seconds each), so it is marked
   `slow` here; `python -m pytest -m "not slow and not browser"` is the quick loop.
-- Browser tests share one server and one Chromium, deploy tests their replicas: each set is one
-  xdist group, so `--dist loadgroup` runs it on one worker while the other takes the rest.
+- Three xdist workers on two cores: the browser tests mostly wait (for Chromium and the server),
+  so a third worker keeps both cores busy. Each browser test file is one xdist group (its cached
+  probes stay in one worker, which starts one server and one Chromium for all the files it runs)
+  and the deploy tests are one group; `--dist loadgroup` spreads the groups and the other tests.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from tests.support.trained import trained  # noqa: E402, F401  (the session's tr
 
 TESTS = Path(__file__).parent
 APP_TESTS = TESTS / "app"
-GROUPS = {TESTS / "browser": "browser", TESTS / "deploy": "deploy"}
+BROWSER, DEPLOY = TESTS / "browser", TESTS / "deploy"
 
 
 def pytest_configure(config):
@@ -41,6 +43,7 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if APP_TESTS in item.path.parents:
             item.add_marker(pytest.mark.slow)
-        for folder, group in GROUPS.items():
-            if folder in item.path.parents:
-                item.add_marker(pytest.mark.xdist_group(group))
+        if BROWSER in item.path.parents:
+            item.add_marker(pytest.mark.xdist_group(f"browser-{item.path.stem}"))
+        elif DEPLOY in item.path.parents:
+            item.add_marker(pytest.mark.xdist_group("deploy"))
