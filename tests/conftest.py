@@ -6,9 +6,9 @@
 - Every test under tests/app/ runs whole pages through AppTest (seconds each), so it is marked
   `slow` here; `python -m pytest -m "not slow and not browser"` is the quick loop.
 - Three xdist workers on two cores: the browser tests mostly wait (for Chromium and the server),
-  so a third worker keeps both cores busy. Each browser test file is one xdist group (its cached
-  probes stay in one worker, which starts one server and one Chromium for all the files it runs)
-  and the deploy tests are one group; `--dist loadgroup` spreads the groups and the other tests.
+  so a third worker keeps both cores busy. The browser tests are two xdist groups of about equal
+  length (each worker that runs one starts one server and one Chromium), the deploy tests one;
+  `--dist loadgroup` gives each group to one worker and spreads the other tests.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from tests.support.trained import trained  # noqa: E402, F401  (the session's tr
 TESTS = Path(__file__).parent
 APP_TESTS = TESTS / "app"
 BROWSER, DEPLOY = TESTS / "browser", TESTS / "deploy"
+LAYOUT_FILES = {"test_lecture_mode", "test_every_page"}  # every page at several sizes
 
 
 def pytest_configure(config):
@@ -44,6 +45,7 @@ def pytest_collection_modifyitems(items):
         if APP_TESTS in item.path.parents:
             item.add_marker(pytest.mark.slow)
         if BROWSER in item.path.parents:
-            item.add_marker(pytest.mark.xdist_group(f"browser-{item.path.stem}"))
+            half = "layout" if item.path.stem in LAYOUT_FILES else "flows"
+            item.add_marker(pytest.mark.xdist_group(f"browser-{half}"))
         elif DEPLOY in item.path.parents:
             item.add_marker(pytest.mark.xdist_group("deploy"))

@@ -1,11 +1,17 @@
-"""Every page of the navigation in headless Chromium: open, interact, no exception."""
+"""Every page of the navigation in headless Chromium: open, interact, no exception, and no\nrequest to any host but the local server."""
 
 from __future__ import annotations
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.support.browser import assert_no_exception, open_app_page, wait_idle
+from tests.support.browser import (
+    assert_no_exception,
+    foreign,
+    open_app_page,
+    record_requests,
+    wait_idle,
+)
 from tests.support.pages import app_pages
 
 pytestmark = pytest.mark.browser
@@ -49,13 +55,19 @@ def nudge_first_widget(page) -> str:
 
 
 @pytest.mark.parametrize(("path", "title", "url"), PAGES, ids=[u for _, _, u in PAGES])
-def test_page_opens_and_survives_interaction(page, app_url, path, title, url):
+def test_page_opens_and_survives_interaction_asking_only_the_local_server(
+    page, app_url, path, title, url
+):
+    seen = record_requests(page)
     open_app_page(page, app_url, url)
     assert_no_exception(page, f"{url}-open")
     assert page.locator("h1").count() >= 1
     moved = nudge_first_widget(page)
     assert moved != "none" or url == "home", f"{title}: no slider or selectbox to change"
     assert_no_exception(page, f"{url}-after")
+    page.wait_for_timeout(500)  # icons and fonts load after the run
+    assert seen, "no request was recorded"
+    assert not foreign(seen), f"{title} asked other hosts: {sorted(set(foreign(seen)))}"
 
 
 def test_sidebar_lists_each_page_once(page, app_url):

@@ -16,8 +16,10 @@ from tests.support.browser import (
     LECTURE_VIEWPORTS,
     assert_no_exception,
     boxes_overlap,
+    foreign,
     layout_probe,
     open_app_page,
+    record_requests,
     wait_idle,
 )
 from tests.support.pages import app_pages
@@ -32,18 +34,20 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def probes(browser, app_url):
-    """Each (page, viewport) opened once in lecture mode, its layout probe kept for every check."""
+    """Each (page, viewport) opened once in lecture mode (with high contrast: colours only), its
+    layout probe and the requests it made kept for every check."""
     found: dict[tuple[str, int], dict] = {}
 
     def probe(url: str, viewport: dict) -> dict:
         key = (url, viewport["width"])
         if key not in found:
             page = browser.new_page(viewport=viewport)
+            seen = record_requests(page)
             try:
-                open_app_page(page, app_url, url, "?lecture=true")
+                open_app_page(page, app_url, url, "?lecture=true&contrast=true")
                 page.wait_for_timeout(500)  # Plotly lays out its titles after the run ends
                 assert_no_exception(page, f"lecture-{url}-{viewport['width']}")
-                found[key] = layout_probe(page)
+                found[key] = layout_probe(page) | {"requests": list(seen)}
             finally:
                 page.close()
         return found[key]
@@ -111,6 +115,13 @@ def test_main_figure_in_first_screen(lecture, request):
         f"{url}: the main figure starts at {top:.0f} px, below the first screen ({height} px; "
         f"at least 100 px of it must show). Above it:\n{above_fold(lecture)}"
     )
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lecture", CASES, indirect=True)
+def test_no_request_leaves_the_machine(lecture):
+    assert lecture["requests"], "no request was recorded"
+    assert not foreign(lecture["requests"]), sorted(set(foreign(lecture["requests"])))
 
 
 @pytest.mark.browser

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from tests.support.pages import ROOT
 
@@ -155,3 +156,15 @@ def record_requests(page) -> list[str]:
     seen: list[str] = []
     page.on("request", lambda request: seen.append(request.url))
     return seen
+
+
+LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+
+
+def foreign(urls: list[str]) -> list[str]:
+    """The URLs that are neither in-page (data:, blob:) nor to a local host."""
+    return [
+        u
+        for u in urls
+        if urlsplit(u).scheme not in ("data", "blob") and urlsplit(u).hostname not in LOCAL_HOSTS
+    ]
