@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from attnviz.topics import live
+from attnviz.topics.registry import scene
 from tests.support.apptest import (
     figures,
     no_exception,
@@ -14,6 +16,7 @@ from tests.support.apptest import (
     train_until_done,
     training_page_fixture,
 )
+from tests.support.hand_seq2seq import hand_translate
 
 PAGE = "pages/recurrent_networks.py"
 
@@ -40,15 +43,40 @@ def probe_map(at) -> list:
     return plotly_array(figure(at, "Alignment at")["data"][0]["z"]).tolist()
 
 
+def untrained_page_model():
+    """The attention model the page shows before Start: its default settings, at step 0."""
+    page_scene = scene("recurrent")
+    spec = page_scene.config(page_scene.values({})).spec
+    return spec.restore(live.untrained(spec)).model
+
+
+def assert_your_date_is_the_hand_translation(at, text: str, model) -> None:
+    """The "your date" figure against tests/support/hand_seq2seq.py (greedy decoding written out
+    from the weights): input characters across, the characters written down, and in each row the
+    weights of the step that wrote that row's character."""
+    hand = hand_translate(model, text)
+    mine = figure(at, "Your date")
+    assert axis_text(mine, "xaxis") == ["␣" if c == " " else c for c in text], "input across"
+    assert axis_text(mine, "yaxis") == ["␣" if c == " " else c for c, _ in hand.written]
+    z = plotly_array(mine["data"][0]["z"])
+    np.testing.assert_allclose(z, np.stack([w for _, w in hand.written]), atol=1e-5)
+    assert {m.label: m.value for m in at.metric}["with attention writes"] == hand.text
+
+
 def test_the_date_box_translates_with_both_models_and_draws_its_alignment(page):
     at = page()
     no_exception(at)
+    model = untrained_page_model()
+    assert_your_date_is_the_hand_translation(at, "23 nov 2026", model)
     mine = figure(at, "Your date")
-    assert axis_text(mine, "xaxis") == list("23␣nov␣2026"), "input characters across"
     assert mine["layout"]["yaxis"]["autorange"] == "reversed", "the first output row on top"
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["the rule says"] == "2026-11-23"
     assert {"with attention writes", "no attention writes"} <= set(metrics)
+    # untrained, the model writes BOS at 6 of its steps here (no character): rows stay with theirs
+    at.text_input(key="rn_input").set_value("27.10.20").run()
+    assert hand_translate(model, "27.10.20").specials_before_eos == 6
+    assert_your_date_is_the_hand_translation(at, "27.10.20", model)
     at.text_input(key="rn_input").set_value("1/2/1999").run()
     assert axis_text(figure(at, "Your date"), "xaxis") == list("1/2/1999")
     assert {m.label: m.value for m in at.metric}["the rule says"] == "1999-02-01"

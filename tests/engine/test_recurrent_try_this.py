@@ -4,6 +4,8 @@ preset is trained once for the session by the page's scene, as the page trains i
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -54,15 +56,29 @@ def test_the_alignment_is_flat_at_first_and_then_a_diagonal_through_the_year(dat
     assert (years.max(1) > 0.5).all()
 
 
+def digits_at_the_end(text: str) -> list[int]:
+    """Positions of the text's last run of digits: the year in "march 5, 2031" and "05.03.31"."""
+    found = re.search(r"[0-9]+$", text)
+    assert found, text
+    return list(range(found.start(), found.end()))
+
+
 @pytest.mark.slow
 @pytest.mark.try_this("recurrent", 5)
-def test_other_formats_of_a_date_are_translated_and_aligned(dates_run):
+@pytest.mark.parametrize(
+    ("text", "year"), [("march 5, 2031", [9, 10, 11, 12]), ("05.03.31", [6, 7])]
+)
+def test_other_formats_of_a_date_are_translated_and_aligned(dates_run, text, year):
+    """The output year's characters that the input spells (all four of "2031", the "31" of
+    "05.03.31") are each written while looking hardest at that character of the input."""
+    assert digits_at_the_end(text) == year
     pair = dates_run.job.spec.restore(snapshot_at(dates_run, AT))
-    for text in ("march 5, 2031", "05.03.31"):
-        result = translate(pair, text)
-        assert result.output == "2031-03-05" == result.expected, (text, result.output)
-        digits = [text.index(c) for c in "2031" if c in text]
-        assert result.alignment[:4].argmax(1).max() >= min(digits)
+    result = translate(pair, text)
+    assert result.output == "2031-03-05" == result.expected, (text, result.output)
+    rows = result.alignment[4 - len(year) : 4]  # output "2031": its last len(year) characters
+    assert result.output[4 - len(year) : 4] == "".join(text[i] for i in year)
+    assert rows.argmax(1).tolist() == year, (text, result.alignment.argmax(1))
+    assert (rows.max(1) > 0.5).all(), (text, rows.max(1))
 
 
 @pytest.mark.slow

@@ -96,6 +96,24 @@ def test_dot_scores_are_unscaled_q_dot_k_and_fused_equals_explicit(bidirectional
     torch.testing.assert_close(fused, captured, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("cell", ["gru", "lstm"])
+def test_a_two_way_dot_score_is_the_general_score_with_w_the_transposed_map(cell):
+    """Two-way, the keys are twice as wide as the decoder state s, so "dot" scores (P s)ᵀk with a
+    learned P: the same weights in a "general" model with W = Pᵀ give the same logits and
+    alignment (what the page's help says). One-way, "dot" has no map: sᵀk itself."""
+    dot = make_model(cell=cell, attention="dot")
+    general = make_model(cell=cell, attention="general")
+    p = dot.decoder.attn.q_proj.weight.detach()  # (H_enc, d_hidden)
+    weights = {k: v for k, v in dot.state_dict().items() if "q_proj" not in k}
+    general.load_state_dict(weights | {"decoder.attn.w": p.T.clone()})
+    x, x_len, y_in = batch()
+    with torch.no_grad():
+        torch.testing.assert_close(general(x, x_len, y_in), dot(x, x_len, y_in))
+    torch.testing.assert_close(alignment(general, x, x_len, y_in), alignment(dot, x, x_len, y_in))
+    one_way = make_model(cell=cell, attention="dot", bidirectional=False).decoder.attn
+    assert not [name for name, _ in one_way.named_parameters()], "one-way dot learns nothing"
+
+
 @pytest.mark.parametrize("score", ["additive", "dot", "general"])
 def test_weights_are_a_hand_softmax_of_the_captured_scores_with_padding_masked(score):
     model = make_model(attention=score)

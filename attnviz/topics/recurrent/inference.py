@@ -45,7 +45,7 @@ class Translation:
     text: str
     problems: list[str]  # sentences for the page (empty, too long, unknown characters, ...)
     output: str  # the attention model's translation
-    alignment: np.ndarray | None  # (Tout, Tin): the weights behind each output character
+    alignment: np.ndarray | None  # (len(output), Tin): row i, the step that wrote output[i]
     baseline_output: str  # the no-attention model's translation
     expected: str | None  # what the task's rule gives (None: not a date the task can read)
 
@@ -60,14 +60,25 @@ def expected_output(task_name: str, text: str) -> str | None:
     return text[::-1] if task_name == "reverse" else parse_human_date(text)
 
 
+def written_steps(ids: list[int]) -> list[int]:
+    """The decoding steps that wrote a character of `decode(ids)`: up to the first EOS, every
+    step but those that wrote PAD or BOS (they write nothing; an untrained model often does)."""
+    end = ids.index(EOS) if EOS in ids else len(ids)
+    return [t for t in range(end) if decode([ids[t]])]
+
+
 def _decode_one(model: Seq2Seq, text: str) -> tuple[str, np.ndarray | None]:
+    """The greedy translation and its alignment (Tout, Tin): row i is the weights of the step
+    that wrote character i of the translation (rows of steps that wrote nothing and of EOS
+    dropped, so the rows and the characters labelling them stay together)."""
     x, lengths = encode_inputs([text])
     ids, align = greedy_decode(model, x, lengths, BOS, EOS)
-    kept = [i for i in ids[0].tolist() if i not in (PAD, EOS)]
-    out = decode(kept)
+    row = ids[0].tolist()
+    steps = written_steps(row)
+    out = "".join(decode([row[t]]) for t in steps)  # = decode(row)
     if align is None:
         return out, None
-    return out, align[0, : len(kept), : len(text)].numpy()  # (Tout, Tin) without EOS
+    return out, align[0, torch.tensor(steps, dtype=torch.long), : len(text)].numpy()
 
 
 def translate(pair: TrainedRecurrent, text: str) -> Translation:

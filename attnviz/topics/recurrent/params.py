@@ -50,8 +50,11 @@ TABLE = PageParams(
             "selectbox",
             "additive",
             choices=SCORES,
-            help="additive (Bahdanau): wᵀ tanh(W_q q + W_k k); dot (Luong): q·k; general "
-            "(Luong): q W k. The baseline beside it has no attention at all.",
+            help="q: the decoder's state; k: an encoder state. additive (Bahdanau): "
+            "wᵀ tanh(W_q q + W_k k); general (Luong): qᵀ W k, W learned; dot (Luong): qᵀk, "
+            "with a one-way encoder. A two-way encoder's states are twice as wide as q, so "
+            "there dot first maps q by a learned P: (Pq)ᵀk = qᵀ Pᵀ k, which is general with "
+            "W = Pᵀ. The baseline beside it has no attention at all.",
         ),
         Param("rn_hidden", "hidden units", "select_slider", 64, choices=(32, 64, 128)),
         *training_params(
