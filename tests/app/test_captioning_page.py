@@ -1,12 +1,16 @@
 """AppTest of the captioning page: its settings change what is drawn (decoder, heads, scenes,
-images), a short run trains the captioner (scores, curves, timeline back to step 0) and the
-experiments open after it, and hold-out switched off says so instead of measuring nothing."""
+images), a short run trains the captioner (the scores it shows are those of its model's greedy
+captions, worked out in the test; curves; timeline back to step 0) and the experiments open
+after it, and hold-out switched off says so instead of measuring nothing."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from attnviz.topics.captioning.params import MEAN
+from attnviz.topics.captioning.task import BLEU, HELD_OUT, TOKEN_ACCURACY
+from attnviz.training.jobs import Job, JobPool
 from tests.support.apptest import (
     figures,
     no_exception,
@@ -14,6 +18,7 @@ from tests.support.apptest import (
     train_until_done,
     training_page_fixture,
 )
+from tests.support.caption_oracles import scores_by_hand, seen_and_held
 
 PAGE = "pages/image_captioning.py"
 
@@ -85,19 +90,59 @@ def test_settings_change_the_model_the_heads_and_the_scenes(page):
     assert any("Validation image 7" in c.value for c in at.caption)
 
 
-def test_a_short_run_trains_the_captioner_and_the_experiments_open(page):
+@pytest.fixture
+def submitted(monkeypatch) -> list[Job]:
+    """The jobs the page submits to its pool (which runs in this process), in order."""
+    jobs: list[Job] = []
+    submit = JobPool.submit
+
+    def recording(pool: JobPool, *args, **kwargs) -> Job:
+        jobs.append(submit(pool, *args, **kwargs))
+        return jobs[-1]
+
+    monkeypatch.setattr(JobPool, "submit", recording)
+    return jobs
+
+
+def check_scores(at, job: Job) -> None:
+    """The scores shown are those of the run's model at its last step, worked out here from the
+    greedy captions it writes for the validation scenes (tests/support/caption_oracles.py)."""
+    step, snapshot = job.poll().snapshots[-1]
+    trained = job.spec.restore(snapshot)
+    task = trained.task
+    seen, held = seen_and_held(task)
+    on_seen = scores_by_hand(trained.model, task.val_images[seen], task.val_y[seen])
+    on_held = scores_by_hand(trained.model, task.val_images[held], task.val_y[held])
+    assert (step, on_seen.n, on_held.n) == (50, 225, 75)
+    assert 0 < on_seen.exact < 1 and 0 < on_seen.bleu < 1, on_seen  # measured: 0.51, 0.69
+    history = job.state.history
+    assert history.eval_step[-1] == 50
+    assert history.val_metric[-1] == pytest.approx(on_seen.exact, abs=1e-6)
+    assert history.latest_extra(TOKEN_ACCURACY) == pytest.approx(on_seen.tokens, abs=1e-6)
+    assert history.latest_extra(BLEU) == pytest.approx(on_seen.bleu, abs=1e-9)
+    assert history.latest_extra(HELD_OUT) == pytest.approx(on_held.exact, abs=1e-6)
+    curves = {t["name"]: plotly_array(t["y"]) for t in figure(at, "Loss and")["data"]}
+    assert curves["validation exact match"][-1] == pytest.approx(on_seen.exact, abs=1e-6)
+    shown = {m.label: m.value for m in at.metric}
+    assert shown == {
+        "exact match": f"{on_seen.exact:.0%}",
+        "token accuracy": f"{on_seen.tokens:.0%}",
+        "BLEU": f"{on_seen.bleu:.2f}",
+        "held-out exact": f"{on_held.exact:.0%}",
+    }, (on_seen, on_held)
+
+
+def test_a_short_run_trains_the_captioner_and_the_experiments_open(page, submitted):
     at = page()
-    at.slider(key="cp_steps").set_value(100).run()
+    at.slider(key="cp_steps").set_value(50).run()
     before = word_maps(at)
     at.button(key="cp_start").click().run()
     train_until_done(at, 240)
-    metrics = {m.label: m.value for m in at.metric}
-    for name in ("exact match", "token accuracy", "held-out exact"):
-        assert metrics[name].endswith("%"), metrics
-    assert 0 <= float(metrics["BLEU"]) <= 1
+    assert len(submitted) == 1
+    check_scores(at, submitted[0])
     names = [t["name"] for t in figure(at, "Loss and")["data"]]
     assert any("exact match" in n for n in names), names
-    assert "step 100" in figure(at, "Where words look")["layout"]["title"]["text"]
+    assert "step 50" in figure(at, "Where words look")["layout"]["title"]["text"]
     assert word_maps(at) != before, "the trained model's attention, not step 0's"
     timeline = at.select_slider(key="cp_timeline")
     timeline.set_value(timeline.options[0]).run()
@@ -109,12 +154,12 @@ def test_a_short_run_trains_the_captioner_and_the_experiments_open(page):
     at.run()
     no_exception(at)
     assert not titled(at, "Each layer and head"), "the GRU has one attention: no grid"
-    share = figure(at, "Attention on the named shape, step 100")
+    share = figure(at, "Attention on the named shape, step 50")
     assert list(share["data"][0]["x"]) == ["the GRU's attention"]
     metrics = {m.label: m.value for m in at.metric}
     assert float(metrics["on the named shape"].rstrip("%")) > float(
         metrics["spread evenly"].rstrip("%")
-    ), "after 100 steps the words look at their shape more than evenly"
+    ), "after 50 steps the words look at their shape more than evenly"
     assert figure(at, "What it says for a blue triangle")["data"][0]["orientation"] == "h"
     examples = figure(at, "Held-out scenes")
     assert len(examples["layout"]["annotations"]) == 6

@@ -1,18 +1,21 @@
 """The vision models against independent oracles: patchify against a NumPy reshape, the ViT's
-captured weights against a hand softmax of its captured q and k, its output with and without
-capture, permutation invariance without positions (why positions are added), and the CNN's
-receptive field against the support of an input gradient."""
+queries, keys, weights, attention outputs and logits against its forward written out by hand
+from its parameter tensors (LayerNorm, projections with their biases, softmax(QKᵀ/√Dh)), its
+output with and without capture, permutation invariance without positions (why positions are
+added), and the CNN's receptive field against the support of an input gradient."""
 
 import numpy as np
 import pytest
 import torch
 
-from attnviz.core.hooks import hook_points, run_with_cache
+from attnviz.core.hooks import hook_points, hooks_attached, run_with_cache
 from attnviz.core.patches import patch_grid, patchify, unpatchify
 from attnviz.models.cnn import CNNConfig, SmallCNN
 from attnviz.models.vit import TinyViT, ViTConfig, vit_attention
 from attnviz.topics.vision.analysis import receptive_field
 from tests.engine.test_vision_analysis import gradient_support
+from tests.support import hand_math as hand
+from tests.support.hand_math import f64, layer_norm
 
 
 def numpy_patchify(x: np.ndarray, p: int) -> np.ndarray:
@@ -52,20 +55,54 @@ def images(batch: int = 3, channels: int = 1, size: int = 8, seed: int = 1) -> t
     return torch.randn(batch, channels, size, size, generator=torch.Generator().manual_seed(seed))
 
 
-@pytest.mark.parametrize("pooling", ["cls", "mean"])
-def test_captured_weights_are_a_softmax_of_the_captured_queries_and_keys(pooling):
-    model = make_vit(pooling=pooling)
+def vit_by_hand(model: TinyViT, x: torch.Tensor) -> tuple[list[dict], np.ndarray]:
+    """The ViT's forward written out in float64 from its parameter tensors: patches (a NumPy
+    reshape) W_eᵀ + b_e + positions, the class token in front, then per block
+    x + attn(LN1(x)), x + MLP(LN2(x)); LN_f, the class token or the mean, the head.
+    -> (each layer's attention pieces, logits (B, K))."""
     cfg = model.config
-    _, cache = run_with_cache(model, images())
-    n = cfg.n_patches + cfg.n_special
-    for layer in range(cfg.n_layer):
-        q = cache[f"blocks.{layer}.attn.hook_q"].double().numpy()  # (B, H, N, Dh)
-        k = cache[f"blocks.{layer}.attn.hook_k"].double().numpy()
-        w = cache[f"blocks.{layer}.attn.hook_weights"].double().numpy()  # (B, H, N, N)
-        assert w.shape == (3, cfg.n_head, n, n)
-        scores = np.einsum("bhid,bhjd->bhij", q, k) / np.sqrt(q.shape[-1])
-        e = np.exp(scores - scores.max(-1, keepdims=True))
-        np.testing.assert_allclose(w, e / e.sum(-1, keepdims=True), atol=1e-5)
+    tokens = numpy_patchify(x.double().numpy(), cfg.patch) @ f64(model.embed.weight).T
+    tokens = tokens + f64(model.embed.bias) + f64(model.pos)  # (B, m, D)
+    if cfg.pooling == "cls":
+        cls = np.broadcast_to(f64(model.cls), (len(tokens), 1, cfg.d_model))
+        tokens = np.concatenate([cls, tokens], 1)  # (B, m + 1, D)
+    layers = []
+    for block in model.blocks:
+        h = layer_norm(tokens, block.ln1)
+        layers.append(hand.attention(block.attn, h, h, cfg.n_head))
+        tokens = tokens + layers[-1]["out"]
+        tokens = tokens + hand.mlp(layer_norm(tokens, block.ln2), block.mlp)
+    final = layer_norm(tokens, model.ln_f)
+    pooled = final[:, 0] if cfg.pooling == "cls" else final.mean(1)
+    return layers, hand.linear(pooled, model.head)
+
+
+@pytest.mark.parametrize(("pooling", "positional"), [("cls", "learned"), ("mean", "sinusoidal")])
+def test_attention_is_the_softmax_of_queries_and_keys_projected_by_hand(pooling, positional):
+    """Q = LN(x)W_qᵀ + b_q and K likewise, from the layer's own tensors; the hooked q, k and
+    weights, each head's weights·V, the attention layer's output (explicit and fused paths)
+    and the logits all equal the hand computation."""
+    model = hand.unsettle(make_vit(pooling=pooling, positional=positional))
+    x = images()
+    layers, logits = vit_by_hand(model, x)
+    hooked_logits, cache = run_with_cache(model, x)
+    names = [f"blocks.{i}.attn" for i in range(model.config.n_layer)]
+    fused = hand.module_outputs(model, names, x)  # no hook point attached: the fused kernel
+    with hooks_attached(model, {n + ".hook_weights": lambda *_: None for n in names}):
+        explicit = hand.module_outputs(model, names, x)
+    for name, by_hand in zip(names, layers, strict=True):
+        for point in ("q", "k", "weights"):
+            np.testing.assert_allclose(cache[f"{name}.hook_{point}"], by_hand[point], atol=1e-5)
+        np.testing.assert_allclose(cache[f"{name}.hook_out"], by_hand["heads"], atol=1e-5)
+        np.testing.assert_allclose(explicit[name], by_hand["out"], atol=1e-5)
+        np.testing.assert_allclose(fused[name], by_hand["out"], atol=1e-5)
+    np.testing.assert_allclose(hooked_logits, logits, atol=1e-4)
+    np.testing.assert_allclose(fused_logits(model, x), logits, atol=1e-4)
+
+
+def fused_logits(model: TinyViT, x: torch.Tensor) -> torch.Tensor:
+    with torch.no_grad():
+        return model(x)
 
 
 def test_vit_attention_stacks_every_layers_weights():
