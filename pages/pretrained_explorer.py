@@ -49,14 +49,15 @@ with text_col:
 with st.expander("Model: the bundled MiniLM, or another one"):
     values["pe_model"] = draw(TABLE, "pe_model")
     st.caption(
-        "A local folder (BERT-like, or GPT-2-like) or a Hub name already in the local Hugging "
-        "Face cache; nothing is downloaded."
+        "A model folder (BERT-like, or GPT-2-like) inside a folder the server allows (the "
+        "bundled model's, or one listed in `ATTNVIZ_MODEL_DIRS`), or a Hub name already in the "
+        "local Hugging Face cache; nothing is downloaded."
     )
 values = SCENE.values(values)
 try:
     out = scene_run(SCENE, values)
 except ModelError as err:
-    st.error(md_literal(err.reason) + ". " + LEAVE_EMPTY)
+    st.error(err.reason + ". " + LEAVE_EMPTY)  # user text in it is quoted as code spans
     st.stop()
 except SceneInputError as err:
     st.warning(str(err))

@@ -24,7 +24,7 @@ from attnviz.topics.captioning.scene import (
 )
 from attnviz.topics.captioning.task import BLEU, HELD_OUT, TOKEN_ACCURACY, CaptionJobSpec
 from attnviz.topics.scene import Values
-from attnviz.topics.vision.uploads import read_image
+from attnviz.topics.vision.uploads import MAX_UPLOAD_MB, caption_upload
 from attnviz.ui.figures import show
 from attnviz.ui.layout import lazy_expander
 from attnviz.ui.widgets import draw
@@ -72,15 +72,16 @@ def _next_scene() -> None:
 
 def _uploaded(size: int) -> np.ndarray | None:
     upload = st.file_uploader(
-        f"PNG or JPEG, up to 10 MB; shrunk to {size}×{size} px",
+        f"PNG or JPEG, up to {MAX_UPLOAD_MB} MB; shrunk to {size}×{size} px",
         type=["png", "jpg", "jpeg"],
         key="cp_upload",
+        max_upload_size=MAX_UPLOAD_MB,
     )
     if upload is None:
         st.caption("No image uploaded yet: the views show a validation image.")
         return None
     try:
-        return read_image(upload.getvalue(), size, 3)
+        return caption_upload(upload.getvalue(), size)
     except ValueError as err:
         st.error(f"That file cannot be used: {err}", icon=":material/image_not_supported:")
         return None

@@ -10,6 +10,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz.models.vit import parameter_count
+from attnviz.topics.pretrained.sources import SourceError, literal
 from attnviz.topics.vision.inference import (
     cnn_receptive_field,
     query_choices,
@@ -18,7 +19,7 @@ from attnviz.topics.vision.inference import (
 )
 from attnviz.topics.vision.params import TABLE
 from attnviz.topics.vision.scene import SCENE, Frame, images_and_vit, real_vit_views
-from attnviz.topics.vision.uploads import read_image
+from attnviz.topics.vision.uploads import MAX_UPLOAD_MB, vision_upload
 from attnviz.ui.figures import show
 from attnviz.ui.layout import lazy_expander
 from attnviz.ui.widgets import draw
@@ -39,24 +40,25 @@ def pick_image(values: dict) -> tuple[dict, np.ndarray | None]:
     with image_col:
         own = None
         if source == OWN_IMAGE:
-            own = _uploaded(images.size, images.channels, digits=images.channels == 1)
+            own = _uploaded(images.size, images.channels)
         index = values["vi_image"]
         if own is None:
             index = draw(TABLE, "vi_image", high=len(images.val_x) - 1)
     return SCENE.values(values, vi_query=query, vi_image=index), own
 
 
-def _uploaded(size: int, channels: int, digits: bool) -> np.ndarray | None:
+def _uploaded(size: int, channels: int) -> np.ndarray | None:
     upload = st.file_uploader(
-        "PNG or JPEG, up to 10 MB; resized to the model's input",
+        f"PNG or JPEG, up to {MAX_UPLOAD_MB} MB; resized to the model's input",
         type=["png", "jpg", "jpeg"],
         key="vi_upload",
+        max_upload_size=MAX_UPLOAD_MB,
     )
     if upload is None:
         st.caption("No image uploaded yet: the views show a validation image.")
         return None
     try:
-        return read_image(upload.getvalue(), size, channels, digit_style=digits)
+        return vision_upload(upload.getvalue(), size, channels)
     except ValueError as err:
         st.error(f"That file cannot be used: {err}", icon=":material/image_not_supported:")
         return None
@@ -205,16 +207,18 @@ def real_vit(image: np.ndarray) -> None:
             return
         st.caption(
             "No pretrained ViT ships with AttnViz (none is in the package index for offline "
-            "use), so type the folder of one you have (saved with save_pretrained, or in your "
-            "Hugging Face cache). Nothing is downloaded."
+            "use), so type the folder of one you have (saved with save_pretrained inside a "
+            "folder the server lists in `ATTNVIZ_MODEL_DIRS`), or its Hub name if it is in the "
+            "server's Hugging Face cache. Nothing is downloaded."
         )
         source = st.text_input("model folder", key="vi_real_path", max_chars=1000)
         if not source.strip():
             return
         try:
             figs, prediction = real_vit_views(_loaded_vit(source.strip()), image)
-        except ValueError as err:
-            st.error(str(err), icon=":material/error:")
+        except ValueError as err:  # a SourceError quotes user text as code spans; others whole
+            safe = str(err) if isinstance(err, SourceError) else literal(str(err), 300)
+            st.error(safe, icon=":material/error:")
             return
         show(figs["vi_real"], "vi_real", key="vi_real_chart")
         if prediction:

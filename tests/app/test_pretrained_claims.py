@@ -106,8 +106,9 @@ def test_rollout_with_hidden_specials_is_the_papers_rollout_on_the_full_maps(min
     np.testing.assert_allclose(z(fig), expected, atol=1e-5)
 
 
-def test_gpt2_folder_draws_every_view(tmp_path):
+def test_gpt2_folder_draws_every_view(tmp_path, monkeypatch):
     """Repro: a GPT-2-style folder (fused c_attn) crashed the page with IndexError."""
+    monkeypatch.setenv("ATTNVIZ_MODEL_DIRS", str(tmp_path))  # model folders only inside a root
     at = open_page(PAGE)
     at.text_input(key="pe_model").set_value(str(tiny_gpt2(tmp_path))).run()
     no_exception(at)
@@ -131,13 +132,16 @@ def test_model_box_messages_are_whole_and_no_traceback(typed, message):
     assert message in error.value and error.value.endswith("for the bundled MiniLM.")
 
 
-def test_a_typed_path_is_shown_as_typed_not_as_markdown():
+def test_a_typed_path_is_shown_as_typed_not_as_markdown(tmp_path, monkeypatch):
+    """Inside a model root the message repeats the path, as a code span: shown as typed, no
+    image request, no link (tests/app/test_model_box_links.py parses such messages)."""
+    monkeypatch.setenv("ATTNVIZ_MODEL_DIRS", str(tmp_path))
+    typed = f"{tmp_path}/![x](http://example.com/a.png)"
     at = open_page(PAGE)
-    at.text_input(key="pe_model").set_value("/![x](http://example.com/a.png)").run()
+    at.text_input(key="pe_model").set_value(typed).run()
     no_exception(at)
     (error,) = at.error
-    assert "no model folder" in error.value and "![x](" not in error.value  # no image request
-    assert r"\!\[x\]\(http\://example\.com/a\.png\)" in error.value
+    assert error.value.startswith(f"there is no model folder at `{typed}`. ")
 
 
 def test_tsne_is_computed_once_per_input(monkeypatch):

@@ -63,8 +63,8 @@ def test_emoji_input_and_missing_model_path(at):
     at.text_area(key="pe_text").set_value("🚀🚀 שלום مرحبا").run()
     no_exception(at)
     assert any(t.startswith("Model view") for t in titles(at))
-    at.text_input(key="pe_model").set_value("/no/such/model").run()
-    assert any("no model folder" in e.value for e in at.error)
+    at.text_input(key="pe_model").set_value("/no/such/model").run()  # outside the model roots
+    assert any("opens a model folder only inside" in e.value for e in at.error)
     at.text_input(key="pe_model").set_value("").run()
     no_exception(at)
 

@@ -81,8 +81,11 @@ def test_a_short_run_trains_both_models_and_the_sections_open(page):
     assert len(shuffled) == 2 and all(m.value.endswith("%") for m in shuffled)
 
 
-def test_a_wrong_model_folder_gets_a_message(page, tmp_path):
+def test_a_wrong_model_folder_gets_a_message(page, tmp_path, monkeypatch):
     at = page({"vi_open_real": "true"})
+    at.text_input(key="vi_real_path").set_value(str(tmp_path / "nothing")).run()
+    assert any("opens a model folder only inside" in e.value for e in at.error)  # outside
+    monkeypatch.setenv("ATTNVIZ_MODEL_DIRS", str(tmp_path))  # inside a root: what is wrong
     at.text_input(key="vi_real_path").set_value(str(tmp_path / "nothing")).run()
     no_exception(at)
     assert any("no model folder" in e.value for e in at.error), [e.value for e in at.error]
@@ -90,8 +93,10 @@ def test_a_wrong_model_folder_gets_a_message(page, tmp_path):
     assert any("config.json" in e.value for e in at.error)
 
 
-def test_a_local_vit_folder_draws_its_class_token_per_head(page, tmp_path):
+def test_a_local_vit_folder_draws_its_class_token_per_head(page, tmp_path, monkeypatch):
     from transformers import ViTConfig, ViTModel
+
+    monkeypatch.setenv("ATTNVIZ_MODEL_DIRS", str(tmp_path))  # model folders only inside a root
 
     ViTModel(ViTConfig(image_size=32, patch_size=8, hidden_size=32, num_hidden_layers=2,
                        num_attention_heads=2, intermediate_size=64)).save_pretrained(tmp_path)  # fmt: skip

@@ -38,8 +38,8 @@ def test_a_50_megapixel_image_is_refused_from_its_header():
     assert time.perf_counter() - start < 1.0, "refused before decoding the pixels"
 
 
-def test_a_file_over_10_mb():
-    with pytest.raises(ValueError, match="the limit is 10 MB"):
+def test_a_file_over_5_mb():
+    with pytest.raises(ValueError, match="5,242,884 bytes; the limit is 5 MB"):
         read_image(b"\x89PNG" + bytes(MAX_UPLOAD_BYTES), 8, 1)
 
 
@@ -106,3 +106,41 @@ def test_a_damaged_png():
     good = encode(Image.new("RGB", (64, 64), (200, 10, 10)))
     with pytest.raises(ValueError, match="PNG or JPEG|could not be decoded"):
         read_image(good[: len(good) // 2], 8, 3)
+
+
+def test_a_large_image_is_shrunk_in_strips_that_land_where_they_belong():
+    """4,000 × 4,000 white with black rows 1,000 to 1,399 (a tenth of the height, a tenth down):
+    shrunk a strip at a time to 1,000 × 1,000, then to 40 × 40, the black is rows 10 to 13.
+    Rows next to an edge are blurred by the filter and not compared."""
+    page = Image.new("RGBA", (4000, 4000), (255, 255, 255, 255))
+    page.paste((0, 0, 0, 255), (0, 1000, 4000, 1400))
+    out = read_image(encode(page), 40, 3)
+    want = np.ones(40)
+    want[10:14] = 0
+    sure = np.r_[0:9, 11:13, 16:40]
+    seen = out[:, sure, :]  # (3, rows, 40)
+    np.testing.assert_allclose(seen, np.broadcast_to(want[sure][None, :, None], seen.shape),
+                               atol=0.02)  # fmt: skip
+
+
+@pytest.mark.parametrize("orientation, corner", [(1, (0, 0)), (3, (-1, -1)), (6, (0, -1)),
+                                                 (8, (-1, 0))])  # fmt: skip
+def test_a_photo_stored_sideways_is_turned_upright(orientation, corner):
+    """A black square in the stored top-left corner; EXIF orientation 6 means "turn a quarter
+    clockwise to view", which puts it top right; 3 bottom right; 8 bottom left."""
+    stored = Image.new("RGB", (1600, 1200), (255, 255, 255))  # shrunk on the way: 1,600 > 1,024
+    stored.paste((0, 0, 0), (0, 0, 400, 400))
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    out = read_image(encode(stored, "JPEG", quality=95, exif=exif.tobytes()), 24, 3)
+    assert out[:, corner[0], corner[1]].max() < 0.05, "the black corner"
+    assert out[:, -1 - corner[0], -1 - corner[1]].min() > 0.95, "the opposite corner is white"
+
+
+def test_a_phone_jpeg_with_extra_pictures_gives_its_first():
+    """Many phones save JPEGs with a second picture (MPO; PIL names the format "MPO"): the
+    first picture (red here, the second blue) is the photo."""
+    red, blue = Image.new("RGB", (64, 64), (255, 0, 0)), Image.new("RGB", (64, 64), (0, 0, 255))
+    mpo = encode(red, "MPO", save_all=True, append_images=[blue], quality=95)
+    assert Image.open(io.BytesIO(mpo)).format == "MPO"
+    np.testing.assert_allclose(read_image(mpo, 16, 3)[:, 8, 8], [1, 0, 0], atol=0.02)

@@ -145,8 +145,8 @@ def test_two_threads_at_once_get_correct_results(minilm):
 
 @pytest.mark.slow
 def test_missing_model_path_is_a_clear_error():
-    with pytest.raises(ValueError, match="no model folder"):
-        load("/definitely/not/here")
+    with pytest.raises(ValueError, match="opens a model folder only inside"):
+        load("/definitely/not/here")  # outside the model roots: the one refusal
 
 
 def paper_rollout(attentions: np.ndarray) -> np.ndarray:

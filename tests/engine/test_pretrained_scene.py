@@ -59,7 +59,7 @@ def test_empty_text_and_a_missing_model_folder_say_why():
         SCENE.config(SCENE.values(pe_text="   "))
     with pytest.raises(ModelError) as raised:
         SCENE.run(SCENE.config(SCENE.values(pe_model="/no/such/model")))
-    assert "no model folder" in raised.value.reason
+    assert "opens a model folder only inside" in raised.value.reason  # outside the roots
     assert str(raised.value).endswith(LEAVE_EMPTY)
 
 

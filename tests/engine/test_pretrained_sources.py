@@ -1,7 +1,9 @@
 """Model sources on the pretrained page's engine (issue 10): a GPT-2-style folder (fused c_attn)
 loads and its queries and keys rebuild its attention; paths and Hub names are validated before
 any file access and fail with the whole message; rollout with hidden specials is the paper's
-rollout on the full maps, cut for display."""
+rollout on the full maps, cut for display. The folders here lie in pytest's temporary folder,
+made an allowed root (ATTNVIZ_MODEL_DIRS) for each test; tests/engine/test_model_folders.py
+checks the roots themselves."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ import pytest
 import torch
 
 from attnviz.topics.pretrained.analysis import drop_tokens, rollout, visible_part
-from attnviz.topics.pretrained.model import check_source, load
+from attnviz.topics.pretrained.model import load
+from attnviz.topics.pretrained.sources import ENV, locate
 from tests.engine.test_pretrained import paper_rollout
 
 
@@ -29,6 +32,12 @@ def tiny_gpt2(folder: Path) -> Path:
     GPT2Model(config).save_pretrained(folder, safe_serialization=True)
     GPT2TokenizerFast(tokenizer_object=bpe_tokenizer(300)).save_pretrained(folder)
     return folder
+
+
+@pytest.fixture(autouse=True)
+def temporary_folders_allowed(monkeypatch, tmp_path_factory):
+    """pytest's temporary folder (where every folder of these tests is made) is a model root."""
+    monkeypatch.setenv(ENV, str(tmp_path_factory.getbasetemp()))
 
 
 @pytest.fixture(scope="module")
@@ -57,17 +66,18 @@ def test_long_input_is_cut_to_the_models_positions(gpt2_folder):
 @pytest.mark.parametrize(
     ("typed", "message"),
     [
-        ("x" * 10_000, "holds 10,000 characters"),
-        ("/" + "y" * 300 + "/model", "names is 300 bytes long"),
-        ("/no/such/folder", "no model folder at '/no/such/folder'"),
-        ("/tmp", "has no config.json"),
-        ("not a hub name!", "neither a model folder nor a Hub name"),
+        ("x" * 10_000, "the model box holds 10,000 characters"),
+        ("{root}/" + "y" * 300 + "/model", "cannot read the folder `{root}/yyy"),
+        ("{root}/no/such/folder", "there is no model folder at `{root}/no/such/folder`"),
+        ("{root}", "the folder `{root}` has no config.json, so it is not a model"),
     ],
 )
-def test_bad_paths_are_refused_before_loading(typed, message):
-    """Repro: a 10,000-character path raised `OSError: File name too long` as a traceback."""
-    with pytest.raises(ValueError, match=message):
-        check_source(typed)
+def test_bad_paths_are_refused_before_loading(typed, message, tmp_path):
+    """Repro: a 10,000-character path raised `OSError: File name too long` as a traceback.
+    Inside an allowed root (tmp_path lies in one) the message says what is wrong."""
+    with pytest.raises(ValueError) as err:
+        locate(typed.format(root=tmp_path))
+    assert str(err.value).startswith(message.format(root=tmp_path))
 
 
 def test_a_hub_name_not_in_the_cache_fails_with_the_whole_message(monkeypatch, tmp_path):
@@ -77,8 +87,9 @@ def test_a_hub_name_not_in_the_cache_fails_with_the_whole_message(monkeypatch, t
     with pytest.raises(ValueError) as err:
         load("someone/no-such-model")
     text = str(err.value)
-    assert "not in the local Hugging Face cache" in text and "never downloads" in text
-    assert text.endswith("type its folder")  # whole: not cut at 200 characters
+    assert text.startswith("`someone/no-such-model` is not in the local Hugging Face cache")
+    assert "never downloads" in text
+    assert text.endswith("and type that folder")  # whole: not cut at 200 characters
 
 
 def test_rollout_with_hidden_specials_is_the_papers_rollout_cut_for_display():

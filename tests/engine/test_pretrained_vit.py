@@ -20,11 +20,18 @@ from transformers import (
 )
 
 from attnviz.topics.pretrained.model import bundled_path
+from attnviz.topics.pretrained.sources import ENV
 from attnviz.topics.vision.pretrained_vit import load_vit, pixel_values, vit_attention
 
 TINY = dict(image_size=32, patch_size=8, hidden_size=32, num_hidden_layers=2,
             num_attention_heads=2, intermediate_size=64, num_labels=3)  # fmt: skip
 IMAGE = np.random.default_rng(0).random((40, 48, 3)).astype(np.float32)
+
+
+@pytest.fixture(autouse=True)
+def temporary_folders_allowed(monkeypatch, tmp_path_factory):
+    """pytest's temporary folder (where every folder of these tests is made) is a model root."""
+    monkeypatch.setenv(ENV, str(tmp_path_factory.getbasetemp()))
 
 
 @pytest.fixture(scope="module")
@@ -116,12 +123,12 @@ def test_a_processor_at_another_size_gets_its_own_grid(tmp_path):
 
 
 def test_bad_folders_get_clear_messages(tmp_path):
-    with pytest.raises(ValueError, match="there is no model folder at"):
+    with pytest.raises(ValueError, match="there is no model folder at `"):
         load_vit(str(tmp_path / "missing"))
-    with pytest.raises(ValueError, match="has no config.json, so it is not a model"):
+    with pytest.raises(ValueError, match="` has no config.json, so it is not a model"):
         load_vit(str(tmp_path))
-    with pytest.raises(ValueError, match="is a BertModel, not a vision transformer"):
-        load_vit(str(bundled_path()))
+    with pytest.raises(ValueError, match="is a `BertModel`, not a vision transformer"):
+        load_vit(str(bundled_path()))  # the bundled model's folder is always allowed
     with pytest.raises(ValueError, match="not in the local Hugging Face cache; AttnViz never"):
         load_vit("nobody-here/no-such-vit-model")
 
@@ -131,5 +138,5 @@ def test_a_convnet_with_a_patch_size_is_not_taken_for_a_vit(tmp_path):
     ConvNextModel(ConvNextConfig(depths=[1, 1, 1, 1], hidden_sizes=[8, 8, 8, 8])).save_pretrained(
         tmp_path
     )
-    with pytest.raises(ValueError, match="is a ConvNextModel, not a vision transformer"):
+    with pytest.raises(ValueError, match="is a `ConvNextModel`, not a vision transformer"):
         load_vit(str(tmp_path))

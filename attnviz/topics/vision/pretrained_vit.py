@@ -2,13 +2,15 @@
 (never downloaded), and its class token's attention over an image, per layer and head (DINO's
 last-layer picture).
 
-The folder is checked with the pretrained page's rules (`check_source`) and loaded with
-`local_files_only=True` and eager attention, so `output_attentions` gives the weights. Only the
-plain patch-token encoders in VISION_TYPES are accepted (a Swin's windows or a ConvNeXt's
-convolutions have no class token to read). Tokens before the patches (1: [CLS]; 2 for DeiT:
-[CLS] and the distillation token; more for DINOv2 with registers) are counted from the model's
-embeddings, and the grid from the input the folder's image processor makes, so both are checked
-against the weights rather than assumed.
+The folder is checked with the pretrained page's rules (`locate`, from the pretrained topic: a
+folder inside the allowed roots, or a Hub name in the local cache) and loaded with
+`local_files_only=True` and eager attention, so `output_attentions` gives the weights. Messages
+quote user text as code spans (`SourceError`), so the page shows them as Markdown with no link
+made from what was typed. Only the plain patch-token encoders in VISION_TYPES are accepted (a
+Swin's windows or a ConvNeXt's convolutions have no class token to read). Tokens before the
+patches (1: [CLS]; 2 for DeiT: [CLS] and the distillation token; more for DINOv2 with
+registers) are counted from the model's embeddings, and the grid from the input the folder's
+image processor makes, so both are checked against the weights rather than assumed.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from attnviz.topics.pretrained.model import check_source, unusable
+from attnviz.topics.pretrained.model import Source, SourceError, literal, locate, unusable
 
 # Hugging Face model_type -> the name a person knows; each puts its special tokens first
 VISION_TYPES = {
@@ -58,13 +60,14 @@ class VitAttention:
     prediction: str | None  # "label (87%)" for a classifier
 
 
-def read_config(source: str):
-    """The folder's (or cached Hub name's) config, never downloaded; ValueError otherwise."""
+def read_config(typed: str) -> tuple[Source, object]:
+    """The located source and its config (a folder inside the allowed roots, or a Hub name in the
+    local cache), never downloaded; SourceError otherwise."""
     from transformers import AutoConfig
 
-    source = check_source(source)
+    source = locate(typed)
     try:
-        return source, AutoConfig.from_pretrained(source, local_files_only=True)
+        return source, AutoConfig.from_pretrained(source.folder, local_files_only=True)
     except Exception as err:  # transformers raises many types; all mean "cannot load this"
         raise unusable(source, err, "read") from None
 
@@ -82,27 +85,26 @@ def model_class(config):
     return transformers.AutoModel
 
 
-def load_vit(source: str) -> LoadedViT:
-    """The vision transformer in a local folder (or the local Hugging Face cache); ValueError
-    with the whole reason otherwise."""
+def load_vit(typed: str) -> LoadedViT:
+    """The vision transformer in a folder inside the allowed roots (or the local Hugging Face
+    cache); SourceError with the whole reason otherwise."""
     from transformers import AutoImageProcessor
 
-    source, config = read_config(source)
+    source, config = read_config(typed)
     if config.model_type not in VISION_TYPES:
         kind = (config.architectures or [type(config).__name__])[0]
-        raise ValueError(
-            f"'{source}' is a {kind}, not a vision transformer (ViT, DeiT, DINO); this box "
-            f"reads {', '.join(VISION_TYPES.values())} folders"
+        raise SourceError(
+            f"{literal(source.name)} is a {literal(str(kind), 60)}, not a vision transformer "
+            f"(ViT, DeiT, DINO); this box reads {', '.join(VISION_TYPES.values())} folders"
         )
     loader = model_class(config)
+    folder = source.folder
     try:
-        model = loader.from_pretrained(source, attn_implementation="eager", local_files_only=True)
+        model = loader.from_pretrained(folder, attn_implementation="eager", local_files_only=True)
     except Exception as err:
-        raise ValueError(
-            f"could not load the model in '{source}': {type(err).__name__}: {err}"
-        ) from None
+        raise unusable(source, err, "load") from None
     try:
-        processor = AutoImageProcessor.from_pretrained(source, local_files_only=True)
+        processor = AutoImageProcessor.from_pretrained(folder, local_files_only=True)
     except Exception:  # no preprocessor_config.json: resize and normalise by hand
         processor = None
     classifier = loader.__name__ != "AutoModel"  # the folder names its classifier class
@@ -112,7 +114,7 @@ def load_vit(source: str) -> LoadedViT:
         getattr(embeddings, name).shape[1] for name in SPECIAL_TOKENS if hasattr(embeddings, name)
     )
     patch = config.patch_size if isinstance(config.patch_size, int) else config.patch_size[0]
-    loaded = LoadedViT(model.eval(), processor, source, patch, (0, 0), n_special, labels)
+    loaded = LoadedViT(model.eval(), processor, source.label, patch, (0, 0), n_special, labels)
     probe = pixel_values(loaded, np.zeros((64, 64, 3), np.float32))  # (1, 3, h, w)
     loaded.image_size = (int(probe.shape[-2]), int(probe.shape[-1]))
     return loaded
@@ -161,13 +163,13 @@ def vit_attention(loaded: LoadedViT, image: np.ndarray) -> VitAttention:
     with torch.no_grad():
         out = loaded.model(pixel_values=x, output_attentions=True, **extra)
     if not out.attentions:
-        raise ValueError(f"'{loaded.name}' returned no attention weights for this image")
+        raise SourceError(f"{literal(loaded.name)} returned no attention weights for this image")
     weights = torch.stack(out.attentions)[:, 0].float().numpy()  # (L, H, N, N)
     gh, gw = x.shape[-2] // loaded.patch_size, x.shape[-1] // loaded.patch_size
     if weights.shape[-1] != loaded.n_special + gh * gw:
-        raise ValueError(
-            f"'{loaded.name}' gave {weights.shape[-1]} tokens, not {loaded.n_special} special "
-            f"tokens and a {gh}×{gw} grid of patches, so its maps cannot be drawn"
+        raise SourceError(
+            f"{literal(loaded.name)} gave {weights.shape[-1]} tokens, not {loaded.n_special} "
+            f"special tokens and a {gh}×{gw} grid of patches, so its maps cannot be drawn"
         )
     cls_maps = weights[:, :, 0, loaded.n_special :].reshape(*weights.shape[:2], gh, gw)
     return VitAttention(
