@@ -5,10 +5,11 @@
 - A page's exception stays an exception (ATTNVIZ_RAISE_ERRORS=1), not the app's plain message.
 - Every test under tests/app/ runs whole pages through AppTest (seconds each), so it is marked
   `slow` here; `python -m pytest -m "not slow and not browser"` is the quick loop.
-- Three xdist workers on two cores: the browser tests mostly wait (for Chromium and the server),
-  so a third worker keeps both cores busy. The browser tests are two xdist groups of about equal
-  length (each worker that runs one starts one server and one Chromium), the deploy tests one;
-  `--dist loadgroup` gives each group to one worker and spreads the other tests.
+- Two xdist workers on two cores. The browser tests share one server and one Chromium, the
+  deploy tests their replicas: each set is one xdist group, so `--dist loadgroup` runs it on one
+  worker while the other takes the rest. (Three workers, or two browser groups, measured slower
+  here: two servers and two Chromiums beside the trainings overloaded the two cores, and a
+  browser test timed out.)
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from tests.support.trained import trained  # noqa: E402, F401  (the session's tr
 TESTS = Path(__file__).parent
 APP_TESTS = TESTS / "app"
 BROWSER, DEPLOY = TESTS / "browser", TESTS / "deploy"
-LAYOUT_FILES = {"test_lecture_mode", "test_every_page"}  # every page at several sizes
 
 
 def pytest_configure(config):
@@ -45,7 +45,6 @@ def pytest_collection_modifyitems(items):
         if APP_TESTS in item.path.parents:
             item.add_marker(pytest.mark.slow)
         if BROWSER in item.path.parents:
-            half = "layout" if item.path.stem in LAYOUT_FILES else "flows"
-            item.add_marker(pytest.mark.xdist_group(f"browser-{half}"))
+            item.add_marker(pytest.mark.xdist_group("browser"))
         elif DEPLOY in item.path.parents:
             item.add_marker(pytest.mark.xdist_group("deploy"))

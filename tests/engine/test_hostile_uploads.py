@@ -156,8 +156,14 @@ def hostile(name: str) -> bytes:
     return HOSTILE[name][0]()
 
 
-@pytest.mark.parametrize("path", PATHS)
-@pytest.mark.parametrize("name", HOSTILE)
+# The header checks run before any path-specific step, so each file is tried on the digit path
+# (where the issue's 4.2 GB square was built); the issue's own repros go through every path.
+EVERY_PATH = [name for name in HOSTILE if "the issue" in name or name.startswith("8 × 1,000,000")]
+CASES = [(name, path) for name in HOSTILE for path in PATHS
+         if name in EVERY_PATH or path == "vision digits"]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "path"), CASES)
 def test_a_hostile_file_gets_a_message_in_bounded_time_and_memory(name, path, tmp_path):
     seen = measured(hostile(name), path, tmp_path)
     assert seen["message"] is not None, "accepted"
