@@ -20,11 +20,15 @@ PATHS = {p.url: p.path for p in all_pages()}
 
 def difference(a, b, path: str = "") -> str | None:
     """Where two figure dicts differ ("" path: the root), or None when they are the same up to
-    float rounding (a gradient through a convolution may differ in its last bits run to run)."""
+    float rounding."""
     if isinstance(a, dict) and "bdata" in a and isinstance(b, dict) and "bdata" in b:
-        x, y = plotly_array(a), plotly_array(b)
-        same = x.shape == y.shape and np.allclose(x, y, rtol=1e-5, atol=1e-7, equal_nan=True)
-        return None if same else f"{path}: arrays differ"
+        x, y = plotly_array(a).astype(float), plotly_array(b).astype(float)
+        if x.shape != y.shape:
+            return f"{path}: shapes {x.shape} != {y.shape}"
+        scale = np.nanmax(np.abs(y)) if y.size and not np.isnan(y).all() else 1.0
+        if np.allclose(x, y, rtol=1e-4, atol=1e-5 * scale, equal_nan=True):
+            return None  # (a CPU gradient through a convolution differs run to run in 1e-6)
+        return f"{path}: arrays differ by up to {np.nanmax(np.abs(x - y)):.3g} (scale {scale:.3g})"
     if isinstance(a, dict) and isinstance(b, dict):
         if a.keys() != b.keys():
             return f"{path}: keys {sorted(a.keys() ^ b.keys())}"
