@@ -117,3 +117,20 @@ def test_a_vit_without_positions_reading_the_mean_ignores_the_patch_order():
 def test_cnn_config_is_cached_per_vit():
     cfg = vit_config(SPEC.build().images, SPEC.vit)
     assert cnn_config(cfg) is cnn_config(cfg)
+
+
+def test_a_run_starts_from_the_same_weights_whether_or_not_its_cnn_was_sized_before():
+    """Sizing the CNN builds models to count their parameters; it must not draw from the global
+    RNG between the run's seed and its CNN (a fresh server gave another untrained CNN than a
+    warm one for the same link)."""
+    import numpy as np
+
+    from attnviz.topics.vision.task import PRESETS, VisionJobSpec, cnn_config
+
+    data, vit, _ = PRESETS["Digits 8×8: patches of 2"]
+    spec = VisionJobSpec(data, vit)
+    cnn_config.cache_clear()
+    cold = spec.build().snapshot()["cnn"]  # sized here, between the seed and the CNN
+    warm = spec.build().snapshot()["cnn"]  # sized already
+    assert cold.keys() == warm.keys()
+    assert all(np.array_equal(cold[k], warm[k]) for k in cold)

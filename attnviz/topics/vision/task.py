@@ -69,8 +69,13 @@ def vit_config(images: ImageSet, vit: ViTConfig) -> ViTConfig:
 
 @functools.lru_cache(maxsize=32)
 def cnn_config(vit: ViTConfig) -> CNNConfig:
-    """The CNN matched to this (completed) ViT's parameter count, for the same images."""
-    return cnn_matching(parameter_count(TinyViT(vit)), vit.image_size, vit.channels, vit.n_classes)
+    """The CNN matched to this (completed) ViT's parameter count, for the same images. The models
+    built to count parameters draw their weights under a forked RNG: a run's CNN must not
+    start from other weights the first time a process sees a config (it did: the same link gave
+    another untrained CNN on a fresh server than on a warm one)."""
+    with torch.random.fork_rng():  # the models built here to count parameters draw weights
+        count = parameter_count(TinyViT(vit))
+        return cnn_matching(count, vit.image_size, vit.channels, vit.n_classes)
 
 
 class VisionTrainable:
