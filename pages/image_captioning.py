@@ -2,10 +2,7 @@
 cross-attention over the image's regions is drawn on the image (Show, Attend and Tell; seed 002):
 layout over its scene (attnviz.topics.captioning.scene)."""
 
-import streamlit as st
-
 from attnviz.topics.captioning.scene import SCENE, captioned, figures
-from attnviz.topics.scene import SceneInputError
 from attnviz.ui import layout
 from attnviz.ui.captioning_sections import (
     heads_section,
@@ -16,7 +13,7 @@ from attnviz.ui.captioning_sections import (
     share_section,
     words_view,
 )
-from attnviz.ui.scene_cache import scene_run
+from attnviz.ui.scene_cache import job_or_stop
 from attnviz.ui.settings import settings
 from attnviz.ui.training_form import training_form
 from attnviz.ui.training_panel import LiveRun, training_panel
@@ -51,12 +48,7 @@ with train_col:
 
 glob = settings()
 values = SCENE.values(chosen, seed=glob.seed, device=glob.device)
-try:
-    job = SCENE.config(values)  # what Start submits
-except SceneInputError as err:
-    st.error(str(err))
-    st.stop()
-untrained = scene_run(SCENE, values)  # the snapshot at step 0
+job, untrained = job_or_stop(SCENE, values)  # what Start submits; step 0
 
 
 def draw_live(run: LiveRun) -> None:

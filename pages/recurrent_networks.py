@@ -6,7 +6,6 @@ import streamlit as st
 
 from attnviz.data.dates import MAX_IN, NOTES
 from attnviz.topics.recurrent.scene import SCENE, restored
-from attnviz.topics.scene import SceneInputError
 from attnviz.ui import layout
 from attnviz.ui.figures import show
 from attnviz.ui.recurrent_sections import (
@@ -17,7 +16,7 @@ from attnviz.ui.recurrent_sections import (
     timing_section,
     your_date,
 )
-from attnviz.ui.scene_cache import scene_run
+from attnviz.ui.scene_cache import job_or_stop
 from attnviz.ui.settings import settings
 from attnviz.ui.training_form import training_form
 from attnviz.ui.training_panel import LiveRun, training_panel
@@ -48,12 +47,7 @@ with train_col:
 
 glob = settings()
 values = SCENE.values(chosen, seed=glob.seed, device=glob.device)
-try:
-    job = SCENE.config(values)  # what Start submits
-    untrained = scene_run(SCENE, values)  # the snapshot at step 0
-except SceneInputError as err:
-    st.error(str(err))
-    st.stop()
+job, untrained = job_or_stop(SCENE, values)  # what Start submits; step 0
 
 
 def draw_live(run: LiveRun) -> None:

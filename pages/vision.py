@@ -3,11 +3,10 @@ patch look? (seeds 003, 004)."""
 
 import streamlit as st
 
-from attnviz.topics.scene import SceneInputError
 from attnviz.topics.vision.params import PATCHES
 from attnviz.topics.vision.scene import LIVE_VIEWS, SCENE, images_and_vit, read
 from attnviz.ui import layout
-from attnviz.ui.scene_cache import scene_run
+from attnviz.ui.scene_cache import job_or_stop
 from attnviz.ui.settings import settings
 from attnviz.ui.training_form import training_form
 from attnviz.ui.training_panel import LiveRun, training_panel
@@ -49,12 +48,7 @@ with train_col:
 
 glob = settings()
 values = SCENE.values(chosen, seed=glob.seed, device=glob.device)
-try:
-    job = SCENE.config(values)  # what Start submits
-    untrained = scene_run(SCENE, values)  # the snapshot at step 0
-except SceneInputError as err:
-    st.error(str(err))
-    st.stop()
+job, untrained = job_or_stop(SCENE, values)  # what Start submits; step 0
 st.caption(images_and_vit(values)[0].notes)
 
 

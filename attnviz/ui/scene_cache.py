@@ -8,7 +8,7 @@ from typing import Any
 import streamlit as st
 
 from attnviz.topics.registry import scene
-from attnviz.topics.scene import Scene, Values
+from attnviz.topics.scene import Scene, SceneInputError, Values
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -26,3 +26,13 @@ def scene_run(page: Scene, values: Values) -> Any:
     a scene with large results keeps its 8 latest, others 64."""
     run = _run_large if page.large_results else _run
     return run(page.url, page.config(values))
+
+
+def job_or_stop(page: Scene, values: Values) -> tuple[Any, Any]:
+    """A training page's (job Start submits, snapshot at step 0); settings the scene cannot run
+    on show its message and stop the page."""
+    try:
+        return page.config(values), scene_run(page, values)
+    except SceneInputError as err:
+        st.error(str(err))
+        st.stop()
