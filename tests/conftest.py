@@ -30,6 +30,15 @@ from tests.support.trained import trained  # noqa: E402, F401  (the session's tr
 TESTS = Path(__file__).parent
 APP_TESTS = TESTS / "app"
 BROWSER, DEPLOY = TESTS / "browser", TESTS / "deploy"
+# Test files whose tests share trained runs (the `trained` fixture): one group each, so that one
+# worker trains a run and its tests follow, instead of the other worker waiting on the file lock.
+SHARED_RUNS = {
+    "test_recurrent_try_this.py": "recurrent-runs",
+    "test_vision_presets.py": "vision-runs",
+    "test_caption_task.py": "captioning-runs",
+    "test_captioning_try_this.py": "captioning-runs",
+    "test_transformer_try_this.py": "transformer-runs",
+}
 
 
 def pytest_configure(config):
@@ -48,3 +57,5 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.xdist_group("browser"))
         elif DEPLOY in item.path.parents:
             item.add_marker(pytest.mark.xdist_group("deploy"))
+        elif item.path.name in SHARED_RUNS:
+            item.add_marker(pytest.mark.xdist_group(SHARED_RUNS[item.path.name]))

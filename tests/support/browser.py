@@ -4,7 +4,6 @@ how to launch Chromium, open a page of the app, wait for a rerun to finish, chec
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -30,19 +29,27 @@ def page_url(url_path: str) -> str:
     return "" if url_path == "home" else url_path
 
 
+CALM = """([idle, quiet]) => {
+  const calm = document.querySelector(idle) && !document.querySelector("[data-testid='stSkeleton']");
+  const now = performance.now();
+  if (!calm) { window.__calmSince = null; return false; }
+  if (window.__calmSince == null) window.__calmSince = now;
+  return now - window.__calmSince >= quiet;
+}"""
+QUIET_MS = 450  # a rerun that an input event triggers starts well within this (Streamlit: <100 ms)
+
+
 def wait_idle(page, timeout: float = 60_000) -> None:
-    """Wait until a rerun has finished: the app reports notRunning twice in a row, 300 ms apart,
-    and no placeholder skeleton is left (a just-triggered rerun gets time to start)."""
-    deadline = time.time() + timeout / 1000
-    calm = 0
-    page.wait_for_timeout(300)
-    while calm < 2:
-        if time.time() > deadline:
-            raise TimeoutError("the app kept running")
-        idle = page.locator(IDLE).count() == 1
-        skeletons = page.locator("[data-testid='stSkeleton']").count()
-        calm = calm + 1 if idle and not skeletons else 0
-        page.wait_for_timeout(300)
+    """Wait until a rerun has finished: the app has reported notRunning, with no placeholder
+    skeleton, for QUIET_MS without a break (polled every 50 ms in the page), so a just-triggered
+    rerun has had time to start."""
+    page.evaluate("window.__calmSince = null")
+    try:
+        page.wait_for_function(CALM, arg=[IDLE, QUIET_MS], polling=50, timeout=timeout)
+    except Exception as err:  # playwright's TimeoutError: say it in the tests' words
+        if "Timeout" not in type(err).__name__:
+            raise
+        raise TimeoutError("the app kept running") from err
 
 
 def open_app_page(page, app_url: str, url_path: str, query: str = "") -> None:
