@@ -7,7 +7,9 @@
   `slow` here; `python -m pytest -m "not slow and not browser"` is the quick loop.
 - Two xdist workers on two cores. The browser tests share one server and one Chromium, the
   deploy tests their replicas: each set is one xdist group, so `--dist loadgroup` runs it on one
-  worker while the other takes the rest. (Three workers, or two browser groups, measured slower
+  worker while the other takes the rest. The marks are added before xdist reads them (tryfirst:
+  added after, they were ignored and each worker started its own server and Chromium), and the
+  longest units are queued first. (Three workers, or two browser groups, measured slower
   here: two servers and two Chromiums beside the trainings overloaded the two cores, and a
   browser test timed out.)
 """
@@ -49,13 +51,23 @@ def pytest_configure(config):
     streamlit_config.set_option("client.showErrorDetails", "full")  # AppTest's too
 
 
+def _group(item: pytest.Item) -> str | None:
+    if BROWSER in item.path.parents:
+        return "browser"
+    if DEPLOY in item.path.parents:
+        return "deploy"
+    return SHARED_RUNS.get(item.path.name)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's loadgroup reads the xdist_group marks
 def pytest_collection_modifyitems(items):
+    """Marks (slow, xdist groups), then the longest units first: the browser group (one worker
+    for its whole length), the deploy group and the shared trainings, then the rest, which
+    both workers share and which evens out the end."""
     for item in items:
         if APP_TESTS in item.path.parents:
             item.add_marker(pytest.mark.slow)
-        if BROWSER in item.path.parents:
-            item.add_marker(pytest.mark.xdist_group("browser"))
-        elif DEPLOY in item.path.parents:
-            item.add_marker(pytest.mark.xdist_group("deploy"))
-        elif item.path.name in SHARED_RUNS:
-            item.add_marker(pytest.mark.xdist_group(SHARED_RUNS[item.path.name]))
+        if (group := _group(item)) is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+    order = {"browser": 0, "deploy": 1}
+    items.sort(key=lambda item: order.get(_group(item) or "", 2 if _group(item) else 3))
