@@ -11,22 +11,54 @@ from attnviz.figures.axes import TITLE_CHARS, fit_decimals, format_value, wrap_t
 
 BASE_FONT = 14
 CELL_FONT = BASE_FONT - 2
+MIN_CELL_FONT = 9  # lecture mode shrinks cell numbers to this rather than remove them
+COLORBAR_PX = 60  # of a small matrix's fixed width (base.matrix_figure): its colour bar
 CROWDED_TICKS = 16  # axes with more ticks than this grow at most CROWDED_SCALE
 CROWDED_SCALE = 1.25
 NARROW_TITLE = 34  # characters per title line of figures that usually sit in a page column
 
 
-def fit_cell_text(trace, cell_px: float) -> None:
+def fit_cell_text(trace, cell_px: float, smallest: float | None = None, least: int = 0) -> None:
     """Write a heatmap's cell numbers with the most decimals (2, 1, 0) that fit `cell_px` at the
-    trace's text font, or hide them when none fit. `trace`: a trace dict or Plotly trace."""
+    trace's text font, or hide them when none fit. `smallest` (lecture mode, which keeps every
+    number normal mode shows): when fewer than `least` decimals fit, the font shrinks one px at a
+    time, down to this size, before a decimal is dropped or the numbers are hidden. `trace`: a
+    trace dict or Plotly trace."""
     z = np.asarray(trace["z"], dtype=np.float64)  # (rows, cols); NaN cells stay blank
     font = (trace["textfont"] or {})["size"] or CELL_FONT
     decimals = fit_decimals(z, cell_px, font)
+    if smallest is not None and (decimals is None or decimals < least):
+        font, decimals = _shrink_to_fit(z, cell_px, font, smallest)
     if decimals is None:
         trace["text"], trace["texttemplate"] = None, ""
         return
     text = [["" if not np.isfinite(v) else format_value(v, decimals) for v in row] for row in z]
     trace["text"], trace["texttemplate"] = text, "%{text}"
+    trace["textfont"] = {**_plain(trace["textfont"]), "size": font}
+
+
+def _decimals_shown(trace) -> int:
+    """How many decimals a heatmap's written cell numbers have (0 when written by a template)."""
+    if trace["text"] is None:
+        return 0
+    return max((len(str(t).split(".")[1]) for row in trace["text"] for t in row if "." in str(t)),
+               default=0)  # fmt: skip
+
+
+def _shrink_to_fit(z: np.ndarray, cell_px: float, font: int, smallest: float) -> tuple:
+    """(font, decimals): the most decimals that fit at any font from `font` down to `smallest`,
+    at the largest such font."""
+    for decimals in (2, 1, 0):
+        for size in range(int(font), int(smallest) - 1, -1):
+            if fit_decimals(z, cell_px, size, most=decimals) == decimals:
+                return size, decimals
+    return font, None
+
+
+def _plain(font) -> dict:
+    if font is None:
+        return {}
+    return font if isinstance(font, dict) else font.to_plotly_json()
 
 
 def titled(layout: dict, text: str, chars: int = TITLE_CHARS) -> dict:
@@ -68,7 +100,8 @@ def _cell_px(fig: go.Figure, factor: float) -> float | None:
     if not {"width_px", "fixed_px"} <= meta.keys():
         return meta.get("cell_px")
     cols = np.asarray(fig.data[0].z).shape[1]
-    return max(1.0, (meta["width_px"] - meta["fixed_px"] * factor) / cols)
+    fixed = meta["fixed_px"] - (COLORBAR_PX if factor != 1.0 else 0)  # see _scale_traces
+    return max(1.0, (meta["width_px"] - fixed * factor) / cols)
 
 
 def _shows_colorbar(holder, trace_type: str) -> bool:
@@ -82,9 +115,13 @@ def _scale_traces(fig: go.Figure, factor: float) -> None:
     cell_px = _cell_px(fig, factor)
     for trace in fig.data:
         if "textfont" in trace and (trace["text"] is not None or trace["texttemplate"]):
+            shown, decimals = _scaled(trace.textfont, 1.0, CELL_FONT), _decimals_shown(trace)
             trace.textfont.size = _scaled(trace.textfont, factor, CELL_FONT)
-            if trace.type == "heatmap" and cell_px:
-                fit_cell_text(trace, cell_px)  # larger numbers may no longer fit
+            if trace.type == "heatmap" and cell_px:  # larger numbers may no longer fit: they
+                least = min(decimals, 1)  # keep a decimal if normal mode shows one, shrinking
+                fit_cell_text(trace, cell_px, smallest=min(shown, MIN_CELL_FONT), least=least)
+                if "width_px" in _meta(fig):  # a small matrix: its numbers say what the colour
+                    trace.showscale = False  # bar would, and the cells get the bar's room
             if trace.type == "bar" and len(trace.x or ()) > 4:
                 trace.textangle = -90  # upright numbers fit a narrow bar without shrinking
         for holder in (trace, getattr(trace, "marker", None)):

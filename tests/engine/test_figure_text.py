@@ -12,7 +12,7 @@ import pytest
 
 from attnviz.figures import base as plots
 from attnviz.figures.axes import CHAR_EM, format_value, wrap_title
-from attnviz.figures.fonts import BASE_FONT, scale_fonts
+from attnviz.figures.fonts import BASE_FONT, CELL_FONT, scale_fonts
 from attnviz.figures.pretrained import qk_scatter
 from attnviz.figures.select import key_plane, label_positions
 from attnviz.figures.text import heads_grid
@@ -71,11 +71,15 @@ def test_matrix_numbers_are_short_and_fit_their_cells():
 def test_lecture_fonts_refit_the_numbers_of_a_built_matrix():
     fig = plots.matrix_figure(QKV, "Q", row_labels=PATCHES, width_px=430)
     assert cell_text(fig)[0] == "−1.23"
-    scale_fonts(fig, 1.6)  # as lecture mode does to the built figure
-    assert cell_text(fig)[0] == "−1.2"
-    assert widest_px(fig) <= (430 - fig.layout.meta["fixed_px"] * 1.6) / 3
-    hidden = scale_fonts(plots.matrix_figure(QKV, "Q", row_labels=PATCHES), 1.6)
-    assert hidden.data[0].texttemplate == "" and hidden.data[0].text is None
+    scale_fonts(fig, 1.6)  # as lecture mode does to the built figure: no colour bar (the
+    assert fig.data[0].showscale is False  # numbers say it), its room goes to the cells
+    assert cell_text(fig)[0] == "−1.23" and fig.data[0].textfont.size == round(CELL_FONT * 1.6)
+    assert widest_px(fig) <= (430 - (fig.layout.meta["fixed_px"] - 60) * 1.6) / 3
+    narrow = plots.matrix_figure(QKV, "Q", row_labels=PATCHES)  # 300 px: numbers shown, and
+    assert narrow.data[0].text is not None  # lecture mode keeps them, smaller rather than gone
+    kept = scale_fonts(narrow, 1.6).data[0]
+    assert kept.text is not None and len(kept.text[0][0].split(".")[1]) >= 1, kept.text
+    assert kept.textfont.size >= 9
 
 
 def test_numbers_are_hidden_when_no_decimals_fit():
@@ -140,8 +144,11 @@ def test_scale_fonts_reaches_every_font(index):
     before = font_sizes(fig)
     scale_fonts(fig, 1.6)
     after = font_sizes(fig)
-    assert set(after) >= set(before)
-    for name, size in before.items():
+    numbered = [i for i, tr in enumerate(fig.data) if tr.type == "heatmap" and tr.text is not None]
+    # a small matrix's numbers say what its colour bar did: lecture mode gives the bar's room to them
+    dropped = {f"trace{i}.colorbar" for i in numbered if "width_px" in (fig.layout.meta or {})}
+    assert set(after) >= set(before) - dropped
+    for name, size in before.items() - {(d, before.get(d)) for d in dropped}:
         assert after[name] >= size * 1.2, name  # every font grew (crowded tick axes ≥ 1.25×)
     go.Figure(fig.to_dict())  # still valid
 

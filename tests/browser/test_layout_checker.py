@@ -1,0 +1,96 @@
+"""The layout checker: every page of the navigation in Chromium, at 1280×720 and 1920×1080 in
+lecture mode (a projector) and at 390×844 (a student's phone): inside each drawn figure no two
+text boxes overlap (titles, axis titles, tick labels, colour bars, legends, annotations: Plotly's
+SVG text boxes, rotated labels compared as rotated rectangles) and no text is cut by the
+figure's edge; in lecture mode no tick label is set below 14 px; on the phone the page does not
+scroll sideways. The pages come from the registry, so a new page is checked without new tests.
+(tests/browser/test_lecture_mode.py checks the page around the figures: buttons, headings, the
+first screen.)"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+
+from tests.support.figure_text import clipped, collisions, overlap, small_ticks
+from tests.support.pages import app_pages
+
+LECTURE = "?lecture=true&contrast=true"
+VIEWS = (
+    ({"width": 1280, "height": 720}, LECTURE),
+    ({"width": 1920, "height": 1080}, LECTURE),
+    ({"width": 390, "height": 844}, ""),
+)
+CASES = [
+    pytest.param((url, vp, query), id=f"{url}-{vp['width']}x{vp['height']}")
+    for (_, _, url), (vp, query) in itertools.product(app_pages(), VIEWS)
+]
+LEAST_LECTURE_TICK = 14  # px: read from the back of a hall
+
+
+@pytest.fixture
+def drawn(page_probe, request):
+    """The text inside the figures of page `request.param` = (url, viewport, query)."""
+    return page_probe(*request.param)["text"]
+
+
+def report(found: dict[str, list[str]]) -> str:
+    return "\n".join(f"{title!r}:\n  " + "\n  ".join(items) for title, items in found.items())
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("drawn", CASES, indirect=True)
+def test_no_two_texts_of_a_figure_overlap(drawn):
+    found = {f["title"]: collisions(f) for f in drawn["figures"]}
+    found = {title: items for title, items in found.items() if items}
+    assert not found, "text that overlaps other text in a figure:\n" + report(found)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("drawn", CASES, indirect=True)
+def test_no_text_is_cut_by_its_figure(drawn):
+    found = {f["title"]: clipped(f) for f in drawn["figures"]}
+    found = {title: items for title, items in found.items() if items}
+    assert not found, "text that reaches past its figure's edge:\n" + report(found)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("drawn", [c for c in CASES if c.values[0][2] == LECTURE], indirect=True)
+def test_tick_labels_are_large_enough_in_lecture_mode(drawn):
+    found = {f["title"]: small_ticks(f, LEAST_LECTURE_TICK) for f in drawn["figures"]}
+    found = {title: items for title, items in found.items() if items}
+    assert not found, f"tick labels under {LEAST_LECTURE_TICK} px in lecture mode:\n" + report(
+        found
+    )
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("drawn", [c for c in CASES if c.values[0][2] == ""], indirect=True)
+def test_the_phone_never_scrolls_sideways(drawn):
+    assert drawn["scrollWidth"] <= drawn["width"], (
+        f"the page is {drawn['scrollWidth']} px wide on a {drawn['width']} px phone"
+    )
+
+
+def square(cx: float, cy: float, half: float, degrees: float) -> list:
+    """The corners of a square centred at (cx, cy), turned by `degrees`."""
+    a = math.radians(degrees)
+    offsets = [(-half, -half), (half, -half), (half, half), (-half, half)]
+    return [
+        (cx + x * math.cos(a) - y * math.sin(a), cy + x * math.sin(a) + y * math.cos(a))
+        for x, y in offsets
+    ]
+
+
+def test_overlap_compares_rotated_boxes_exactly():
+    """Oracle: squares of half-side 10 turned 45° are diamonds |x| + |y| ≤ 10·√2. With centres
+    (0, 0) and (d, d) they reach each other along the diagonal only when d < 10·√2 ≈ 14.1, while
+    their upright bounding boxes (±14.1 px) overlap for any d < 28.3: at d = 20 they do not
+    touch, at d = 12 they overlap (by 3 px along the diagonal). Upright, 19 px apart they
+    overlap by 1 px (within the slack), 18 px apart by 2 px."""
+    assert not overlap(square(0, 0, 10, 45), square(20, 20, 10, 45))
+    assert overlap(square(0, 0, 10, 45), square(12, 12, 10, 45))
+    assert not overlap(square(0, 0, 10, 0), square(19, 0, 10, 0))
+    assert overlap(square(0, 0, 10, 0), square(18, 0, 10, 0))

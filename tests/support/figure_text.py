@@ -1,0 +1,114 @@
+"""What a person reads inside each drawn Plotly figure, measured in Chromium: every text box
+(title, axis titles, tick labels, colour-bar ticks and title, legend entries, annotations) as a
+rotated rectangle in page pixels, its font size, and the figure's box. The layout checker
+(tests/browser/test_layout_checker.py) asks: do two text boxes of one figure overlap, is a tick
+label cut by its figure's edge, is a tick font too small to read from the back of a hall.
+
+Boxes are each SVG text's `getBBox()` mapped through its screen matrix: a label Plotly rotates
+(by 30°, 45° or 90°) is a rotated rectangle, compared exactly (separating axes), so rotated
+neighbours that do not touch are not reported as overlapping.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+FIGURE_TEXT = """() => {
+  const vis = (el) => { const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && el.checkVisibility({visibilityProperty: true}); };
+  const kinds = [
+    ['title', '.gtitle'], ['axis title', '[class^="g-x"][class$="title"] text, '
+      + '[class^="g-y"][class$="title"] text'],
+    ['x tick', '.xaxislayer-above text'], ['y tick', '.yaxislayer-above text'],
+    ['colour bar', '.colorbar text'], ['legend', '.legendtext'],
+    ['annotation', '.annotation-text'],
+  ];
+  const corners = (node) => {
+    const b = node.getBBox(), m = node.getScreenCTM();
+    return [[b.x, b.y], [b.x + b.width, b.y], [b.x + b.width, b.y + b.height],
+      [b.x, b.y + b.height]].map(([x, y]) => [m.a * x + m.c * y + m.e + scrollX,
+                                              m.b * x + m.d * y + m.f + scrollY]);
+  };
+  const out = [];
+  for (const el of document.querySelectorAll('.js-plotly-plot')) {
+    if (!vis(el)) continue;
+    const r = el.querySelector('.main-svg').getBoundingClientRect();
+    const texts = [];
+    for (const [kind, sel] of kinds) {
+      for (const node of el.querySelectorAll(sel)) {
+        const text = (node.textContent || '').trim();
+        if (!text || node.getBBox().width === 0) continue;
+        texts.push({kind, text: text.slice(0, 40), corners: corners(node),
+          size: parseFloat(getComputedStyle(node).fontSize)});
+      }
+    }
+    const title = el.querySelector('.gtitle');
+    out.push({title: title ? title.textContent.slice(0, 60) : '', texts,
+      box: {left: r.left + scrollX, right: r.right + scrollX, top: r.top + scrollY,
+            bottom: r.bottom + scrollY}});
+  }
+  return {figures: out, scrollWidth: document.documentElement.scrollWidth, width: innerWidth};
+}"""
+
+
+def read_figure_text(page) -> dict:
+    """{figures: [{title, texts: [{kind, text, corners, size}], box}], scrollWidth, width}."""
+    return page.evaluate(FIGURE_TEXT)
+
+
+def _project(corners: list, axis: tuple[float, float]) -> tuple[float, float]:
+    dots = [x * axis[0] + y * axis[1] for x, y in corners]
+    return min(dots), max(dots)
+
+
+def _edges(corners: list) -> list[tuple[float, float]]:
+    out = []
+    for (x1, y1), (x2, y2) in itertools.pairwise([*corners, corners[0]]):
+        length = ((x2 - x1) ** 2 + (y2 - y1) ** 2) ** 0.5 or 1.0
+        out.append((-(y2 - y1) / length, (x2 - x1) / length))  # the edge's unit normal
+    return out
+
+
+def overlap(a: list, b: list, slack: float = 1.0) -> bool:
+    """Whether two convex quadrilaterals (corner lists) overlap by more than `slack` px along
+    every separating axis (the edges' normals of both)."""
+    for axis in _edges(a)[:2] + _edges(b)[:2]:  # a rectangle's 4 normals are 2 directions
+        lo_a, hi_a = _project(a, axis)
+        lo_b, hi_b = _project(b, axis)
+        if min(hi_a, hi_b) - max(lo_a, lo_b) <= slack:
+            return False
+    return True
+
+
+def collisions(figure: dict) -> list[str]:
+    """Pairs of text boxes of one figure that overlap, said as a person would."""
+    return [
+        f"{a['kind']} {a['text']!r} overlaps {b['kind']} {b['text']!r}"
+        for a, b in itertools.combinations(figure["texts"], 2)
+        if overlap(a["corners"], b["corners"])
+    ]
+
+
+def clipped(figure: dict, slack: float = 1.0) -> list[str]:
+    """Text boxes that reach outside their figure (cut at its edge)."""
+    box = figure["box"]
+    out = []
+    for t in figure["texts"]:
+        xs, ys = [x for x, _ in t["corners"]], [y for _, y in t["corners"]]
+        if (
+            min(xs) < box["left"] - slack
+            or max(xs) > box["right"] + slack
+            or min(ys) < box["top"] - slack
+            or max(ys) > box["bottom"] + slack
+        ):
+            out.append(f"{t['kind']} {t['text']!r}")
+    return out
+
+
+def small_ticks(figure: dict, least: float) -> list[str]:
+    """Tick labels (axes and colour bars) set in a font below `least` px."""
+    return [
+        f"{t['kind']} {t['text']!r} at {t['size']:.0f} px"
+        for t in figure["texts"]
+        if t["kind"] in ("x tick", "y tick", "colour bar") and t["size"] < least - 0.5
+    ]
