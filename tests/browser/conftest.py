@@ -11,7 +11,17 @@ from __future__ import annotations
 import pytest
 
 from tests.support import server
-from tests.support.browser import SHOTS, VIEWPORT, launch_args, warm_up
+from tests.support.browser import (
+    SHOTS,
+    VIEWPORT,
+    assert_no_exception,
+    launch_args,
+    layout_probe,
+    open_app_page,
+    record_requests,
+    warm_up,
+)
+from tests.support.figure_text import read_figure_text
 from tests.support.pages import ROOT
 
 
@@ -40,3 +50,28 @@ def app_server(browser):
 @pytest.fixture(scope="session")
 def app_url(app_server):
     return app_server.url
+
+
+@pytest.fixture(scope="session")
+def page_probe(browser, app_url):
+    """`page_probe(url, viewport, query)`: the page opened once per (url, viewport width, query)
+    in a fresh tab, its layout probe (tests/support/browser.py), the text inside its figures
+    (tests/support/figure_text.py) and the requests it made, kept for every check."""
+    found: dict[tuple[str, int, str], dict] = {}
+
+    def probe(url: str, viewport: dict, query: str) -> dict:
+        key = (url, viewport["width"], query)
+        if key not in found:
+            page = browser.new_page(viewport=viewport)
+            seen = record_requests(page)
+            try:
+                open_app_page(page, app_url, url, query)
+                page.wait_for_timeout(500)  # Plotly lays out its titles after the run ends
+                assert_no_exception(page, f"probe-{url}-{viewport['width']}")
+                found[key] = layout_probe(page) | {"requests": list(seen)}
+                found[key]["text"] = read_figure_text(page)
+            finally:
+                page.close()
+        return found[key]
+
+    return probe

@@ -23,10 +23,23 @@ VIEWS = (
     ({"width": 1920, "height": 1080}, LECTURE),
     ({"width": 390, "height": 844}, ""),
 )
-CASES = [
-    pytest.param((url, vp, query), id=f"{url}-{vp['width']}x{vp['height']}")
-    for (_, _, url), (vp, query) in itertools.product(app_pages(), VIEWS)
-]
+# Findings not fixed yet, each said as (page, viewport width, check): the check is expected to
+# fail there (strict: once it passes, the entry must go). Empty when every page passes.
+KNOWN: dict[tuple[str, int, str], str] = {}
+
+
+def cases(check: str, keep=lambda query: True) -> list:
+    out = []
+    for (_, _, url), (vp, query) in itertools.product(app_pages(), VIEWS):
+        if not keep(query):
+            continue
+        reason = KNOWN.get((url, vp["width"], check))
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        out.append(pytest.param((url, vp, query), id=f"{url}-{vp['width']}x{vp['height']}",
+                                marks=marks))  # fmt: skip
+    return out
+
+
 LEAST_LECTURE_TICK = 14  # px: read from the back of a hall
 
 
@@ -36,12 +49,17 @@ def drawn(page_probe, request):
     return page_probe(*request.param)["text"]
 
 
-def report(found: dict[str, list[str]]) -> str:
-    return "\n".join(f"{title!r}:\n  " + "\n  ".join(items) for title, items in found.items())
+def report(found: dict[str, list[str]], most: int = 4) -> str:
+    """Each figure's first `most` findings and how many more there are."""
+    lines = []
+    for title, items in found.items():
+        more = f"\n    … and {len(items) - most} more" if len(items) > most else ""
+        lines.append(f"  {title!r}:\n    " + "\n    ".join(items[:most]) + more)
+    return "\n".join(lines)
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("drawn", CASES, indirect=True)
+@pytest.mark.parametrize("drawn", cases("overlap"), indirect=True)
 def test_no_two_texts_of_a_figure_overlap(drawn):
     found = {f["title"]: collisions(f) for f in drawn["figures"]}
     found = {title: items for title, items in found.items() if items}
@@ -49,7 +67,7 @@ def test_no_two_texts_of_a_figure_overlap(drawn):
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("drawn", CASES, indirect=True)
+@pytest.mark.parametrize("drawn", cases("cut"), indirect=True)
 def test_no_text_is_cut_by_its_figure(drawn):
     found = {f["title"]: clipped(f) for f in drawn["figures"]}
     found = {title: items for title, items in found.items() if items}
@@ -57,7 +75,7 @@ def test_no_text_is_cut_by_its_figure(drawn):
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("drawn", [c for c in CASES if c.values[0][2] == LECTURE], indirect=True)
+@pytest.mark.parametrize("drawn", cases("ticks", lambda q: q == LECTURE), indirect=True)
 def test_tick_labels_are_large_enough_in_lecture_mode(drawn):
     found = {f["title"]: small_ticks(f, LEAST_LECTURE_TICK) for f in drawn["figures"]}
     found = {title: items for title, items in found.items() if items}
@@ -67,7 +85,7 @@ def test_tick_labels_are_large_enough_in_lecture_mode(drawn):
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("drawn", [c for c in CASES if c.values[0][2] == ""], indirect=True)
+@pytest.mark.parametrize("drawn", cases("scroll", lambda q: q == ""), indirect=True)
 def test_the_phone_never_scrolls_sideways(drawn):
     assert drawn["scrollWidth"] <= drawn["width"], (
         f"the page is {drawn['scrollWidth']} px wide on a {drawn['width']} px phone"

@@ -17,14 +17,13 @@ from tests.support.browser import (
     assert_no_exception,
     boxes_overlap,
     foreign,
-    layout_probe,
     open_app_page,
-    record_requests,
     wait_idle,
 )
 from tests.support.pages import app_pages
 
 PAGES = app_pages()
+LECTURE = "?lecture=true&contrast=true"
 NO_FIGURE = {"home", "lessons"}  # pages that have no figure by design (menus)
 CASES = [
     pytest.param((url, vp), id=f"{url}-{vp['width']}x{vp['height']}")
@@ -32,33 +31,11 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def probes(browser, app_url):
-    """Each (page, viewport) opened once in lecture mode (with high contrast: colours only), its
-    layout probe and the requests it made kept for every check."""
-    found: dict[tuple[str, int], dict] = {}
-
-    def probe(url: str, viewport: dict) -> dict:
-        key = (url, viewport["width"])
-        if key not in found:
-            page = browser.new_page(viewport=viewport)
-            seen = record_requests(page)
-            try:
-                open_app_page(page, app_url, url, "?lecture=true&contrast=true")
-                page.wait_for_timeout(500)  # Plotly lays out its titles after the run ends
-                assert_no_exception(page, f"lecture-{url}-{viewport['width']}")
-                found[key] = layout_probe(page) | {"requests": list(seen)}
-            finally:
-                page.close()
-        return found[key]
-
-    return probe
-
-
 @pytest.fixture
-def lecture(probes, request):
-    """The layout probe of page `request.param` = (url, viewport) in lecture mode."""
-    return probes(*request.param)
+def lecture(page_probe, request):
+    """The layout probe of page `request.param` = (url, viewport) in lecture mode (with high
+    contrast: colours only)."""
+    return page_probe(*request.param, LECTURE)
 
 
 def above_fold(probe: dict) -> str:

@@ -4,9 +4,10 @@ rotated rectangle in page pixels, its font size, and the figure's box. The layou
 (tests/browser/test_layout_checker.py) asks: do two text boxes of one figure overlap, is a tick
 label cut by its figure's edge, is a tick font too small to read from the back of a hall.
 
-Boxes are each SVG text's `getBBox()` mapped through its screen matrix: a label Plotly rotates
-(by 30°, 45° or 90°) is a rotated rectangle, compared exactly (separating axes), so rotated
-neighbours that do not touch are not reported as overlapping.
+Boxes are each SVG text's `getBBox()` (the middle 75 % of its line height, about where its
+letters' ink is: two lines set one font size apart do not count as overlapping) mapped through
+its screen matrix: a label Plotly rotates (by 30°, 45° or 90°) is a rotated rectangle, compared
+exactly (separating axes), so rotated neighbours that do not touch are not reported.
 """
 
 from __future__ import annotations
@@ -23,11 +24,11 @@ FIGURE_TEXT = """() => {
     ['colour bar', '.colorbar text'], ['legend', '.legendtext'],
     ['annotation', '.annotation-text'],
   ];
-  const corners = (node) => {
+  const corners = (node) => {  // the line box's middle 75 %: about the ink of its letters
     const b = node.getBBox(), m = node.getScreenCTM();
-    return [[b.x, b.y], [b.x + b.width, b.y], [b.x + b.width, b.y + b.height],
-      [b.x, b.y + b.height]].map(([x, y]) => [m.a * x + m.c * y + m.e + scrollX,
-                                              m.b * x + m.d * y + m.f + scrollY]);
+    const y0 = b.y + 0.125 * b.height, y1 = b.y + 0.875 * b.height;
+    return [[b.x, y0], [b.x + b.width, y0], [b.x + b.width, y1], [b.x, y1]].map(([x, y]) =>
+      [m.a * x + m.c * y + m.e + scrollX, m.b * x + m.d * y + m.f + scrollY]);
   };
   const out = [];
   for (const el of document.querySelectorAll('.js-plotly-plot')) {
@@ -36,14 +37,17 @@ FIGURE_TEXT = """() => {
     const texts = [];
     for (const [kind, sel] of kinds) {
       for (const node of el.querySelectorAll(sel)) {
-        const text = (node.textContent || '').trim();
+        const lines = [...node.querySelectorAll('tspan.line')].map((t) => t.textContent);
+        const text = (lines.length ? lines.join(' ') : node.textContent || '').trim();
         if (!text || node.getBBox().width === 0) continue;
         texts.push({kind, text: text.slice(0, 40), corners: corners(node),
           size: parseFloat(getComputedStyle(node).fontSize)});
       }
     }
     const title = el.querySelector('.gtitle');
-    out.push({title: title ? title.textContent.slice(0, 60) : '', texts,
+    const heading = title ? [...title.querySelectorAll('tspan.line')].map((t) => t.textContent)
+      .join(' ') || title.textContent : '';
+    out.push({title: heading.slice(0, 60), texts,
       box: {left: r.left + scrollX, right: r.right + scrollX, top: r.top + scrollY,
             bottom: r.bottom + scrollY}});
   }
