@@ -73,6 +73,7 @@ if t == 1:
     st.info("One token can only attend to itself: every weight is 1. Type a longer text.")
 show(SCENE.views(out, values, only={"heads_grid"})["heads_grid"], "heads_grid")
 st.caption(
+    "Each map: rows are query tokens (named left of a row's first map), columns key tokens. "
     f"$d_k = {values['ta_d']}/{heads} = {values['ta_d'] // heads}$ per head. Scores: dot "
     r"$q^\top k$ (÷$\sqrt{d_k}$ when on), cosine $q^\top k/(\lVert q\rVert\,\lVert k\rVert)$, "
     r"neg_sq_dist $-\lVert q-k\rVert^2$. RoPE rotates $q$ and $k$ by their position "

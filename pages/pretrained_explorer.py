@@ -98,7 +98,8 @@ st.caption(
 )
 show(figs["qk_products"], "qk_products")
 st.markdown(
-    r"Each row sums to a score $q\cdot k_j = \sum_i q_i k_{j,i}$; the weights are "
+    r"Each cell is one elementwise product $q_i k_{j,i}$ (column $i$: a dimension of the "
+    r"head); each row sums to a score $q\cdot k_j = \sum_i q_i k_{j,i}$; the weights are "
     r"$a_j = \operatorname{softmax}_j(q\cdot k_j/\sqrt{d_{\text{head}}})$, the model's row."
 )
 a, b = st.columns(2)

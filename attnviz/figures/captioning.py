@@ -99,7 +99,18 @@ def cross_attention_figure(
         colorscale=SEQUENTIAL,
     )
     layout["height"] = max(layout.get("height") or 0, 200 + 26 * len(words))
+    layout["xaxis"].update(_row_starts(trace["x"], grid))
     return fast_figure([trace], layout)
+
+
+def _row_starts(names: list[str], grid: int) -> dict:
+    """Region ticks that name only each grid row's first region ("2,0"; the rest in the hover)
+    once a grid has more than 3 × 3 regions: 36 upright names never fit a phone, and a lecture
+    font needs the room; every region keeps its tick mark, so the columns still read as cells."""
+    if grid <= 3:
+        return {}
+    text = [name if i % grid == 0 else "" for i, name in enumerate(names)]
+    return {"ticktext": text, "tickfont": {"size": 12}, "ticks": "outside", "ticklen": 4}
 
 
 def said_figure(said: dict[str, int], title: str) -> go.Figure:

@@ -73,6 +73,14 @@ def titled(layout: dict, text: str, chars: int = TITLE_CHARS) -> dict:
     return layout
 
 
+def retitled(fig: go.Figure, text: str, chars: int = NARROW_TITLE) -> go.Figure:
+    """`titled` for a built figure: a caller's own title, wrapped (and rewrapped by scale_fonts)
+    like its builder's, with the top margin grown to hold its lines."""
+    margin = fig.layout.margin.to_plotly_json()
+    layout = titled({"margin": margin, "meta": dict(_meta(fig))}, text, chars)
+    return fig.update_layout(title=layout["title"], margin=margin, meta=layout["meta"])
+
+
 def _axis_names(fig: go.Figure) -> list[str]:
     return [k for k in fig.layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))]
 

@@ -1,8 +1,9 @@
 """Layout of small multiples (one heatmap per head) whose height grows with heads and tokens.
 
 Everything is planned in pixels (each map's side, its title above, its rotated key labels below,
-its query labels to the left) and converted to paper fractions, so rows never overlap whatever
-the number of heads or tokens; axes get no automargin, the room is reserved here."""
+a small gap between maps of a row) and converted to paper fractions, so rows never overlap
+whatever the number of heads or tokens. The query labels, shared by a row of maps, sit left of
+its first map in the margin, which Plotly grows for them (automargin on those axes only)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,12 @@ from dataclasses import dataclass
 from attnviz.figures.axes import LABEL_ALL_MAX, label_extent
 
 NOMINAL_WIDTH = 800  # px the grid is planned for (the main area at 1280 px, lecture mode too)
-LECTURE_ROOM = 1.25  # label room to spare: lecture mode enlarges crowded tick labels this much
 TOKEN_PX = 11  # px per token row when every label is drawn
 MAX_MAP_PX = TOKEN_PX * LABEL_ALL_MAX  # a map's side never exceeds this
 LONG_MAP_PX = 480  # side of each map when labels are a subset (long inputs)
 TITLE_PX = 26  # room above each map for its name
 TOP_PX, BOTTOM_PX = 80, 10  # figure title (two lines); bottom margin
+COLUMN_GAP_PX = 16  # between maps of a row: they share the query labels of its first map
 
 
 @dataclass(frozen=True)
@@ -48,16 +49,15 @@ def plan_grid(heads: int, columns: int, labels: list[str], least: int = 200) -> 
     rows = (heads + columns - 1) // columns
     side = map_side(len(labels), least)
     below = label_extent(labels) + 12  # rotated key labels under each map
-    left = label_extent(labels) * LECTURE_ROOM  # query labels left of each map
     row_px = TITLE_PX + side + below
     height = TOP_PX + rows * row_px + BOTTOM_PX
     area = rows * row_px  # the paper's height in px (margins excluded)
     slot = 1 / columns
-    gap = min(left / NOMINAL_WIDTH, slot / 3)
+    gap = min(COLUMN_GAP_PX / NOMINAL_WIDTH, slot / 3) if columns > 1 else 0.0
     x_domains, y_domains, title_y = [], [], []
     for i in range(heads):
         r, c = divmod(i, columns)
-        x0 = c * slot + gap
+        x0 = c * slot + (gap if c else 0.0)  # the first column's labels sit in the margin
         x_domains.append((round(x0, 4), round((c + 1) * slot - 0.01, 4)))
         top = r * row_px + TITLE_PX  # px from the paper's top
         y1, y0 = 1 - top / area, 1 - (top + side) / area

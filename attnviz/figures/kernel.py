@@ -6,13 +6,16 @@ gap, never a drawn 0) and the 2-D heatmap leaves those cells blank; the titles s
 
 from __future__ import annotations
 
+import math
 import textwrap
 from typing import Protocol
 
 import numpy as np
 import plotly.graph_objects as go
 
+from attnviz.figures.axes import TITLE_CHARS
 from attnviz.figures.base import fast_figure, heatmap
+from attnviz.figures.fonts import retitled
 
 BLUE, ORANGE, GREY = "#3b5bdb", "#e8590c", "#adb5bd"
 
@@ -37,7 +40,9 @@ def _layout(title: str, x_title: str, y_title: str, height: int = 420) -> dict:
         "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
         "xaxis": {"title": {"text": x_title}},
         "yaxis": {"title": {"text": y_title}},
-        "legend": {"orientation": "h", "y": -0.2},
+        # below everything, in the figure's own bottom margin: Plotly reserves its rows there
+        # before it places the x ticks and title, so they never meet however the entries wrap
+        "legend": {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"},
         "clickmode": "event+select",
     }
 
@@ -281,16 +286,27 @@ def query_weights(
     return fast_figure([trace], _layout(title + "; size and colour", "x₁", "x₂", 380))
 
 
+MATRIX_TICKS = 12  # sample numbers per axis of the weight matrix: upright, they fit a phone
+
+
 def weight_matrix(weights: np.ndarray, order: np.ndarray) -> go.Figure:
-    """The training-query × sample weights, both sorted the same way (so locality shows as a band)."""
+    """The training-query × sample weights, both sorted the same way (so locality shows as a band).
+
+    Its picture is the band, not the sample numbers: each axis names every k-th sample (at most
+    MATRIX_TICKS, in a font that reaches 14 px in lecture mode); hover names every cell."""
     w = weights[np.ix_(order, order)]
     labels = [str(i) for i in order]
-    return heatmap(
+    fig = heatmap(
         w,
         x_labels=labels,
         y_labels=labels,
-        title="Weights: training point (row) × sample (column), sorted",
+        title="",
         x_title="sample s",
         y_title="query i",
         zmin=0.0,
     )
+    shown = labels[:: math.ceil(len(labels) / MATRIX_TICKS)]
+    fig.update_xaxes(tickvals=shown, ticktext=shown, tickfont_size=12)
+    fig.update_yaxes(tickvals=shown, ticktext=shown, tickfont_size=12)
+    fig.update_layout(height=max(460, min(40 + 9 * len(labels), 620)))
+    return retitled(fig, "Weights: training point (row) ×<br>sample (column), sorted", TITLE_CHARS)

@@ -5,11 +5,29 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.figures.base import bar_chart, fast_figure, heatmap
+from attnviz.figures.base import bar_chart, fast_figure, heatmap_spec
+from attnviz.figures.fonts import NARROW_TITLE, titled
 from attnviz.figures.long_maps import max_pool, pool_labels
 from attnviz.figures.text import block_average, shown
 
 MODEL_VIEW_POOL = 48
+MAP_HEIGHT = 450  # px: Plotly's default, set explicitly so lecture mode grows it for the labels
+
+
+def token_map(
+    matrix: np.ndarray,
+    labels: list[str],
+    title: str,
+    zmin: float | None = 0.0,
+    zmax: float | None = 1.0,
+    colorscale: str = "Blues",
+) -> go.Figure:
+    """A (T, T) map over token labels (already `shown`) with an explicit height, so lecture
+    mode's larger tick labels make the figure taller instead of printing over each other."""
+    trace, layout = heatmap_spec(matrix, labels, labels, title, zmin=zmin, zmax=zmax,
+                                 colorscale=colorscale)  # fmt: skip
+    layout["height"] = max(layout.get("height") or 0, MAP_HEIGHT)
+    return fast_figure([trace], layout)
 
 
 def _tile(attentions: np.ndarray, n: int, reduce: str) -> np.ndarray:
@@ -67,18 +85,18 @@ def model_view(attentions: np.ndarray, tokens: list[str], reduce: str = "max") -
     centre = n // 2
     how = "max-pooled" if reduce == "max" else "block-averaged"
     layout = {
-        "title": {
-            "text": f"Model view: {layers} layers (rows) × {heads} heads (columns)"
-            + (f"; {t} tokens {how} to {n} blocks" if pooled else "")
-        },
         "height": 110 * layers + 90,
         "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
-        "xaxis": {
+        "xaxis": {  # head numbers over an axis title below the maps ("head 11" × 12 do not fit
+            # a phone; ticks on top would sit on the title, which Plotly places by its margin)
             "type": "category",
             "tickvals": [x[h * step + centre] for h in range(heads)],
-            "ticktext": [f"head {h}" for h in range(heads)],
-            "side": "top",
+            "ticktext": [str(h) for h in range(heads)],
+            "tickangle": 0,
+            "title": {"text": "head"},
+            "side": "bottom",
             "showgrid": False,
+            "automargin": True,
         },
         "yaxis": {
             "type": "category",
@@ -86,22 +104,34 @@ def model_view(attentions: np.ndarray, tokens: list[str], reduce: str = "max") -
             "ticktext": [f"layer {k}" for k in range(layers)],
             "autorange": "reversed",
             "showgrid": False,
+            "automargin": True,
         },
     }
+    title = f"Model view: {layers} layers ×\u00a0{heads}\u00a0heads"  # a break keeps "× 12 heads"
+    if pooled:  # a long title wraps for a phone; the short one stays one line on a projector
+        titled(layout, f"{title}; {t} tokens {how} to {n} blocks", NARROW_TITLE)
+    else:
+        titled(layout, title)
     return fast_figure([trace], layout)
 
 
 def qk_products(q: np.ndarray, keys: np.ndarray, tokens: list[str], query_token: str) -> go.Figure:
-    """q ∘ k_j for every key j: (T, d_head); row sums are the dot products q·k_j."""
-    return heatmap(
+    """q ∘ k_j for every key j: (T, d_head); row sums are the dot products q·k_j (the page's
+    text under it says so). The dimensions are a numeric axis: Plotly spaces their ticks to the
+    width it gets (every one on a projector, every 5th on a phone), the hover names each."""
+    trace, layout = heatmap_spec(
         q[None, :] * keys,
-        x_labels=[str(i) for i in range(q.shape[0])],
         y_labels=shown(tokens),
-        title=f"q ∘ k: elementwise products for query '{query_token}' (row sums = q·k)",
+        title=f"q ∘ k for query '{query_token}'",
         x_title="dimension of the head",
         y_title="key token",
         colorscale="RdBu_r",
     )
+    trace["x"] = np.arange(q.shape[0], dtype=np.int32)
+    layout["xaxis"] = {"title": {"text": "dimension of the head"}, "automargin": True}
+    layout["height"] = max(layout.get("height") or 0, MAP_HEIGHT)
+    titled(layout, layout["title"]["text"])  # full width: one line, even in lecture mode
+    return fast_figure([trace], layout)
 
 
 def qk_bars(
@@ -148,11 +178,11 @@ def qk_scatter(points: np.ndarray, tokens: list[str], method: str) -> go.Figure:
             }
         )
     layout = {
-        "title": {"text": f"Queries and keys of one head, projected together ({method.upper()})"},
         "height": 460,
         "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
         "xaxis": {"title": {"text": "component 1"}},
         "yaxis": {"title": {"text": "component 2"}},
         "legend": {"orientation": "h", "y": -0.15},
     }
+    titled(layout, f"Queries and keys of one head ({method.upper()})")  # fits a phone
     return fast_figure(traces, layout)

@@ -10,6 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.figures.base import SEQUENTIAL, base_layout, fast_figure, heatmap_spec
+from attnviz.figures.fonts import NARROW_TITLE, titled
 
 ZERO_WIDTH = "\u200b"  # makes repeated characters distinct categories without showing a mark
 MODEL_COLOURS = {"with attention": "#1c7ed6", "no attention": "#2f9e44"}
@@ -43,6 +44,7 @@ def alignment_figure(
         zmax=1.0,
         colorscale=SEQUENTIAL,
     )
+    titled(layout, title, NARROW_TITLE)  # "Alignment at step 0 (untrained):" / its example
     layout["height"] = max(layout.get("height") or 0, 140 + 24 * len(out_chars))
     layout["xaxis"]["tickangle"] = 0  # single characters never collide
     return fast_figure([trace], layout)

@@ -12,6 +12,7 @@ PLANE_LIMIT = 2.0
 GRID_STEPS = 41  # invisible click targets, 0.1 apart
 PX_PER_UNIT = 80.0  # ~ a 430 px plot showing −2..2: how labels and markers compare in size
 LABEL_FONT = 16.0  # px; room for lecture mode's larger labels
+SWEEP_TITLE = "Weights as temperature T changes<br>(T → 0: hard select; T → ∞: mean)"
 ROOM_ENOUGH = 0.5  # data units: more room than this counts as free (keeps "top center")
 PLACES = {  # Plotly textposition -> the direction it puts the label in, from the marker
     "top center": (0.0, 1.0),
@@ -147,7 +148,7 @@ def temperature_figure(
     fig = line_chart(
         temperatures,
         {n: sweep[:, i] for i, n in enumerate(names)},
-        "Weights as temperature T changes (T → 0: hard select; T → ∞: plain mean)",
+        "",
         "temperature T (log scale)",
         "weight α",
         log_x=True,
@@ -183,6 +184,6 @@ def temperature_figure(
             "xanchor": "left",
         },
     ]
-    return fast_figure(
-        list(fig.data), {**fig.layout.to_plotly_json(), "shapes": shapes, "annotations": notes}
-    )
+    layout = {**fig.layout.to_plotly_json(), "shapes": shapes, "annotations": notes}
+    titled(layout, SWEEP_TITLE)  # full width: two lines, each short enough for a phone
+    return fast_figure(list(fig.data), layout)

@@ -8,9 +8,9 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.figures.axes import token_axis
+from attnviz.figures.axes import TITLE_CHARS, token_axis
 from attnviz.figures.base import bar_chart, fast_figure, heatmap, line_chart, unique_labels
-from attnviz.figures.fonts import titled
+from attnviz.figures.fonts import NARROW_TITLE, titled
 from attnviz.figures.grid import BOTTOM_PX, TOP_PX, auto_columns, plan_grid
 from attnviz.figures.long_maps import max_pool, pool_labels
 
@@ -82,18 +82,34 @@ def heads_grid(
         n = "" if i == 0 else str(i + 1)
         data.append(_head_trace(z, labels, names[i], n, min(1.0, 600 / plan.height), top))
         xd, yd = plan.x_domains[i], plan.y_domains[i]
-        layout[f"xaxis{n}"] = token_axis(labels, domain=list(xd), anchor=f"y{n}", automargin=False)
-        layout[f"yaxis{n}"] = token_axis(
-            labels, True, domain=list(yd), anchor=f"x{n}", autorange="reversed", automargin=False
-        )
+        layout[f"xaxis{n}"] = _key_axis(labels, list(xd), f"y{n}")
+        layout[f"yaxis{n}"] = _query_axis(labels, list(yd), f"x{n}", i % columns == 0)
         notes.append(_map_name(names[i], (xd[0] + xd[1]) / 2, plan.title_y[i]))
     layout["annotations"] = notes
     how = "max-pooled (each cell: its block's largest weight)" if reduce == "max" else "averaged"
-    title = "Attention weights per head (row: query token, column: key token)"
+    title = "Attention weights per head"  # rows: queries, columns: keys (the page says)
     title += f"; {t} tokens in {len(labels)} blocks, {how}" if pooled else ""
     title += f"; colours 0 to {top:.2f}" if top != 1 else ""
-    titled(layout, title)
+    titled(layout, title, NARROW_TITLE if len(title) > NARROW_TITLE else TITLE_CHARS)
     return fast_figure(data, layout)
+
+
+def _key_axis(labels: list[str], domain: list[float], anchor: str) -> dict:
+    """A map's key axis: token categories in order, turned upright, ticks spaced by Plotly to the
+    width the map gets (every key on a projector, every 2nd or 3rd on a phone, where a map is 60
+    px wide; the hover names each key). Upright labels spaced one line apart never overprint."""
+    axis = token_axis(labels, domain=domain, anchor=anchor, automargin=False, tickangle=-90)
+    for drawn in ("tickmode", "tickvals", "ticktext"):
+        axis.pop(drawn)
+    return axis
+
+
+def _query_axis(labels: list[str], domain: list[float], anchor: str, labelled: bool) -> dict:
+    """A map's query axis, shared along its row of maps: only the first map of a row writes the
+    query tokens, in a left margin Plotly grows to hold them (automargin) at any font and width;
+    the other maps of the row are read across (their hover names each query)."""
+    return token_axis(labels, True, domain=domain, anchor=anchor, autorange="reversed",
+                      automargin=labelled, showticklabels=labelled)  # fmt: skip
 
 
 def _head_trace(

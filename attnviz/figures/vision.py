@@ -37,6 +37,7 @@ class Panel:
     name: str
     attention: np.ndarray | None = None  # (g, g) over the patches, or (H, W) per pixel
     box: tuple[float, float, float, float] | None = None  # x0, y0, x1, y1 in pixels
+    detail: str = ""  # said after the name in the hover only (the name above a panel is short)
 
 
 def image_trace(image: np.ndarray, n: str = "") -> dict:
@@ -121,7 +122,8 @@ def panels_figure(
         layout[f"xaxis{n}"], layout[f"yaxis{n}"] = _image_axes(size, dx, dy, n)
         data.append(image_trace(panel.image, n))
         if panel.attention is not None:
-            data.append(overlay_trace(panel.attention, size, n, panel.name))
+            name = f"{panel.name} {panel.detail}".strip()
+            data.append(overlay_trace(panel.attention, size, n, name))
         if panel.box is not None:
             x0, y0, x1, y1 = panel.box
             shapes.append({"type": "rect", "xref": f"x{n}", "yref": f"y{n}", "x0": x0, "y0": y0,

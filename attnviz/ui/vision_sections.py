@@ -129,7 +129,7 @@ def vit_vs_cnn(figs: dict, frame: Frame) -> None:
     st.caption(
         f"Rollout multiplies the attention of every layer (heads averaged, plus the residual), so "
         f"it shows which patches reach the {query} in the end. The CNN's saliency is the gradient "
-        f"of its winning score with respect to each pixel. Outlined: one unit's receptive field "
+        f"of its winning score with respect to each pixel, |∂ score / ∂ pixel|. Outlined: one unit's receptive field "
         f"in the CNN's last stage, {field}×{field} px: a convolution sees only a neighbourhood "
         "per layer (locality built in), while every attention head may look anywhere from the "
         "first layer on (seed 003: fewer inductive biases, so ViTs need more data)."

@@ -71,7 +71,9 @@ def test_the_cross_attention_matrix_has_words_down_and_regions_across():
     x, y = fig.layout.xaxis, fig.layout.yaxis
     assert "region" in x.title.text and "6×6" in x.title.text
     assert y.title.text == "word written"
-    assert list(x.ticktext)[:2] == ["0,0", "0,1"] and list(x.ticktext)[-1] == "5,5"
+    assert list(x.tickvals)[:2] == ["0,0", "0,1"] and list(x.tickvals)[-1] == "5,5"
+    named = [t for t in x.ticktext if t]  # a 6 × 6 grid names each row's first region
+    assert named == [f"{r},0" for r in range(6)] and len(x.ticktext) == 36
     assert list(y.ticktext) == word_names(WORDS)
     assert y.autorange == "reversed", "the first word on top"
     assert region_names(2) == ["0,0", "0,1", "1,0", "1,1"]

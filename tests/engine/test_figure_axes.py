@@ -11,6 +11,7 @@ import pytest
 
 from attnviz.figures import base as plots
 from attnviz.figures.axes import LABEL_ALL_MAX, label_step, token_axis
+from attnviz.figures.grid import auto_columns
 from attnviz.figures.long_maps import window_figure
 from attnviz.figures.pretrained import model_view, qk_bars, qk_products
 from attnviz.figures.text import heads_grid, temperature_figure, vectors_map, weights_map
@@ -68,19 +69,26 @@ def test_every_token_figure_uses_categorical_axes_with_digit_labels():
         for axis_name, axis in axes_of(fig).items():
             if axis.get("title", {}).get("text") in ("score", "weight", "w", "value"):
                 continue  # the value axis of a bar chart is numeric
+            if axis.get("title", {}).get("text") == "dimension of the head":
+                assert "type" not in axis and list(fig.data[0].x) == [0, 1, 2]
+                continue  # head dimensions are numbers: Plotly spaces their ticks to the width
             assert axis["type"] == "category", (fig.layout.title.text, axis_name)
 
 
 @pytest.mark.parametrize("t", [4, 13, 24, 48, LABEL_ALL_MAX])
-def test_every_label_is_drawn_up_to_64_tokens(t):
+def test_every_query_label_is_drawn_up_to_64_tokens_and_keys_fit_the_width(t):
     tokens = [str(i % 10) for i in range(t)]  # digits, repeated
     fig = heads_grid(np.full((3, t, t), 1 / t, dtype=np.float32), tokens)
     labels = list(fig.data[0].x)
-    for axis in axes_of(fig).values():
-        assert axis["tickmode"] == "array"
-        assert list(axis["tickvals"]) == labels == list(axis["categoryarray"])
-        assert axis.get("showticklabels", True)
-        assert axis["tickfont"]["size"] >= 9
+    columns = auto_columns(3, t)
+    for name, axis in axes_of(fig).items():
+        assert list(axis["categoryarray"]) == labels and axis["tickfont"]["size"] >= 9
+        if name.startswith("y"):  # every query label, left of each row's first map
+            assert list(axis["tickvals"]) == labels and axis["tickmode"] == "array"
+            number = int(name[5:] or 1) - 1
+            assert axis["showticklabels"] == (number % columns == 0) == axis["automargin"]
+        else:  # keys: Plotly spaces upright labels one line apart on the width it gets
+            assert "tickvals" not in axis and axis["tickangle"] == -90
     w = weights_map(np.eye(t), tokens, "w")
     assert list(w.layout.xaxis.tickvals) == list(w.data[0].x)
 

@@ -89,7 +89,8 @@ def test_a_sharp_long_map_stays_visible_after_pooling():
     assert z.shape == (128, 128) and "max-pooled" in fig.layout.title.text
     assert (z.max(axis=1) == 1.0).all()  # every pooled row still shows its peak
     assert block_average(m, 128).max() < 0.5  # what mean-pooling drew: near white
-    assert len(fig.layout.xaxis.tickvals) < 128  # a readable subset of block labels
+    assert fig.layout.xaxis.tickvals is None  # Plotly draws a subset of block labels that fits
+    assert list(fig.layout.xaxis.categoryarray) == list(fig.data[0].x)  # in token order
 
 
 def test_top_k_rows_matches_a_sort():

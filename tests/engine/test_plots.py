@@ -72,6 +72,7 @@ def test_model_view_tiles_every_head_into_one_valid_trace(t):
     np.testing.assert_allclose(block, max_pool(att[1, 2], MODEL_VIEW_POOL), atol=1e-6)
     assert np.isnan(z[n]).all() and np.isnan(z[:, n]).all()  # blank lines between blocks
     assert len(set(trace.x)) == len(trace.x) and trace.hovertemplate
-    assert list(fig.layout.xaxis.ticktext) == ["head 0", "head 1", "head 2"]
+    assert list(fig.layout.xaxis.ticktext) == ["0", "1", "2"]  # under an axis titled "head"
+    assert fig.layout.xaxis.title.text == "head"
     assert ("max-pooled" in fig.layout.title.text) == (t > MODEL_VIEW_POOL)
     assert fig.layout.xaxis.type == fig.layout.yaxis.type == "category"

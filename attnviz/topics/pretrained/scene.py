@@ -19,8 +19,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from attnviz.figures import base as plots
-from attnviz.figures.pretrained import model_view, qk_bars, qk_products, qk_scatter
+from attnviz.figures.pretrained import model_view, qk_bars, qk_products, qk_scatter, token_map
 from attnviz.figures.text import shown
 from attnviz.topics.pretrained import analysis
 from attnviz.topics.pretrained.analysis import (
@@ -213,14 +212,14 @@ def _diff(out: PretrainedOutcome, values: Values, second: PretrainedOutcome | No
     labels, diff = difference_of(out, second, values)
     p = pick(out, values)
     title = f"First − second, layer {p.layer}, head {p.head} (common leading positions)"
-    fig = plots.heatmap(diff, labels, labels, title, colorscale="RdBu_r", zmin=-1, zmax=1)
+    fig = token_map(diff, labels, title, zmin=-1, zmax=1, colorscale="RdBu_r")
     return {"diff": fig}
 
 
 def _head_map(out: PretrainedOutcome, p: Pick) -> go.Figure:
     tokens, att = visible(out.attended.attentions[p.layer, p.head], out.attended.tokens, p.hide)
     title = f"Layer {p.layer}, head {p.head}"
-    return plots.heatmap(att, shown(tokens), shown(tokens), title=title, zmin=0, zmax=1)
+    return token_map(att, shown(tokens), title)
 
 
 def _query_key_views(out: PretrainedOutcome, values: Values) -> dict[str, go.Figure]:
@@ -253,7 +252,7 @@ def views(
     if wants(only, "rollout"):
         labels, rolled = visible_rollout(out, values)
         title = "Attention rollout, all layers" + (" (specials hidden)" if p.hide else "")
-        figs["rollout"] = plots.heatmap(rolled, labels, labels, title=title, zmin=0)
+        figs["rollout"] = token_map(rolled, labels, title, zmax=None)
     if wants(only, "qk_scatter"):
         points = projection(out, values) if points is None else points
         figs["qk_scatter"] = qk_scatter(points, out.attended.tokens, values["pe_proj"])

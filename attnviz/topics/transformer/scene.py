@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 
 from attnviz.data.tasks import TaskSpec, build_task
 from attnviz.figures import base as plots
+from attnviz.figures.fonts import retitled
 from attnviz.figures.text import heads_grid, shown
 from attnviz.models.transformer import TransformerConfig
 from attnviz.topics import live
@@ -81,9 +82,8 @@ def layer_figures(
     for layer in range(maps.shape[0]):
         fig = heads_grid(maps[layer], tokens, columns=min(4, maps.shape[1]))
         title = f"Layer {layer}: attention of each head (row: query, column: key)"
-        fig.layout.title.text = (
-            f"{label}, layer {layer}: {title.split(': ', 1)[1]}" if label else title
-        )
+        retitled(fig, f"{label}, layer {layer}: {title.split(': ', 1)[1]}" if label else title)
+        fig.update_yaxes(automargin=True)  # query labels: the grid plans their room for 800 px
         figs[f"{name}_layer{layer}"] = fig
     return figs
 

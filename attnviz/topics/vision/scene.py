@@ -145,11 +145,21 @@ def compare_figure(frame: Frame) -> go.Figure:
     half = min(field, image.shape[-1]) / 2
     panels = [
         Panel(image, "the image"),
-        Panel(image, f"ViT rollout ({query})", rollout_map(frame.look.weights, query, vit),
-              query_box(query, vit)),
-        Panel(image, "CNN saliency |∂ score / ∂ pixel|", frame.look.saliency,
-              (centre - half, centre - half, centre + half, centre + half)),
-    ]  # fmt: skip
+        Panel(
+            image,
+            "ViT rollout",
+            rollout_map(frame.look.weights, query, vit),
+            query_box(query, vit),
+            f"({query})",
+        ),
+        Panel(
+            image,
+            "CNN saliency",
+            frame.look.saliency,
+            (centre - half, centre - half, centre + half, centre + half),
+            "|∂ score / ∂ pixel|",
+        ),
+    ]  # fmt: skip  (short names: three panels share a phone's width; the rest is in the hover)
     return panels_figure(panels, 3, "ViT vs CNN: what each model's answer depends on", 190)
 
 
