@@ -7,10 +7,12 @@ import streamlit as st
 from attnviz.ui.boundary import error_boundary
 from attnviz.ui.lesson_export import this_view_as_a_step
 from attnviz.ui.navigation import PAGES
+from attnviz.ui.offline import forbid_address_lookups
 from attnviz.ui.settings import remember
 from attnviz.ui.sidebar import FAVICON, adopt_aliases, draw_sidebar, lecture_requested
 from attnviz.ui.warm_up import warm_up_server
 
+forbid_address_lookups()  # no outside request, even for a cross-origin websocket
 adopt_aliases()
 st.set_page_config(
     page_title="AttnViz",

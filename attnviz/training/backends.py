@@ -5,7 +5,8 @@ A backend makes the two queues of a job (commands in, events out) and starts
 `terminate()`, `exitcode`). `JobPool(backend=...)` uses it; everything else about a job
 (messages, pause / step / resume / stop, the queue of waiting jobs) is the same on both.
 
-    LocalProcesses()            workers forked from a "forkserver" that preloads PRELOAD
+    LocalProcesses()            workers forked from a "forkserver" that preloads PRELOAD (each
+                                exits with the server: attnviz.training.worker.local_worker_main)
     RayCluster("auto")          Ray tasks on a running cluster; the queues live in a Ray actor
 
 `backend_from_environment()` reads ATTNVIZ_RAY_ADDRESS: unset or empty → LocalProcesses;
@@ -25,10 +26,12 @@ the app server only.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing as mp
 import os
 import queue
+import signal
 import socket
 import sys
 import time
@@ -39,7 +42,7 @@ from contextlib import contextmanager
 from typing import Any, Protocol
 
 from attnviz.training.messages import WorkerArgs
-from attnviz.training.worker import worker_main
+from attnviz.training.worker import local_worker_main, worker_main
 
 log = logging.getLogger(__name__)
 
@@ -87,10 +90,21 @@ class LocalProcesses:
         return self.context.Queue()
 
     def start(self, args: WorkerArgs) -> WorkerHandle:
-        process = self.context.Process(target=worker_main, args=(args,), daemon=True)
+        process = self.context.Process(target=local_worker_main, args=(args,), daemon=True)
         with _main_hidden():
             process.start()
         return process
+
+    def close(self) -> None:
+        """End the fork server now (JobPool's exit handler calls this once its workers are
+        gone). Left alone, it would exit after this process, then spend ~1 s unloading torch."""
+        from multiprocessing import forkserver
+
+        pid = getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
+        if pid:  # CPython's one ForkServer of this process; a later start makes a new one
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGTERM)
+                os.waitpid(pid, 0)
 
 
 @contextmanager

@@ -26,11 +26,14 @@ stopped, or when its worker raises (the exception comes back as status "error" w
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import logging
 import os
 import queue
 import threading
 import time
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,6 +53,7 @@ from attnviz.training.trainer import TrainConfig
 log = logging.getLogger(__name__)
 
 DEFAULT_TIME_CAP = 600.0
+STOP_GRACE = 1.0  # seconds a stopped worker has to exit before it is terminated
 
 
 @dataclass
@@ -198,22 +202,40 @@ class Job:
         return self.state
 
     def stop(self) -> None:
-        """Ask the worker to stop; a queued job is dropped from the queue."""
+        """Ask the worker to stop; it gets STOP_GRACE s (its messages read meanwhile), then is
+        terminated. A queued job leaves the queue; none starts here (the next poll starts it),
+        so stopping every job at shutdown starts no worker."""
         self.pool.forget(self)
         if self.process is None:
             self.state.status = RunStatus.STOPPED
             self.state.reason = "stopped before it started"
             return
         self._send(Command.STOP)
-        self.process.join(timeout=3)
-        killed = self.process.is_alive()
-        if killed:  # it did not answer in time: end it
-            self.process.terminate()
-            self.process.join(timeout=3)
-        else:
-            self.poll()
-        if killed or not self.state.finished:
+        exited = self.end(time.perf_counter() + STOP_GRACE)
+        if not exited or not self.state.finished:
             self.state.status, self.state.reason = RunStatus.STOPPED, "stopped by the user"
+
+    def read(self, timeout: float = 0.0) -> None:
+        """Apply the messages waiting now (waiting up to `timeout` s for the first)."""
+        with self.lock, contextlib.suppress(queue.Empty):
+            msg = self.events.get(timeout=timeout) if timeout else self.events.get_nowait()
+            while True:
+                self._apply(msg)
+                msg = self.events.get_nowait()
+
+    def end(self, deadline: float) -> bool:
+        """Wait until `deadline` for the worker to exit, reading its messages meanwhile (a worker
+        cannot exit while its last messages wait in a full pipe: a run nobody polled), then
+        terminate it, and kill it if that fails. True when it exited by itself."""
+        while self.process.is_alive() and time.perf_counter() < deadline:
+            self.read(timeout=0.05)
+        exited = not self.process.is_alive()
+        for end in (self.process.terminate, getattr(self.process, "kill", None)):
+            if end is not None and self.process.is_alive():
+                end()
+                self.process.join(timeout=1)
+        self.read()
+        return exited
 
 
 class JobPool:
@@ -233,6 +255,8 @@ class JobPool:
         self.running: list[Job] = []
         self.waiting: list[Job] = []
         self.lock = threading.RLock()
+        self.closed = False  # shut down: nothing queued starts any more
+        atexit.register(_shut_down, weakref.ref(self))  # the server's exit ends its workers
 
     def submit(self, spec: JobSpec, config: TrainConfig, paused: bool = False) -> Job:
         """Queue a run of `spec.build()` under `config` (started paused when `paused`)."""
@@ -243,10 +267,12 @@ class JobPool:
         self.refresh()
         return job
 
-    def refresh(self) -> None:
+    def refresh(self, launch: bool = True) -> None:
+        """Drop exited workers, start queued jobs on free workers (when `launch`), renumber."""
         with self.lock:
             self.running = [j for j in self.running if j.process.is_alive()]
-            while self.waiting and len(self.running) < self.max_workers:
+            free = launch and not self.closed
+            while free and self.waiting and len(self.running) < self.max_workers:
                 job = self.waiting.pop(0)
                 job.launch()
                 self.running.append(job)
@@ -259,11 +285,40 @@ class JobPool:
         with self.lock:
             if job in self.waiting:
                 self.waiting.remove(job)
-        self.refresh()
+        self.refresh(launch=False)
 
-    def shutdown(self) -> None:
-        for job in list(self.running) + list(self.waiting):
+    def shutdown(self, grace: float = STOP_GRACE) -> None:
+        """Stop every job at once: nothing queued starts any more, every worker is asked to stop
+        and all get `grace` s together (their messages read meanwhile), then the rest are
+        terminated. Runs at exit too (atexit), so the server's exit ends its workers."""
+        with self.lock:
+            self.closed = True
+            live = [j for j in self.running if j.process.is_alive()]
+            dropped, self.waiting = self.waiting, []
+        for job in dropped:
             job.stop()
+        for job in live:
+            job._send(Command.STOP)
+        deadline = time.perf_counter() + grace
+        while time.perf_counter() < deadline and any(j.process.is_alive() for j in live):
+            for job in live:
+                job.read()
+            time.sleep(0.02)
+        for job in live:
+            if not job.end(deadline) or not job.state.finished:
+                job.state.status, job.state.reason = RunStatus.STOPPED, "the server stopped"
+        self.refresh(launch=False)
+
+
+def _shut_down(pool_ref: weakref.ref) -> None:
+    """At exit: end the workers of a pool still alive, then its backend's own processes (a
+    failure, e.g. Ray already disconnected, is logged)."""
+    try:
+        if (pool := pool_ref()) is not None:
+            pool.shutdown()
+            getattr(pool.backend, "close", lambda: None)()
+    except Exception as err:
+        log.debug("training pool shutdown at exit: %s", err)
 
 
 WORKERS_VARIABLE = "ATTNVIZ_TRAINING_WORKERS"

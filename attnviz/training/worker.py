@@ -7,11 +7,17 @@ second when that cap is set (slow motion: it waits for commands between steps), 
 `Progress` (status, and the outbox: new steps, evaluations, snapshots) on another at most every
 SEND_EVERY seconds, and at once after every command. A failure comes back as a `WorkerError`.
 It imports torch and the Trainer only: no Streamlit, so a worker starts quickly.
+`local_worker_main(args)` is the same in a local process that ends the moment the server that
+started it is gone, even killed: no worker trains on (and keeps its fork server alive) after it.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import queue
+import select
+import threading
 import time
 from typing import Any
 
@@ -20,6 +26,41 @@ from attnviz.training.pace import pace_delay
 from attnviz.training.trainer import Trainer
 
 SEND_EVERY = 0.1  # seconds between progress messages while running
+
+
+def local_worker_main(args: WorkerArgs) -> None:
+    """`worker_main` in a local process that exits with the server (LocalProcesses starts it)."""
+    server = multiprocessing.parent_process()  # the server, not the fork server that forked us
+    if server is not None:
+        watch = threading.Thread(target=_exit_with, args=(server.pid,), daemon=True)
+        watch.start()
+    worker_main(args)
+
+
+def _exit_with(pid: int) -> None:
+    """End this process (at once, whatever its main thread does) when process `pid` is gone.
+
+    A killed server leaves its workers to their fork server, and a worker keeps that alive too
+    (multiprocessing hands every worker the fork server's "alive" pipe), so both would train on
+    and wait forever for a reader; this thread ends them."""
+    try:
+        server = os.pidfd_open(pid)  # Linux ≥ 5.3: readable once the process has exited
+    except (AttributeError, OSError):  # elsewhere (or gone already): look every second
+        while _exists(pid):
+            time.sleep(1.0)
+    else:
+        select.select([server], [], [])
+    os._exit(0)
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process by now; still there
+        pass
+    return True
 
 
 def worker_main(args: WorkerArgs) -> None:

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,9 +40,12 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start(log_path: Path | None = None, timeout: float = 90) -> AppServer:
+def start(
+    log_path: Path | None = None, timeout: float = 90, env: Mapping[str, str] | None = None
+) -> AppServer:
     """A headless server on a free port, healthy when this returns (output to `log_path`, or
-    discarded); raises RuntimeError, with the server stopped, if it exits or stays unhealthy."""
+    discarded; `env`: variables set for it, over this process's); raises RuntimeError, with the
+    server stopped, if it exits or stays unhealthy."""
     port = free_port()
     log = log_path.open("w") if log_path else None  # noqa: SIM115 (closed by stop)
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
@@ -53,7 +56,7 @@ def start(log_path: Path | None = None, timeout: float = 90) -> AppServer:
         cwd=ROOT,
         stdout=log or subprocess.DEVNULL,
         stderr=subprocess.STDOUT,
-        env=os.environ.copy(),
+        env={**os.environ, **(env or {})},
     )
     server = AppServer(proc, f"http://127.0.0.1:{port}", log)
     try:
