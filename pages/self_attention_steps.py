@@ -90,6 +90,7 @@ controls, stage = st.columns([1, 2.3], gap="medium")
 with controls:
     values = {"sa_reveal": draw(TABLE, "sa_reveal")}
     prev_col, next_col = st.columns(2)
+    playing = "lesson" in st.query_params  # presenter mode: ← and → walk the lesson's steps
     for col, label, delta, key, shortcut, hint in (
         (prev_col, "◀ Prev", -1, "sa_prev", "Left", "Previous step (← key)"),
         (next_col, "Next ▶", 1, "sa_next", "Right", "Next step (→ key)"),
@@ -100,9 +101,9 @@ with controls:
             on_click=shift_reveal,
             args=(delta,),
             width="stretch",
-            shortcut=shortcut,
+            shortcut=None if playing else shortcut,
             wrap=True,
-            help=hint,
+            help=None if playing else hint,
         )
     values["sa_row"] = draw(TABLE, "sa_row")
     values["sa_m"] = m = draw(TABLE, "sa_m")

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from attnviz.ui.lesson_player import lessons, request_step, students_link
+from attnviz.ui.lesson_player import lessons, link_base, request_step, show_link
 from attnviz.ui.lessons.loader import parse_lesson
 from attnviz.ui.lessons.model import Lesson, LessonError
 from attnviz.ui.navigation import all_pages
 
 TITLES = {entry.url: entry.title for entry in all_pages()}
+HERE = next(entry.url for entry in all_pages() if entry.path == "pages/guided_lessons.py")
 
 
 def lesson_card(lesson: Lesson) -> None:
@@ -35,10 +36,13 @@ def bundled() -> None:
 
 def look_inside() -> None:
     """Pick a lesson: every step's page, narration, what to point at and question, to prepare
-    the lecture (and each step's students' link)."""
+    the lecture, and each step's students' link (absolute, with a copy button)."""
     names = {lesson.title: slug for slug, lesson in lessons().items()}
     title = st.selectbox("Look inside a lesson", list(names), key="lesson_pick")
     lesson = lessons()[names[title]]
+    base, note = link_base(HERE)
+    if note:
+        st.caption(note)
     for number, step in enumerate(lesson.steps, 1):
         with st.expander(f"{number}. {step.title} ({TITLES.get(step.page, step.page)})"):
             st.markdown(step.narration)
@@ -46,7 +50,8 @@ def look_inside() -> None:
                 st.caption(f"Point at: {step.point_at}")
             if step.question is not None:
                 st.markdown(f"**Question:** {step.question.prompt}")
-            st.caption(f"Students' link: `{students_link(step)}`")
+            st.caption("Students' link (this step without the presenter's bar):")
+            show_link(step, base)
 
 
 def check_a_lesson_file() -> None:

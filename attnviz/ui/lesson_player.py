@@ -6,9 +6,15 @@ step. app.py calls, on every rerun:
 1. `enter_step(page_url)` before the sidebar is drawn: the first time this session sees a
    (lesson, step), it writes the step's complete parameter state into the page's widgets
    (through the page's parameter table, as a preset does) and turns lecture mode on;
-2. `presenter_bar(page_url)` above the page: "Step 4 of 12" with a progress bar, Previous /
-   Next (keys ← and →; Space too, except on training pages where Space starts training), the narration large, what to point at, and the students' link (the
-   step's page and parameters without the presenter's bar); it returns a place for
+2. `presenter_bar(page_url)` above the page, a compact bar that stays at the top (under 200
+   px at 1280×720): one row with Previous / Next (keys ← and →; Space too, except on training
+   pages where Space starts training), "step 4 of 12" with a progress bar, "Show the page's
+   controls" (off: every setting, preset, Reset and download of the page is hidden) and the
+   students' link (absolute, with a copy button: attnviz.ui.lessons.links); below it what to
+   point at and the narration, in a short block that scrolls, beside the question; a note
+   when a training run from an earlier step goes on here. The step's figure (`figure` in the
+   file) is scrolled just below the bar and marked (attnviz.ui.lesson_focus). It returns a
+   place for
 3. `ask(place, page_url)` after the page has run: the step's question (predict, then reveal:
    the page's figures are blurred until Reveal; a computed answer and its options come from
    what the page published in this run, attnviz.ui.lesson_answers).
@@ -29,16 +35,23 @@ import streamlit as st
 from attnviz.topics.registry import SCENE_MODULES, page_tables
 from attnviz.topics.settings import TABLE as SIDEBAR
 from attnviz.ui.lesson_answers import computed, forget
+from attnviz.ui.lesson_focus import point_at_figure
+from attnviz.ui.lessons.links import absolute_link, browser_base, configured_base
 from attnviz.ui.lessons.loader import bundled_lessons
 from attnviz.ui.lessons.model import Lesson, Step
 from attnviz.ui.navigation import all_pages
 from attnviz.ui.sidebar import css
+from attnviz.ui.training_panel import current_job
 from attnviz.ui.widgets import apply
 
 LESSON, STEP = "lesson", "step"
 APPLIED = "_lesson_applied"  # (slug, step) whose state was last written into the widgets
-# pages whose Space key starts training (attnviz.ui.training_panel): there only → moves on
-SPACE_TAKEN = ("kernel-smoother", "train-transformer", "recurrent", "vision-patches", "captioning")
+# training pages and their panel's key (attnviz.ui.training_panel): there Space starts
+# training (only → moves on), and a run goes on across the lesson's steps on the page
+TRAINING_PANELS = {"kernel-smoother": "ks", "train-transformer": "tt", "recurrent": "rn",
+                   "vision-patches": "vi", "captioning": "cp"}  # fmt: skip
+SPACE_TAKEN = tuple(TRAINING_PANELS)
+RUNS_SEEN = "_lesson_runs_seen"  # id(job) -> the (slug, step) whose bar first saw the run
 REQUESTED = "_lesson_goto"  # (slug, step) a button asked for; followed at the next rerun
 
 
@@ -92,13 +105,33 @@ def follow_request() -> None:
 
 
 def students_link(step: Step) -> str:
-    """The step's view without the presenter's bar: its page and parameters."""
+    """The step's view without the presenter's bar: its page and parameters (a path)."""
     query = urlencode(step.query(), doseq=True)
     return f"/{step.page}" + (f"?{query}" if query else "")
 
 
+def link_base(page_url: str) -> tuple[str | None, str | None]:
+    """The base of students' links: ATTNVIZ_PUBLIC_URL when it is set and valid, else the
+    address this browser uses on page `page_url`; and a note when one is refused or none is
+    known (the link is then the path alone). attnviz.ui.lessons.links checks both."""
+    base, refused = configured_base()
+    if base is None:
+        base = browser_base(st.context.url, page_url)
+    if base is None:
+        known = "No address is known here: put the app's address before the path."
+        return None, f"{refused} {known}" if refused else known
+    return base, refused
+
+
+def show_link(step: Step, base: str | None) -> None:
+    """The step's absolute link in a code block: its copy button copies it in one click."""
+    st.code(absolute_link(base, students_link(step)), language=None, wrap_lines=True)
+
+
 def presenter_bar(page_url: str) -> Any:
-    """The lesson's bar above the page (nothing when the URL names no lesson). Returns the
+    """The lesson's bar above the page (nothing when the URL names no lesson): one row of
+    controls, then what to point at and the narration (a short block that scrolls) beside the
+    question. It stays at the top while the page scrolls to the step's figure. Returns the
     place for the step's question (None when there is none)."""
     found = position()
     if found is None:
@@ -113,15 +146,29 @@ def presenter_bar(page_url: str) -> Any:
             st.button("Back to the lesson", key="lesson_back", on_click=request_step,
                       args=(lesson.slug, number))  # fmt: skip
             return None
-        _navigation_row(lesson, number, step)
+        _navigation_row(lesson, number, step, page_url)
+        place = None
         if step.question is None:
-            _narration(step)
-            return None
-        told, asked = st.columns([3, 2], gap="medium")
+            told = st.container(key="lesson_told")
+        else:
+            left, right = st.columns([3, 2], gap="small")
+            told, place = left.container(key="lesson_told"), right.container(key="lesson_asked")
         with told:
-            _narration(step)
-        place = asked.container()
+            _narration(step, carried_from(lesson, number, step))
+    point_at_figure(step.figure, f"{lesson.slug}:{number}")
     return place
+
+
+def carried_from(lesson: Lesson, number: int, step: Step) -> int | None:
+    """The earlier step of this lesson whose training run the page still holds (a run goes on
+    across the steps on its page), or None. A run is known by the step whose bar first saw it."""
+    panel = TRAINING_PANELS.get(step.page)
+    job = current_job(panel) if panel else None
+    if job is None:
+        return None
+    seen = st.session_state.setdefault(RUNS_SEEN, {})
+    slug, origin = seen.setdefault(id(job), (lesson.slug, number))
+    return origin if slug == lesson.slug and origin != number else None
 
 
 def ask(place: Any, page_url: str) -> None:
@@ -134,26 +181,32 @@ def ask(place: Any, page_url: str) -> None:
         predict_then_reveal(lesson, number, lesson.steps[number - 1])
 
 
-def _narration(step: Step) -> None:
-    st.markdown(step.narration)
+def _narration(step: Step, carried: int | None) -> None:
     if step.point_at:
-        st.caption(f"Point at: {step.point_at}")
+        st.markdown(f"**Point at:** {step.point_at}")
+    if carried is not None:
+        st.markdown(f":material/sync: **The run started in step {carried} goes on here** "
+                    "(Start trains a new one with this step's settings).")  # fmt: skip
+    st.markdown(step.narration)
 
 
-def _navigation_row(lesson: Lesson, number: int, step: Step) -> None:
-    """Previous (←), the progress with the step's title, the page's controls (hidden unless
-    asked for), the students' link, Next (→)."""
+def _navigation_row(lesson: Lesson, number: int, step: Step, page_url: str) -> None:
+    """One line: Previous (←), the progress with the step's title, the page's controls
+    (hidden unless asked for), the students' link, Next (→)."""
     total = len(lesson.steps)
     row = st.container(horizontal=True, vertical_alignment="center", key="lesson_row")
     row.button("Previous", key="lesson_prev", disabled=number == 1, shortcut="Left",
                on_click=request_step, args=(lesson.slug, number - 1), wrap=False)  # fmt: skip
-    row.progress(number / total, text=f"**{lesson.title}** · step {number} of {total}: "
-                 f"{step.title}")  # fmt: skip
+    row.progress(number / total, text=f"step {number} of {total}: **{step.title}** · "
+                 f"{lesson.title}")  # fmt: skip
     if not row.toggle("Show the page's controls", key="lesson_controls"):
         st.html(css("hide_controls"))  # static CSS, never user text
     with row.popover("Students' link", icon=":material/link:"):
         st.caption("This step's page and settings, without the presenter's bar:")
-        st.code(students_link(step), language=None)
+        base, note = link_base(page_url)
+        show_link(step, base)
+        if note:
+            st.caption(note)
     row.button("Next", key="lesson_next", type="primary", disabled=number == total,
                shortcut="Right", on_click=request_step, args=(lesson.slug, number + 1),
                wrap=False)  # fmt: skip
@@ -163,8 +216,9 @@ def _navigation_row(lesson: Lesson, number: int, step: Step) -> None:
 
 
 def predict_then_reveal(lesson: Lesson, number: int, step: Step) -> None:
-    """The question; the page's figures stay blurred until Reveal, which marks the answer
-    (computed from the live page when the lesson says `computed:<name>`)."""
+    """The question, then Reveal and the options on one line; the page's figures stay blurred
+    until Reveal, which marks the answer (computed from the live page when the lesson says
+    `computed:<name>`)."""
     question = step.question
     revealed_key = f"_revealed_{lesson.slug}_{number}"
     answer, options = question.answer, list(question.options)
@@ -175,15 +229,19 @@ def predict_then_reveal(lesson: Lesson, number: int, step: Step) -> None:
             return
         answer, options = found
     st.markdown(f"**Predict:** {question.prompt}")
-    choice = None
-    if options:
-        choice = st.radio("Your prediction", options, index=None, horizontal=True,
-                          key=f"lesson_guess_{lesson.slug}_{number}")  # fmt: skip
-    if not st.session_state.get(revealed_key):
+    row = st.container(horizontal=True, vertical_alignment="center", key="lesson_guess_row")
+    revealed = st.session_state.get(revealed_key)
+    if not revealed:  # first in the row: in sight however many options follow
         st.html(css("hide_figures"))
-        if st.button("Reveal", key="lesson_reveal", icon=":material/visibility:"):
+        if row.button("Reveal", key="lesson_reveal", icon=":material/visibility:"):
             st.session_state[revealed_key] = True
             st.rerun()
+    choice = None
+    if options:
+        choice = row.radio("Your prediction", options, index=None, horizontal=True,
+                           key=f"lesson_guess_{lesson.slug}_{number}",
+                           label_visibility="collapsed")  # fmt: skip
+    if not revealed:
         return
     verdict = "" if choice is None else (" — your prediction was right." if choice == answer
                                          else f" — the prediction was “{choice}”.")  # fmt: skip

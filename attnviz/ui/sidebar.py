@@ -41,9 +41,12 @@ def adopt_aliases() -> None:
 
 
 def lecture_requested() -> bool:
-    """Whether this rerun is in lecture mode: the toggle's state, else the link's."""
+    """Whether this rerun is in lecture mode: the toggle's state, else the link's (a lesson's
+    link is presenter mode, which is lecture mode)."""
     if "lecture" in st.session_state:
         return bool(st.session_state["lecture"])
+    if "lesson" in st.query_params:
+        return True
     return TABLE["lecture"].from_url_text(st.query_params.get("lecture", "false")) is True
 
 

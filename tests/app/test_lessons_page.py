@@ -1,14 +1,19 @@
 """Lessons in AppTest: the Lessons page lists every bundled lesson and checks a lesson file;
 the first, the fullest and the last step of every bundled lesson open from their links with the
 presenter's bar and the step's settings in the page's widgets; a question blurs the figures until Reveal, and a computed answer
-follows the live page (change the input, the answer changes)."""
+follows the live page (change the input, the answer changes); students' links are absolute on
+the configured public URL, and a hostile one is refused with a message."""
 
 from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from attnviz.topics.registry import page_tables
 from attnviz.ui.lesson_player import lessons
+from attnviz.ui.lessons.links import PUBLIC_URL_ENV
 from attnviz.ui.navigation import all_pages
 from tests.support.apptest import no_exception, open_page
 from tests.support.pages import ROOT
@@ -96,3 +101,36 @@ def test_a_question_hides_the_figures_until_reveal_and_its_answer_follows_the_pa
         at.slider(key="ss_q2").set_value(-q2 if q2 else 1.0).run()
         after = [s.value for s in at.success if s.value.startswith("Answer:")]
         assert after and after[0] != before, "the answer is computed from the live page"
+
+
+def test_the_students_link_is_absolute_on_the_configured_public_url(monkeypatch):
+    monkeypatch.setenv(PUBLIC_URL_ENV, "https://class.example.org/viz/")
+    slug, lesson = next(iter(lessons().items()))
+    step = lesson.steps[0]
+    at = open_step(slug, 1)
+    no_exception(at)
+    links = [c.value for c in at.code if "://" in c.value]
+    assert len(links) == 1, [c.value for c in at.code]
+    parts = urlsplit(links[0])
+    assert (parts.scheme, parts.netloc, parts.path) == (
+        "https",
+        "class.example.org",
+        f"/viz/{step.page}",
+    )
+    table = page_tables()[step.page]
+    changed = {key for key, value in step.params.items() if value != table[key].default}
+    assert changed and changed <= set(parse_qs(parts.query)), (changed, parts.query)
+
+
+@pytest.mark.parametrize("value", ["javascript:alert(1)", 'https://class.example.org/"><b>x'])
+def test_a_hostile_public_url_is_refused_with_a_message(monkeypatch, value):
+    """The Lessons page's list: every step's link stays a path, and the page says why."""
+    monkeypatch.setenv(PUBLIC_URL_ENV, value)
+    at = open_page("pages/guided_lessons.py")
+    no_exception(at)
+    first = next(iter(lessons().values()))
+    links = [c.value for c in at.code if c.language != "toml"]
+    assert len(links) == len(first.steps), links
+    assert all(link.startswith("/") and "javascript" not in link for link in links), links
+    notes = [c.value for c in at.caption if c.value.startswith(f"{PUBLIC_URL_ENV} is not used")]
+    assert notes, [c.value for c in at.caption]

@@ -1,8 +1,12 @@
 """A lesson in Chromium, as a lecturer presents it: Present on the Lessons page, → and ← walk the
 steps (the address bar follows, so a link opens the same step), and a question keeps the figures
-blurred until Reveal."""
+blurred until Reveal. At 1280×720 (a projector) the bar stays compact and the step's figure is
+scrolled just below it and marked, the page's own controls and ←/→ hints are gone, and a training
+run that goes on into the next step is announced in the bar."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -10,6 +14,11 @@ from attnviz.ui.lesson_player import SPACE_TAKEN, lessons
 from tests.support.browser import assert_no_exception, open_app_page, wait_idle
 
 pytestmark = pytest.mark.browser
+
+PRESENTER = {"width": 1280, "height": 720}  # a projector in lecture mode
+# the bar's most: 200 of 720 px (28 %) leaves 520 px below it, room for a lecture-mode figure's
+# title and plot (they are 350-650 px tall); the old bar took 330-680 px
+BAR_MAX = 200
 
 
 def bar_text(page) -> str:
@@ -50,27 +59,116 @@ def blurred(page) -> bool:
     return "blur" in chart.evaluate("el => getComputedStyle(el).filter")
 
 
-def test_the_pages_controls_are_hidden_unless_asked_for(page, app_url):
-    slug = next(iter(lessons()))
-    open_app_page(page, app_url, lessons()[slug].steps[0].page, f"?lesson={slug}&step=1")
-    sliders = page.locator("[data-testid='stMainBlockContainer'] [data-testid='stSlider']")
-    assert sliders.count() > 0 and not sliders.first.is_visible(), "settings hidden"
-    assert page.get_by_role("button", name="Next").is_visible()
+def step_named(page_url: str, figure_start: str) -> tuple[str, int]:
+    """The first bundled step on `page_url` whose figure's name starts with `figure_start`."""
+    return next((slug, n) for slug, lesson in lessons().items()
+                for n, step in enumerate(lesson.steps, 1)
+                if step.page == page_url and step.figure.startswith(figure_start))  # fmt: skip
+
+
+MARKED = """() => {
+  const bar = document.querySelector('.st-key-presenter_bar').getBoundingClientRect();
+  const mark = document.querySelector('[data-lesson-figure]');
+  if (!mark) return null;
+  const box = mark.getBoundingClientRect(), style = getComputedStyle(mark);
+  const title = mark.querySelector('.gtitle');
+  return {barTop: bar.top, barBottom: bar.bottom, top: box.top,
+          inPage: box.top + document.querySelector('[data-testid=stMain]').scrollTop,
+          title: title ? title.textContent : mark.innerText, outline: style.outlineStyle,
+          outlineWidth: parseFloat(style.outlineWidth)};
+}"""
+
+
+def marked_figure(page) -> dict:
+    """The marked figure, once it is in the first screen below the bar, and the bar's box."""
+    page.wait_for_function(
+        """() => { const m = document.querySelector('[data-lesson-figure]');
+          const b = document.querySelector('.st-key-presenter_bar');
+          if (!m || !b) return false;
+          const top = m.getBoundingClientRect().top;
+          return top >= b.getBoundingClientRect().bottom - 1 && top < innerHeight - 100; }""",
+        timeout=20_000,
+    )
+    return page.evaluate(MARKED)
+
+
+def squashed(text: str) -> str:
+    return re.sub(r"\s+", "", text).lower()
+
+
+def test_presenter_mode_shows_the_steps_figure_under_a_compact_bar_without_the_pages_controls(
+    page, app_url
+):
+    """Self-attention's last matrix is ~14 figures down the page: at 1280×720 it is scrolled
+    just below the bar and outlined; presets, Reset, the settings, the hand editor and the
+    page's own Prev / Next are hidden, and shown without their ←/→ hints when asked for; the
+    students' link is the browser's full address, with a copy button."""
+    slug, number = step_named("self-attention", "softmax(Q Kᵀ/√e) V")
+    step = lessons()[slug].steps[number - 1]
+    page.set_viewport_size(PRESENTER)
+    open_app_page(page, app_url, step.page, f"?lesson={slug}&step={number}")
+    found = marked_figure(page)
+    assert found["barBottom"] - found["barTop"] <= BAR_MAX, found
+    assert found["inPage"] > 3 * PRESENTER["height"], "the figure lies far down the page"
+    assert found["barBottom"] - 1 <= found["top"] < PRESENTER["height"] - 100, found
+    assert squashed(found["title"]).startswith(squashed(step.figure)), found["title"]
+    assert found["outline"] == "solid" and found["outlineWidth"] >= 3, "the figure is marked"
+    main = page.locator("[data-testid='stMainBlockContainer']")
+    hidden = ("[data-testid='stSlider']", "[class*='_preset_']", ".st-key-sa_reset_page",
+              ".st-key-sa_prev", ".st-key-sa_next")  # fmt: skip
+    for selector in hidden:
+        assert main.locator(selector).count() > 0, selector
+        assert not main.locator(selector).first.is_visible(), f"{selector} is shown"
+    assert not page.get_by_text("Edit z and the weights by hand").is_visible()
+    assert page.get_by_role("button", name="Next").first.is_visible()
+    assert_no_exception(page, "presenter-far-figure")
+    page.get_by_role("button", name="Students' link").click()
+    body = page.locator("[data-testid='stPopoverBody']")
+    body.locator("[data-testid='stCode']").hover()
+    assert body.locator("[data-testid='stCode']").inner_text().startswith(f"{app_url}/{step.page}")
+    body.get_by_role("button", name="Copy to clipboard").wait_for(timeout=5_000)  # one click
+    page.keyboard.press("Escape")
     page.get_by_text("Show the page's controls").click()
     wait_idle(page)
-    assert sliders.first.is_visible()
-    assert_no_exception(page, "lesson-controls")
+    prev = main.locator(".st-key-sa_prev")
+    assert prev.is_visible() and main.locator("[data-testid='stSlider']").first.is_visible()
+    assert "←" not in prev.inner_text() and "→" not in main.locator(".st-key-sa_next").inner_text()
 
 
 def test_a_question_blurs_the_figures_until_reveal(page, app_url):
     found = [(slug, n) for slug, lesson in lessons().items()
              for n, step in enumerate(lesson.steps, 1) if step.question is not None]  # fmt: skip
     slug, number = found[0]
+    page.set_viewport_size(PRESENTER)
     open_app_page(page, app_url, lessons()[slug].steps[number - 1].page,
                   f"?lesson={slug}&step={number}")  # fmt: skip
     assert blurred(page), "the answer is hidden while the class predicts"
+    assert_no_exception(page, "presenter-question")
     page.get_by_role("button", name="Reveal").click()
     page.get_by_text("Answer:").wait_for(timeout=20_000)
     wait_idle(page)
     assert not blurred(page)
-    assert_no_exception(page, "lesson-reveal")
+    bar = page.locator(".st-key-presenter_bar").bounding_box()
+    assert bar["height"] <= BAR_MAX, "the answer and its explanation scroll inside the bar"
+    assert_no_exception(page, "presenter-reveal")
+
+
+def test_a_training_run_goes_on_into_the_next_step_and_the_bar_says_so(page, app_url):
+    """Start in a training step: the curves appear and are brought into view; → keeps the run
+    on the same page, and the next step's bar names the step it was started in."""
+    slug, number = step_named("train-transformer", "Loss and")
+    page.set_viewport_size(PRESENTER)
+    open_app_page(page, app_url, "train-transformer", f"?lesson={slug}&step={number}")
+    page.get_by_role("button", name="Start").click()
+    found = marked_figure(page)  # the curves: drawn once the run reports
+    assert squashed(found["title"]).startswith("lossand"), found["title"]
+    assert found["barBottom"] - found["barTop"] <= BAR_MAX, found
+    page.keyboard.press("ArrowRight")
+    at_step(page, number + 1)
+    note = page.locator(".st-key-presenter_bar").get_by_text(
+        f"The run started in step {number} goes on here"
+    )
+    note.wait_for(timeout=20_000)
+    wait_idle(page)
+    assert_no_exception(page, "presenter-training")
+    page.get_by_role("button", name="Stop").click()  # the worker is free for the next tests

@@ -12,6 +12,8 @@ A lesson file::
     narration = '''
     Markdown with LaTeX: $\\alpha = \\mathrm{softmax}(qK^\\top/\\sqrt{d})$ …'''
     point_at = "the bar chart of the weights"     # optional
+    figure = "2. Weights"           # optional: the start of that figure's title (or a heading's,
+                                    # or a section's label): presenter mode scrolls to it
     [steps.params]                  # only what the step changes; the rest keeps its default
     ss_temp = 0.05
     [steps.question]                # optional: predict, then reveal
@@ -48,6 +50,8 @@ from attnviz.ui.lessons.lines import SourceMap, syntax_line
 from attnviz.ui.lessons.model import (
     COMPUTED,
     COMPUTED_PREFIX,
+    FIGURE_HELP,
+    FIGURE_MAX,
     HOME,
     MAX_STEPS,
     MIN_STEPS,
@@ -66,7 +70,7 @@ __all__ = ["LESSONS_DIR", "bundled_lessons", "load_lesson", "parse_lesson", "ste
 LESSONS_DIR = Path(__file__).resolve().parents[3] / "lessons"
 MAX_CHARS = 200_000  # the bundled lessons are under 10,000 characters each
 TOP_KEYS = ("title", "summary", "seeds", "steps")
-STEP_KEYS = ("page", "title", "narration", "point_at", "params", "question")
+STEP_KEYS = ("page", "title", "narration", "point_at", "figure", "params", "question")
 QUESTION_KEYS = ("prompt", "options", "answer", "explain")
 
 
@@ -169,6 +173,15 @@ def _question(reader: _Reader, index: int, page: str, raw: Any) -> Question:
     return Question(prompt, tuple(options), answer, explain)
 
 
+def _figure(reader: _Reader, raw: dict, line: int | None) -> str:
+    """The step's `figure`: one line of at most FIGURE_MAX characters (or "")."""
+    figure = reader.string(raw, "figure", line, required=False).strip()
+    if "\n" in figure or len(figure) > FIGURE_MAX:
+        raise reader.error(line, f"'figure' names {FIGURE_HELP}: one line of at most "
+                           f"{FIGURE_MAX} characters")  # fmt: skip
+    return figure
+
+
 def _step(reader: _Reader, index: int, raw: dict) -> Step:
     line_of = lambda key: reader.src.in_step(index, key)  # noqa: E731
     reader.keys(raw, STEP_KEYS, f"step {index + 1}", line_of)
@@ -183,6 +196,7 @@ def _step(reader: _Reader, index: int, raw: dict) -> Step:
         narration=reader.string(raw, "narration", line_of("narration")),
         params=_params(reader, index, page, raw.get("params", {})),
         point_at=reader.string(raw, "point_at", line_of("point_at"), required=False),
+        figure=_figure(reader, raw, line_of("figure")),
         question=None if question is None else _question(reader, index, page, question),
         line=reader.src.step(index) or 0,
     )

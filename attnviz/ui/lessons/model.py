@@ -1,5 +1,6 @@
 """A guided lesson as data: an ordered list of steps, each a page, the parameters it sets, a
-narration, what to point at, and optionally a predict-then-reveal question.
+narration, what to point at (and the figure that is: the presenter scrolls to it and marks it),
+and optionally a predict-then-reveal question.
 
 Plain Python (no streamlit): the loader, the tests and the presenter all read these. A step's
 complete state is its page's table defaults overlaid with the parameters it sets; its URL query is
@@ -18,6 +19,12 @@ from attnviz.topics.registry import page_tables
 HOME = "home"  # the one page a step may name that has no parameter table
 MIN_STEPS, MAX_STEPS = 1, 30
 COMPUTED_PREFIX = "computed:"
+FIGURE_MAX = 100
+FIGURE_HELP = (  # what a step's `figure` may name, as the loader's errors say it
+    "text from a figure's title, a heading, a section's label or a bold lead on the step's "
+    "page (the first that starts with it, else the first that holds it; case and spaces "
+    "ignored)"
+)
 # computed answers: name -> the pages whose live model can compute it (see loader's docstring)
 COMPUTED: dict[str, tuple[str, ...]] = {
     "top_key": ("soft-select", "self-attention"),
@@ -73,6 +80,7 @@ class Step:
     narration: str  # Markdown with LaTeX ($…$)
     params: dict[str, Any]  # only the parameters the step sets, typed and validated
     point_at: str = ""
+    figure: str = ""  # text of the title of the figure point_at names (FIGURE_HELP)
     question: Question | None = None
     line: int = 0  # the line of this step's [[steps]] header in its file
 
