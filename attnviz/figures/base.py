@@ -24,6 +24,7 @@ from attnviz.figures.fonts import (  # noqa: F401  (BASE_FONT, scale_fonts: re-e
 
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "Blues"
+BAR_COLOR, HIGHLIGHT_COLOR = "#3b5bdb", "#e8590c"  # blue and orange: apart under red-green CVD
 MATRIX_WIDTH = 300  # px a small matrix is assumed to get (a page column) unless told
 
 
@@ -201,9 +202,9 @@ def bar_chart(
 ) -> go.Figure:
     """Vertical bars with their value printed on top; `highlight` colours one bar."""
     vals = np.asarray(values, dtype=np.float32)
-    colors = ["#3b5bdb"] * len(vals)
+    colors = [BAR_COLOR] * len(vals)
     if highlight is not None and 0 <= highlight < len(vals):
-        colors[highlight] = "#e8590c"
+        colors[highlight] = HIGHLIGHT_COLOR
     trace = {
         "type": "bar",
         "x": unique_labels([str(x) for x in labels]),

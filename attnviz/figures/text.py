@@ -14,15 +14,18 @@ from attnviz.figures.fonts import NARROW_TITLE, titled
 from attnviz.figures.grid import BOTTOM_PX, TOP_PX, auto_columns, plan_grid
 from attnviz.figures.long_maps import max_pool, pool_labels
 
+# one colour per head (the head view): Okabe–Ito's palette and Paul Tol's wine, every pair at
+# CIE76 ΔE ≥ 15 under simulated deuteranopia and protanopia, the first four ≥ 24 (the text page
+# shows 4 heads); black last: least seen (tests/engine/test_colour_vision.py)
 HEAD_COLORS = [
-    "#1c7ed6",
-    "#e8590c",
-    "#2f9e44",
-    "#ae3ec9",
-    "#f08c00",
-    "#0c8599",
-    "#e03131",
-    "#5c940d",
+    "#0072b2",  # blue
+    "#e69f00",  # orange
+    "#009e73",  # bluish green
+    "#56b4e9",  # sky blue
+    "#d55e00",  # vermillion
+    "#cc79a7",  # reddish purple
+    "#882255",  # wine
+    "#000000",  # black
 ]
 GRID_MAX = 128  # larger maps are max-pooled in the small-multiples grid
 HEAD_VIEW_MAX = 64

@@ -1,5 +1,5 @@
 """Render Plotly figures with lecture-mode fonts, high contrast, and a PNG/SVG download button in
-the toolbar."""
+the toolbar; under the page's main figure (its scene's `main_view`), a one-line text summary."""
 
 from __future__ import annotations
 
@@ -7,23 +7,44 @@ import textwrap
 
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from attnviz.figures.base import BASE_FONT, export_config, scale_fonts
+from attnviz.figures.summary import summary
+from attnviz.topics.registry import SCENE_MODULES, scene
 from attnviz.ui.settings import GlobalSettings, settings
 
 HIGH_CONTRAST_SCALE = "Greys"  # white to black: the strongest contrast for weights in [0, 1]
 LECTURE_HEIGHT = 1.3  # figures grow with their fonts in lecture mode
 TITLE_WIDTH = 440  # px: lecture-mode titles wrap to fit a figure this wide (a third of 1280)
+# views drawn in the main view's place under another name: a run's maps replace the Step-0 maps
+SAME_VIEW = {"tt_live_layer0": "tt_init_layer0"}
 
 
 def show(fig: go.Figure, name: str, **kwargs):
     """st.plotly_chart with the global export format, font scale and contrast; `name` is the
-    file name."""
+    file name. Under the page's main view, its summary as plain text (never Markdown or HTML:
+    labels are tokens a user typed)."""
     glob = settings()
+    line = summary(fig) if SAME_VIEW.get(name, name) == main_view() else None
     if glob.font_scale != 1.0 or glob.high_contrast:
         fig = go.Figure(fig)  # a copy: a cached figure may be shared between sessions
         styled(fig, glob)
-    return st.plotly_chart(fig, config=export_config(glob.export_format, name), **kwargs)
+    chart = st.plotly_chart(fig, config=export_config(glob.export_format, name), **kwargs)
+    if line:
+        st.text(line)
+    return chart
+
+
+def main_view() -> str | None:
+    """The main view's name of the page this rerun draws (its scene's `main_view`), None on a
+    page without a scene."""
+    try:  # the url of the page st.navigation is running
+        pages = get_script_run_ctx().pages_manager
+        url = pages.get_pages()[pages.current_page_script_hash].get("url_pathname")
+    except (AttributeError, KeyError):
+        return None
+    return scene(url).main_view if url in SCENE_MODULES else None
 
 
 def styled(fig: go.Figure, glob: GlobalSettings) -> go.Figure:

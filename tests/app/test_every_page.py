@@ -6,18 +6,24 @@ touching this file.
 
 from __future__ import annotations
 
+import html
+import json
+import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from attnviz.figures.base import BASE_FONT
+from attnviz.topics.registry import SCENE_MODULES, scene
 from tests.support.apptest import (
     figures,
     keyed_widgets,
     no_exception,
     open_page,
     other_values,
+    plotly_array,
     set_widget,
     shown,
 )
@@ -25,6 +31,7 @@ from tests.support.pages import ROOT, app_pages
 
 PAGES = app_pages()
 PAGE_IDS = [url for _, _, url in PAGES]
+URLS = {path: url for path, _, url in PAGES}
 
 
 @pytest.mark.parametrize("path", [p for p, _, _ in PAGES], ids=PAGE_IDS)
@@ -33,6 +40,58 @@ def test_page_opens_cleanly(path):
     no_exception(at)
     assert not at.error, [e.value for e in at.error]
     assert at.title or at.get("page_link"), "a page shows a title"
+    if URLS[path] in SCENE_MODULES:
+        main_figure_is_summarised(at, URLS[path])
+
+
+def main_figure_is_summarised(at, url: str) -> None:
+    """The text right under the page's main figure names its strongest cell (bar, curve peak),
+    found here from the figure's data, as plain text: labels unescaped, never HTML."""
+    charts = list(at.get("plotly_chart"))
+    names = [json.loads(c.proto.config)["toImageButtonOptions"]["filename"] for c in charts]
+    main = scene(url).main_view
+    assert main in names, f"{url}: the main view {main!r} is not drawn ({names})"
+    fig = json.loads(charts[names.index(main)].proto.spec)
+    texts = [t.value for t in at.text]
+    assert len(texts) == 1, f"{url}: one summary expected, got {texts}"
+    line = texts[0]
+    assert 0 < len(line) <= 200 and "&lt;" not in line and "<br>" not in line
+    value, labels = strongest(fig)
+    for part in labels:
+        assert part in line, f"{url}: {part!r} not in the summary {line!r}"
+    numbers = (f"{value:.2f}", f"{value:.3f}", f"{value:.3g}")
+    assert any(n in line for n in numbers), f"{url}: {value} not in the summary {line!r}"
+
+
+def strongest(fig: dict) -> tuple[float, list[str]]:
+    """The largest cell's (bar's, curve point's) value, and its labels (or row and column)."""
+    traces = [t for t in fig["data"] if t.get("hoverinfo") != "skip"]
+    kinds = {t["type"] for t in traces}
+    kind = "heatmap" if "heatmap" in kinds else "bar" if "bar" in kinds else "scatter"
+    best = None  # (value, parts)
+    for t in traces:
+        if t["type"] != kind or (kind == "scatter" and "lines" not in t.get("mode", "lines")):
+            continue
+        z = plotly_array(t["z" if kind == "heatmap" else "y"]).astype(float)
+        z = np.atleast_2d(z)
+        r, c = np.unravel_index(np.nanargmax(z), z.shape)
+        if best is not None and z[r, c] <= best[0]:
+            continue
+        if kind == "scatter":
+            parts = []
+        elif "x" in t and "y" in t and kind == "heatmap":
+            parts = [cut(t["y"][r]), cut(t["x"][c])]
+        elif kind == "heatmap":
+            parts = [f"row {r}, column {c}"]
+        else:
+            parts = [cut(t["x"][c])]
+        best = (float(z[r, c]), parts)
+    return best
+
+
+def cut(label) -> str:
+    """A label's first characters as a person reads them (entities unescaped)."""
+    return html.unescape(re.sub(r"<br>", " ", str(label))).replace("\u200b", "")[:20]
 
 
 @pytest.mark.parametrize("path", [p for p, _, _ in PAGES], ids=PAGE_IDS)
