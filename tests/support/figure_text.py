@@ -47,16 +47,21 @@ FIGURE_TEXT = """() => {
     const title = el.querySelector('.gtitle');
     const heading = title ? [...title.querySelectorAll('tspan.line')].map((t) => t.textContent)
       .join(' ') || title.textContent : '';
-    out.push({title: heading.slice(0, 60), texts,
+    out.push({title: heading.slice(0, 60), texts, spec: (el.layout.title || {}).text || '',
       box: {left: r.left + scrollX, right: r.right + scrollX, top: r.top + scrollY,
             bottom: r.bottom + scrollY}});
   }
-  return {figures: out, scrollWidth: document.documentElement.scrollWidth, width: innerWidth};
+  const first = [...document.querySelectorAll('.js-plotly-plot')].find((el) => el.layout);
+  return {figures: out, scrollWidth: document.documentElement.scrollWidth, width: innerWidth,
+          template: first ? first.layout.template || null : null};
 }"""
 
 
 def read_figure_text(page) -> dict:
-    """{figures: [{title, texts: [{kind, text, corners, size}], box}], scrollWidth, width}."""
+    """{figures: [{title, texts: [{kind, text, corners, size}], spec, box}], scrollWidth, width,
+    template}: `spec` is the title text the figure was given (the frontend's, markup included),
+    `template` the Plotly template the frontend applied (its theme), for drawing figures the
+    same way outside the app (tests/support/bare_figures.py)."""
     return page.evaluate(FIGURE_TEXT)
 
 

@@ -1,0 +1,119 @@
+"""Figures of any page state drawn in Chromium without the app: the scene's views, styled as the
+page styles them (lecture mode, high contrast), given the width and the Plotly template the app's
+frontend gave the same view on the real page, and drawn with plotly.js in the app's font.
+
+Opening the real page for every preset and every lesson step at three viewports would cost
+minutes; drawing the same figures here costs tens of milliseconds each. What the frontend adds
+to a figure was read off the real page (the `el.layout` it hands to Plotly): the template (its
+theme), the container's width and a bold title; given those, the text boxes drawn here match the
+real page's to the pixel (tests/browser/test_layout_states.py checks that on every page's
+default state before it trusts the rest).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import plotly
+import plotly.graph_objects as go
+import plotly.io as pio
+import streamlit  # registers Streamlit's Plotly template, as `st.plotly_chart` sends it
+
+from attnviz.topics.registry import page_tables, scene
+from attnviz.ui.figures import styled
+from attnviz.ui.lessons.loader import bundled_lessons
+from attnviz.ui.settings import GlobalSettings
+from tests.support.figure_text import read_figure_text
+
+LECTURE_LOOK = GlobalSettings("cpu", 0, lecture=True, export_format="png", high_contrast=True)
+BATCH = 24  # figures drawn per round trip to the page
+
+DRAW = """async (batch) => {
+  const box = document.getElementById('box');
+  box.replaceChildren();
+  await Promise.all(batch.map(([fig, width]) => {
+    const div = document.createElement('div');
+    box.appendChild(div);
+    const layout = Object.assign({}, fig.layout, {width});
+    if (layout.title && layout.title.text)  // the frontend sets titles in bold
+      layout.title = Object.assign({}, layout.title, {text: '<b>' + layout.title.text + '</b>'});
+    return Plotly.newPlot(div, fig.data, layout, {displayModeBar: false, staticPlot: true});
+  }));
+}"""
+
+
+def page_states() -> list[tuple[str, str, dict]]:
+    """[(page url, label, parameters)]: every page's defaults, each preset, and each bundled
+    lesson step's state not already listed."""
+    states: list[tuple[str, str, dict]] = []
+    for url, table in page_tables().items():
+        states.append((url, "defaults", {}))
+        states += [(url, f"preset {name!r}", dict(table.presets[name])) for name in table.presets]
+    for lesson in bundled_lessons().values():
+        for number, step in enumerate(lesson.steps, 1):
+            params = dict(step.params)
+            if step.page in page_tables() and (step.page, params) not in [
+                (url, p) for url, _, p in states
+            ]:
+                states.append((step.page, f"{lesson.slug} step {number}", params))
+    return states
+
+
+def plain_title(text: str | None) -> str:
+    """A title without its markup (what to match a drawn figure by)."""
+    return re.sub(r"<[^>]+>", "", (text or "").replace("<br>", " ")).strip()
+
+
+def view_specs(url: str, params: dict, lecture: bool) -> dict[str, dict]:
+    """{view name: the figure as JSON} of the page at `params`, styled as the page styles it."""
+    the_scene = scene(url)
+    values = the_scene.values(params, lecture=lecture, contrast=lecture)
+    _, views = the_scene.compute(values)
+    out = {}
+    for name, fig in views.items():
+        fig = styled(go.Figure(fig), LECTURE_LOOK) if lecture else fig
+        out[name] = json.loads(pio.to_json(fig, validate=False))
+    return out
+
+
+def drawn_widths(specs: dict[str, dict], drawn: dict) -> dict[str, float]:
+    """{view name: its width on the real page}, for the views the real page drew (by title);
+    views in folded sections are not drawn there and are left out."""
+    widths = {
+        plain_title(f["spec"]): f["box"]["right"] - f["box"]["left"] for f in drawn["figures"]
+    }
+    out = {}
+    for name, spec in specs.items():
+        title = plain_title((spec["layout"].get("title") or {}).get("text"))
+        if title in widths:
+            out[name] = widths[title]
+    return out
+
+
+def page_html(folder: Path) -> Path:
+    """A page with plotly.js (the copy plotly.py bundles) and the app's font (Streamlit's)."""
+    media = Path(streamlit.__file__).parent / "static" / "static" / "media"
+    font = next(media.glob("SourceSansVF-Upright*.woff2"))
+    script = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    path = folder / "bare_figures.html"
+    path.write_text(
+        "<html><head><style>@font-face {font-family: 'Source Sans'; "
+        f"src: url('{font.as_uri()}');}} body {{margin: 0}}</style>"
+        f"<script src='{script.as_uri()}'></script></head><body><div id='box'></div></body></html>"
+    )
+    return path
+
+
+def draw(page, jobs: Iterable[tuple[dict, float]]) -> Iterator[dict]:
+    """Each (spec, width) drawn on `page` (opened at page_html), its text as read_figure_text
+    reads a figure of the app, in order."""
+    jobs = list(jobs)
+    for start in range(0, len(jobs), BATCH):
+        batch = jobs[start : start + BATCH]
+        page.evaluate(DRAW, batch)
+        figures = read_figure_text(page)["figures"]
+        assert len(figures) == len(batch), "a figure was not drawn"
+        yield from figures
