@@ -105,6 +105,8 @@ def draw_views(run: LiveRun) -> None:
 
 
 with places.stage:
-    training_panel("ks", job.spec, job.train, draw_views, buttons_in=places.buttons)
+    training_panel(
+        "ks", job.spec, job.train, draw_views, buttons_in=places.buttons, curves_last=True
+    )
 
 layout.try_this(SCENE.try_this)

@@ -10,7 +10,10 @@ import plotly.graph_objects as go
 from attnviz.figures.base import fast_figure
 
 MAX_POINTS = 2000  # long runs are thinned so the figure stays light
-COMPANION_COLORS = ("#2f9e44", "#ae3ec9")
+# companions' curves beside the run's (train blue, validation orange): Okabe–Ito's bluish green
+# and reddish purple, apart from those under simulated deuteranopia and protanopia
+COMPANION_COLORS = ("#009e73", "#cc79a7")
+TRAIN_LOSS_COLOR, TRAIN_METRIC_COLOR, VALIDATION_COLOR = "#74c0fc", "#3b5bdb", "#e8590c"
 
 
 class Curves(Protocol):
@@ -40,7 +43,7 @@ def _line(x, y, name: str, axis: str, color: str, dash: str = "solid") -> dict:
         "x": xs,
         "y": ys,
         "name": name,
-        "mode": "lines",
+        "mode": "lines" if len(xs) > 1 else "markers",  # one point: a line would not show
         "xaxis": f"x{axis}",
         "yaxis": f"y{axis}",
         "line": {"color": color, "dash": dash},
@@ -69,21 +72,26 @@ def _companion_lines(history: Curves, metric_name: str) -> list[dict]:
 
 
 def curves_figure(
-    history: Curves, metric_name: str, log_y: bool = False, model_name: str = ""
+    history: Curves,
+    metric_name: str,
+    log_y: bool = False,
+    model_name: str = "",
+    eval_every: int | None = None,
 ) -> go.Figure:
     """Left: training loss per step and validation loss; right: train/validation metric; with
     the validation curves of any companion model (see `companions`) beside them. `model_name`
-    prefixes the run's own curves when there are companions to tell them from."""
+    prefixes the run's own curves when there are companions to tell them from. Before the first
+    evaluation the metric's panel says when it comes (`eval_every`: steps between evaluations)."""
     own = f"{model_name} " if model_name else ""
     data = [
-        _line(history.step, history.train_loss, f"{own}train loss (batch)", "", "#74c0fc"),
-        _line(history.eval_step, history.val_loss, f"{own}validation loss", "", "#e8590c"),
+        _line(history.step, history.train_loss, f"{own}train loss (batch)", "", TRAIN_LOSS_COLOR),
+        _line(history.eval_step, history.val_loss, f"{own}validation loss", "", VALIDATION_COLOR),
         _line(
             history.eval_step,
             history.train_metric,
             f"{own}train {metric_name}",
             "2",
-            "#3b5bdb",
+            TRAIN_METRIC_COLOR,
             "dot",
         ),
         _line(
@@ -91,7 +99,7 @@ def curves_figure(
             history.val_metric,
             f"{own}validation {metric_name}",
             "2",
-            "#e8590c",
+            VALIDATION_COLOR,
             "dot",
         ),
         *_companion_lines(history, metric_name),
@@ -106,4 +114,31 @@ def curves_figure(
         "yaxis2": {"title": {"text": metric_name}, "anchor": "x2"},
         "legend": {"orientation": "h", "y": -0.25},
     }
+    for axis in ("xaxis", "xaxis2"):  # steps from 0 (one evaluation at step 0: not −1…1)
+        layout[axis]["rangemode"] = "nonnegative"
+    if metric_name != "R²":  # accuracy, exact match: shares, on 0–100 % (not −1…1 at 0 %)
+        layout["yaxis2"] |= {"range": [-0.02, 1.02], "tickformat": ".0%"}
+    if not history.eval_step:
+        _no_metric_yet(layout, metric_name, history.step, eval_every)
     return fast_figure(data, layout)
+
+
+def _no_metric_yet(
+    layout: dict, metric_name: str, steps: list[int], eval_every: int | None
+) -> None:
+    """The metric's panel before the first evaluation: a note saying when it comes, over axes
+    from step 0 to the next evaluation (Plotly's empty axes are −1…1)."""
+    when = f"every {eval_every:,} steps" if eval_every else "once it is evaluated"
+    note = f"{metric_name.capitalize()} appears<br>after the first evaluation,<br>{when}"
+    layout["yaxis2"].setdefault("range", [0, 1])
+    layout["xaxis2"] |= {"range": [0, max([*steps[-1:], eval_every or 1])]}
+    layout["annotations"] = [
+        {
+            "text": note,
+            "xref": "x2 domain",
+            "yref": "y2 domain",
+            "x": 0.5,
+            "y": 0.5,
+            "showarrow": False,
+        }
+    ]

@@ -15,12 +15,13 @@
 - `problems`: messages about bad settings; they disable Start and Step and are shown.
 
 It draws Start / Pause-Resume / Step / Stop / Reset (outside any fragment, with on_click
-callbacks; the Space key presses Start when no run is live, else Pause or Resume; labels wrap
-rather than truncate), then a fragment that polls the job every 0.5 s while it runs (every 2 s
-while it waits in the queue; not at all otherwise): a status line with its reason (and queue
-position), a progress bar with steps/s, live train/validation curves for the loss and the
-metric (log-scale toggle), once the run is paused or over a timeline slider over the snapshots
-and a CSV download of the history, and finally `draw_live`.
+callbacks; the Space key presses Start when no run is live, else Pause or Resume, also on a page
+just opened: attnviz.ui.keyboard_focus; labels wrap rather than truncate), then a fragment that
+polls the job every 0.5 s while it runs (every 2 s while it waits in the queue; not at all
+otherwise): a status line with its reason (and queue position), a progress bar with steps/s,
+live train/validation curves for the loss and the metric (log-scale toggle), once the run is
+paused or over a timeline slider over the snapshots and a CSV download of the history, and
+finally `draw_live` (the curves after it with `curves_last`, the kernel page's choice).
 
 Every button's click acts once: Streamlit may deliver one click to its on_click twice (first in
 a fragment rerun that was in flight when the click arrived, then again in a later full rerun;
@@ -48,6 +49,8 @@ from attnviz.training.messages import RunStatus
 from attnviz.training.specs import JobSpec, spec_changes
 from attnviz.training.trainer import TrainConfig
 from attnviz.ui.figures import show
+from attnviz.ui.keyboard_focus import keyboard_focus
+from attnviz.ui.training_changes import describe_changes, remember
 
 SETTINGS_CHANGED = "Settings changed since this run — Start trains a new one"
 
@@ -124,6 +127,7 @@ def _once(key: str, token: str, action: Callable[..., Any], *args: Any) -> None:
 
 
 def _start(key: str, spec: JobSpec, config: TrainConfig, paused: bool = False) -> Job:
+    remember(_slot(key), key)  # what the "Settings changed" warning compares
     old = session_jobs().pop(_slot(key), None)
     if old is not None:
         old.stop()
@@ -219,6 +223,8 @@ def controls(key: str, spec: JobSpec, config: TrainConfig, problems: list[str]) 
             shortcut="Space" if name == space else None,
             wrap=False,  # the row wraps a whole button to the next line, never a label
         )
+    with row:
+        keyboard_focus()  # Space works on a page just opened, before any click
     for problem in problems:
         st.error(problem)
 
@@ -250,23 +256,11 @@ def pick_snapshot(key: str, state: JobState) -> tuple[int | None, dict | None]:
     return chosen, dict(state.snapshots)[chosen]
 
 
-def draw_run(
-    key: str, job: Job, spec: JobSpec, draw_live: DrawLive, model_name: str = ""
-) -> JobState:
-    """The status, curves and views of `job`; the views are the run's only if `spec` (the
-    page's settings) is the one it was started with."""
-    state = job.poll()
-    status_line(state)
-    changed = spec_changes(job.spec, spec)
-    if changed:
-        st.warning(
-            f"**{SETTINGS_CHANGED}.** Changed: {', '.join(changed)}. The status and curves are "
-            "the old run's; the views below show the new settings, untrained.",
-            icon=":material/sync_problem:",
-        )
+def draw_curves(key: str, job: Job, state: JobState, model_name: str = "") -> None:
+    """The run's loss and metric (log-scale toggle); once it is over, its history as CSV."""
     log_y = st.toggle("log-scale loss", key=f"{key}_log")
     show(
-        curves_figure(state.history, state.metric_name, log_y, model_name),
+        curves_figure(state.history, state.metric_name, log_y, model_name, job.config.eval_every),
         f"{key}_curves",
         key=f"{key}_curves_chart",
     )
@@ -279,11 +273,41 @@ def draw_run(
             key=f"{key}_history_csv",
             icon=":material/download:",
         )
+
+
+def draw_run(
+    key: str,
+    job: Job,
+    spec: JobSpec,
+    draw_live: DrawLive,
+    model_name: str = "",
+    curves_last: bool = False,
+) -> JobState:
+    """The status, curves and views of `job` (the curves last if `curves_last`); the views are
+    the run's only if `spec` (the page's settings) is the one it was started with."""
+    state = job.poll()
+    status_line(state)
+    changed = spec_changes(job.spec, spec)
     if changed:
-        draw_live(LiveRun(state, None, spec, changed))
+        st.warning(
+            f"**{SETTINGS_CHANGED}.** Changed: {describe_changes(_slot(key), key)}. The status "
+            "and curves are the old run's; the views show the new settings, untrained.",
+            icon=":material/sync_problem:",
+        )
+    if not curves_last:
+        draw_curves(key, job, state, model_name)
+    views = st.container()
+    timeline = st.container() if curves_last else views  # with the curves last: under the views
+    if changed:
+        with views:
+            draw_live(LiveRun(state, None, spec, changed))
     else:
-        step, snapshot = pick_snapshot(key, state)
-        draw_live(LiveRun(state, snapshot, job.spec, step=step))
+        with timeline:
+            step, snapshot = pick_snapshot(key, state)
+        with views:
+            draw_live(LiveRun(state, snapshot, job.spec, step=step))
+    if curves_last:
+        draw_curves(key, job, state, model_name)
     return state
 
 
@@ -295,11 +319,13 @@ def training_panel(
     problems: list[str] | None = None,
     buttons_in: Any = None,
     model_name: str = "",
+    curves_last: bool = False,
 ) -> None:
     """Buttons, then the live fragment (see the module docstring). `buttons_in`: a container the
     page made earlier (e.g. above its settings, so Start is in the first screen); the buttons
     are drawn there instead of here. `model_name`: what the curves call the run's own model when
-    it trains a companion beside it (the vision page's "ViT" beside its CNN)."""
+    it trains a companion beside it (the vision page's "ViT" beside its CNN). `curves_last`: the
+    curves under the page's views, so that after a run its result is in the first screen."""
     job_pool()  # start the fork server (and its imports) now, so that the first Start is quick
     with buttons_in if buttons_in is not None else st.container():
         controls(key, spec, config, problems or [])
@@ -312,7 +338,7 @@ def training_panel(
             st.info("Press **Start** to train; the views below show the untrained model.")
             draw_live(LiveRun(None, None, spec))
             return
-        state = draw_run(key, job, spec, draw_live, model_name)
+        state = draw_run(key, job, spec, draw_live, model_name, curves_last)
         if running and not state.active:
             st.rerun()  # the run ended: redraw the page once so polling stops
         elif queued and state.status != "queued":

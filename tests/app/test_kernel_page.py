@@ -145,7 +145,10 @@ def test_a_finished_run_is_bound_to_its_settings(page):
     preset(at, "Overfit without leave-one-out")
     no_exception(at)
     assert "Start trains a new one" in changed_warning(at)
-    assert "data.name" in changed_warning(at) and "leave_one_out" in changed_warning(at)
+    said = changed_warning(at)  # by the labels the page shows, never an internal field name
+    assert "data set (was rings_2d, now sine_1d)" in said, said
+    assert "leave-one-out (was on, now off)" in said and "data.name" not in said
+    assert "learning rate" not in said, "a training setting does not change the model"
     assert "done" in status(at), "the old run's status stays, labelled by the warning"
 
     def same_clicks(a: AppTest) -> None:  # presets set only some widgets: repeat the order
@@ -165,9 +168,14 @@ def test_moving_k_after_a_run_shows_the_untrained_model(page):
     preset(at, "Mahalanobis on rings")
     at.button(key="ks_start").click().run()
     train_until_done(at)
+    titles = [f["layout"]["title"]["text"] for f in figures(at)]
+    fit = next(i for i, t in enumerate(titles) if t.startswith("f_θ over the plane"))
+    curves = next(i for i, t in enumerate(titles) if t.startswith("Loss and"))
+    assert fit < curves, "after a run the result comes first, the curves under the views"
     at.slider(key="ks_rank").set_value(1).run()
     no_exception(at)
-    assert "model.rank" in changed_warning(at)
+    said = changed_warning(at)
+    assert "Changed: K (rows of θ) (was 2, now 1)." in said and "model.rank" not in said
 
     def rank_one(a: AppTest) -> None:
         preset(a, "Mahalanobis on rings")
@@ -184,7 +192,7 @@ def test_switching_to_2d_after_a_1d_run_never_draws_the_old_model(page):
     train_until_done(at)
     at.selectbox(key="ks_data").set_value("rings_2d").run()
     no_exception(at)
-    assert "data.name" in changed_warning(at)
+    assert "data set (was sine_1d, now rings_2d)" in changed_warning(at)
 
     def rings(a: AppTest) -> None:
         a.slider(key="ks_steps").set_value(100).run()

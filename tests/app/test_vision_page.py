@@ -3,6 +3,8 @@ side by side, the timeline, the sections after a run, and bad input (a wrong mod
 
 from __future__ import annotations
 
+import re
+
 from tests.support.apptest import (
     figures,
     no_exception,
@@ -31,6 +33,9 @@ def head_maps(at) -> list:
 def test_settings_change_the_drawn_maps(page):
     at = page()
     no_exception(at)
+    deltas = [m.delta for m in at.metric if m.delta]  # a delta is cut past ~12 characters at 1280
+    assert deltas and all(len(d) <= 12 for d in deltas), deltas
+    assert any(re.fullmatch(r"Parameters: ViT [\d,]+, CNN [\d,]+\.", c.value) for c in at.caption)
     grid = figure(at, "Image 0")
     assert len(grid["layout"]["annotations"]) == 16, "8×8 digits in patches of 2: 16 numbered"
     maps = head_maps(at)
