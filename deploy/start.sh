@@ -64,7 +64,7 @@ fi
 SERVERS=""
 for i in $(seq 0 $((REPLICAS - 1))); do
   port=$((BASE_PORT + i))
-  "$PYTHON" -m streamlit run app.py --server.port "$port" --server.address 127.0.0.1 \
+  "$PYTHON" -m attnviz.ui.serve --server.port "$port" --server.address 127.0.0.1 \
     --server.headless true >"$RUN_DIR/replica-$((i + 1)).log" 2>&1 &
   PIDS+=($!)
   SERVERS+="    server r$((i + 1)) 127.0.0.1:${port} check cookie r$((i + 1))"$'\n'

@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python -m pip install -q --disable-pip-version-check -r requirements.txt
-exec python -m streamlit run app.py "$@"
+exec python -m attnviz.ui.serve "$@"

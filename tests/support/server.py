@@ -1,4 +1,5 @@
-"""Start the real app (`streamlit run app.py`) on a free port, wait until it is healthy, stop it.
+"""Start the real app (`python -m attnviz.ui.serve`: `streamlit run app.py` with its first-session
+fix) on a free port, wait until it is healthy, stop it.
 
 Used by the browser tests' `app_url` fixture and by the benchmarks that time the app in Chromium:
 
@@ -48,7 +49,7 @@ def start(
     server stopped, if it exits or stays unhealthy."""
     port = free_port()
     log = log_path.open("w") if log_path else None  # noqa: SIM115 (closed by stop)
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
+    cmd = [sys.executable, "-m", "attnviz.ui.serve", "--server.headless", "true"]
     cmd += ["--server.port", str(port), "--server.fileWatcherType", "none"]
     cmd += ["--browser.gatherUsageStats", "false"]
     proc = subprocess.Popen(
