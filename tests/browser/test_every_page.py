@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from benchmarks.browser import main_widget, move_once
 from tests.support.browser import (
     assert_no_exception,
     foreign,
@@ -16,6 +17,9 @@ from tests.support.pages import app_pages
 
 pytestmark = pytest.mark.browser
 PAGES = app_pages()
+NO_FIGURE = {"home", "lessons"}  # menus: their widgets change what is listed, not a figure
+FIGURE_DATA = """() => [...document.querySelectorAll('.js-plotly-plot')].map((el) =>
+  JSON.stringify((el.data || []).map((t) => [t.x, t.y, t.z, t.text, t.customdata]))).join('|')"""
 
 
 def nudge_first_widget(page) -> str:
@@ -64,6 +68,13 @@ def test_page_opens_and_survives_interaction_asking_only_the_local_server(
     assert page.locator("h1").count() >= 1
     moved = nudge_first_widget(page)
     assert moved != "none" or url == "home", f"{title}: no slider or selectbox to change"
+    if url not in NO_FIGURE:  # the page's main widget (the benchmark's) redraws a figure
+        drawn = page.evaluate(FIGURE_DATA)
+        kind, widget = main_widget(page, url)
+        at_end = kind == "slider" and widget.get_attribute("value") == widget.get_attribute("max")
+        move_once(page, kind, widget, forward=not at_end)
+        wait_idle(page)
+        assert page.evaluate(FIGURE_DATA) != drawn, f"{title}: its main widget changed no figure"
     assert_no_exception(page, f"{url}-after")
     page.wait_for_timeout(500)  # icons and fonts load after the run
     assert seen, "no request was recorded"
