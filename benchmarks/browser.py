@@ -12,7 +12,11 @@ select box by keyboard) `--moves` times and time each move from the input event 
 from /proc, the server process only), the cold start (process start → health check → home page
 interactive) and each page's first visit (navigation → idle).
 
-    python -m benchmarks.browser [--moves 10] [--page soft-select text]
+    python -m benchmarks.browser [--moves 10] [--page soft-select text] [--students 30]
+
+With `--students N`, N simulated students (benchmarks.load, over the websocket protocol) use the
+same server throughout, and each page's line adds the 95th percentile of its moves (p95 ms):
+what the person at the projector waits for in a busy hall.
 
 The timestamps come from the page itself (performance.now(), recorded by an init script that
 wraps WebSocket and watches the DOM), so Playwright's own round trips do not count.
@@ -23,6 +27,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import statistics
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 
@@ -195,13 +201,31 @@ def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
+def p95(values: list[float]) -> float:
+    """The 95th percentile (nearest rank), NaN for no values."""
+    ordered = sorted(values)
+    return ordered[max(0, -(-95 * len(ordered) // 100) - 1)] if ordered else float("nan")
+
+
 def report(path: str, first: float, kind: str, moves: list[Move]) -> None:
     m = {f: median([getattr(x, f) for x in moves]) for f in Move.__dataclass_fields__}
     print(
         f"{path:<22} {first:7.2f} {kind:>9} {len(moves):3d} {m['total']:7.0f} {m['send']:6.0f} "
-        f"{m['server']:7.0f} {m['render']:7.0f} {m['bytes'] / 1000:8.1f} {m['cpu_ms']:7.0f}",
+        f"{m['server']:7.0f} {m['render']:7.0f} {m['bytes'] / 1000:8.1f} {m['cpu_ms']:7.0f} "
+        f"{p95([x.total for x in moves]):7.0f}",
         flush=True,
     )
+
+
+def students(server: AppServer, n: int) -> subprocess.Popen | None:
+    """N simulated students on `server` for as long as the benchmark runs (None for none)."""
+    if not n:
+        return None
+    cmd = [sys.executable, "-m", "benchmarks.load", "--url", server.url, "--pid", str(server.pid)]
+    cmd += ["--students", str(n), "--duration", "3600", "--warm", "1"]
+    load = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(10)  # they open their pages and start moving
+    return load
 
 
 LONG_TEXT = " ".join(["the cat sat on the mat because it was warm"] * 52)  # ~520 tokens
@@ -231,17 +255,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--moves", type=int, default=10)
     parser.add_argument("--page", nargs="*", help="url paths (default: every page)")
+    parser.add_argument("--students", type=int, default=0, help="simulated students beside")
     args = parser.parse_args()
     paths = args.page or [p.url for p in all_pages()]
     with sync_playwright() as pw:
         browser = pw.chromium.launch(**launch_args())
         server, healthy, home, home_visit = cold_start(browser)
+        load = None
         try:
             wait_healthy(server)
             print(f"cold start: healthy after {healthy:.2f} s, home interactive after {home:.2f} s")
+            load = students(server, args.students)
+            if load is not None:
+                print(f"with {args.students} simulated students on the same server")
             print(
                 f"{'page':<22} {'first s':>7} {'widget':>9} {'n':>3} {'idle ms':>7} {'send':>6} "
-                f"{'server':>7} {'render':>7} {'kB/move':>8} {'cpu ms':>7}"
+                f"{'server':>7} {'render':>7} {'kB/move':>8} {'cpu ms':>7} {'p95 ms':>7}"
             )
             for path in paths:
                 first, page = first_visit(browser, server.url, path)
@@ -256,6 +285,9 @@ def main() -> None:
                     [long_input(browser, server.url, server.pid)],
                 )
         finally:
+            if load is not None:
+                load.terminate()
+                load.wait(timeout=30)
             stop(server)
             browser.close()
 
