@@ -16,7 +16,8 @@ from attnviz.ui.settings import GlobalSettings, settings
 
 HIGH_CONTRAST_SCALE = "Greys"  # white to black: the strongest contrast for weights in [0, 1]
 LECTURE_HEIGHT = 1.3  # figures grow with their fonts in lecture mode
-TITLE_WIDTH = 440  # px: lecture-mode titles wrap to fit a figure this wide (a third of 1280)
+TITLE_WIDTH = 440  # px: a lecture-mode title wraps to fit a figure this wide (a third of 1280)
+# unless the figure says its own width (see title_width)
 # views drawn in the main view's place under another name: a run's maps replace the Step-0 maps
 SAME_VIEW = {"tt_live_layer0": "tt_init_layer0"}
 
@@ -52,12 +53,25 @@ def styled(fig: go.Figure, glob: GlobalSettings) -> go.Figure:
     if glob.font_scale != 1.0:
         scale_fonts(fig, glob.font_scale)
         size = fig.layout.title.font.size if fig.layout.title.font else None
-        wrap_title(fig, int(TITLE_WIDTH / (0.55 * (size or BASE_FONT * glob.font_scale))))
+        width = title_width(fig)
+        if width is not None:
+            wrap_title(fig, int(width / (0.55 * (size or BASE_FONT * glob.font_scale))))
         if fig.layout.height:
             fig.update_layout(height=int(fig.layout.height * LECTURE_HEIGHT))
     if glob.high_contrast:
         high_contrast(fig)
     return fig
+
+
+def title_width(fig: go.Figure) -> int | None:
+    """The width (px) a lecture-mode title wraps to: None when the figure's builder said how
+    wide its title may be (`titled`: meta `title_chars`; scale_fonts has rewrapped it to that,
+    e.g. the model view's one line across the page), else the figure's own width where its meta
+    says it (`width_px`), else TITLE_WIDTH."""
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    if meta.get("title_chars"):
+        return None
+    return int(meta.get("width_px") or TITLE_WIDTH)
 
 
 def wrap_title(fig: go.Figure, width: int) -> go.Figure:

@@ -16,8 +16,10 @@ step. app.py calls, on every rerun:
    file) is scrolled just below the bar and marked (attnviz.ui.lesson_focus). It returns a
    place for
 3. `ask(place, page_url)` after the page has run: the step's question (predict, then reveal:
-   the page's figures are blurred until Reveal; a computed answer and its options come from
-   what the page published in this run, attnviz.ui.lesson_answers).
+   the page's figures are blurred until Reveal, which replaces the options by one line, the
+   answer and the prediction picked, above the explanation, all in sight in the bar; a
+   computed answer and its options come from what the page published in this run,
+   attnviz.ui.lesson_answers).
 
 Moving to another step (Present, Previous, Next: on_click callbacks, `request_step`) is done by
 `follow_request()` at the top of the next rerun: it switches to that step's page with the new
@@ -53,6 +55,8 @@ TRAINING_PANELS = {"kernel-smoother": "ks", "train-transformer": "tt", "recurren
 SPACE_TAKEN = tuple(TRAINING_PANELS)
 RUNS_SEEN = "_lesson_runs_seen"  # id(job) -> the (slug, step) whose bar first saw the run
 REQUESTED = "_lesson_goto"  # (slug, step) a button asked for; followed at the next rerun
+PICKED = "_lesson_picked"  # revealed key -> the prediction picked when Reveal was pressed
+MARKDOWN_SPECIALS = "\\`*_{}[]()<>#+-.!|~$:"
 
 
 @cache
@@ -217,10 +221,12 @@ def _navigation_row(lesson: Lesson, number: int, step: Step, page_url: str) -> N
 
 def predict_then_reveal(lesson: Lesson, number: int, step: Step) -> None:
     """The question, then Reveal and the options on one line; the page's figures stay blurred
-    until Reveal, which marks the answer (computed from the live page when the lesson says
-    `computed:<name>`)."""
+    until Reveal (the answer is computed from the live page when the lesson says
+    `computed:<name>`). Reveal replaces the options by one line, the answer and the prediction
+    picked, with the explanation under it: in sight in the bar without scrolling."""
     question = step.question
     revealed_key = f"_revealed_{lesson.slug}_{number}"
+    guess_key = f"lesson_guess_{lesson.slug}_{number}"
     answer, options = question.answer, list(question.options)
     if question.computed is not None:
         found = computed(question.computed)
@@ -229,22 +235,35 @@ def predict_then_reveal(lesson: Lesson, number: int, step: Step) -> None:
             return
         answer, options = found
     st.markdown(f"**Predict:** {question.prompt}")
-    row = st.container(horizontal=True, vertical_alignment="center", key="lesson_guess_row")
-    revealed = st.session_state.get(revealed_key)
-    if not revealed:  # first in the row: in sight however many options follow
-        st.html(css("hide_figures"))
-        if row.button("Reveal", key="lesson_reveal", icon=":material/visibility:"):
-            st.session_state[revealed_key] = True
-            st.rerun()
-    choice = None
-    if options:
-        choice = row.radio("Your prediction", options, index=None, horizontal=True,
-                           key=f"lesson_guess_{lesson.slug}_{number}",
-                           label_visibility="collapsed")  # fmt: skip
-    if not revealed:
+    if st.session_state.get(revealed_key):
+        picked = st.session_state.get(PICKED, {}).get(revealed_key)
+        st.container(key="lesson_answer").success(answer_line(answer, picked))  # no icon: an
+        # icon makes the box a line taller, and the explanation's first line must show too
+        if question.explain:
+            st.markdown(question.explain)
         return
-    verdict = "" if choice is None else (" — your prediction was right." if choice == answer
-                                         else f" — the prediction was “{choice}”.")  # fmt: skip
-    st.success(f"Answer: **{answer}**{verdict}", icon=":material/check_circle:")
-    if question.explain:
-        st.markdown(question.explain)
+    st.html(css("hide_figures"))
+    row = st.container(horizontal=True, vertical_alignment="center", key="lesson_guess_row")
+    if row.button("Reveal", key="lesson_reveal", icon=":material/visibility:"):  # first: in
+        st.session_state[revealed_key] = True  # sight however many options follow
+        st.session_state.setdefault(PICKED, {})[revealed_key] = st.session_state.get(guess_key)
+        st.rerun()
+    if options:
+        row.radio("Your prediction", options, index=None, horizontal=True, key=guess_key,
+                  label_visibility="collapsed")  # fmt: skip
+
+
+def answer_line(answer: str, picked: str | None) -> str:
+    """One line of Markdown: the answer, and the prediction picked before Reveal (both shown as
+    plain text: a computed answer is a token the user typed)."""
+    line = f"Answer: **{md_literal(answer)}**"
+    if picked is None:
+        return line
+    if picked == answer:
+        return f"{line} — you picked it"
+    return f"{line} — you picked {md_literal(picked)}"
+
+
+def md_literal(text: str) -> str:
+    """`text` escaped so that Markdown shows it as written (no emphasis, link or formula)."""
+    return "".join("\\" + c if c in MARKDOWN_SPECIALS else c for c in str(text))

@@ -11,7 +11,9 @@ import itertools
 import plotly.graph_objects as go
 import pytest
 
-from attnviz.ui.figures import high_contrast, wrap_title
+from attnviz.figures.fonts import titled
+from attnviz.ui.figures import high_contrast, styled, wrap_title
+from attnviz.ui.settings import GlobalSettings
 from tests.support.browser import (
     LECTURE_VIEWPORTS,
     assert_no_exception,
@@ -140,6 +142,19 @@ def test_long_title_wraps_and_gets_room():
     lines = fig.layout.title.text.split("<br>")
     assert len(lines) == 4 and all(len(line) <= 30 for line in lines)
     assert fig.layout.height > 300 and fig.layout.margin.t >= 4 * 14
+
+
+def test_a_lecture_title_wraps_to_the_width_its_figure_says():
+    """A builder's own width (`titled`) wins: the model view's title stays one line across the
+    page; a figure that says nothing wraps for a third of 1280 px, one with `width_px` for that."""
+    title = "Model view: 6 layers × 12 heads"  # 31 characters: 28 fit 440 px at the lecture size
+    lecture = GlobalSettings("cpu", 0, True, "png")
+    said = styled(go.Figure(layout=titled({"height": 300}, title)), lecture)
+    plain = styled(go.Figure(layout={"title": {"text": title}, "height": 300}), lecture)
+    wide = go.Figure(layout={"title": {"text": title}, "height": 300, "meta": {"width_px": 900}})
+    assert said.layout.title.text == title
+    assert plain.layout.title.text.count("<br>") == 1
+    assert styled(wide, lecture).layout.title.text == title
 
 
 def test_short_title_is_left_alone():

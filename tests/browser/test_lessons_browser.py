@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from attnviz.ui.lesson_player import SPACE_TAKEN, lessons
+from attnviz.ui.lesson_player import SPACE_TAKEN, answer_line, lessons
 from tests.support.browser import assert_no_exception, open_app_page, wait_idle
 
 pytestmark = pytest.mark.browser
@@ -150,7 +150,45 @@ def test_a_question_blurs_the_figures_until_reveal(page, app_url):
     assert not blurred(page)
     bar = page.locator(".st-key-presenter_bar").bounding_box()
     assert bar["height"] <= BAR_MAX, "the answer and its explanation scroll inside the bar"
+    shown = page.evaluate(SHOWN, ".st-key-lesson_answer [data-testid='stMarkdownContainer']")
+    assert shown and shown["inside"], f"the answer is hidden inside the bar: {shown}"
+    explain = page.locator(".st-key-lesson_asked [data-testid='stMarkdownContainer']").last
+    assert "Answer:" not in explain.inner_text(), "the explanation follows the answer"
+    assert page.evaluate(SHOWN, ".st-key-lesson_asked > :last-child p")["top_inside"], "its start"
+    page.wait_for_function(TITLE_BELOW_BAR, timeout=10_000)  # re-aligned after Reveal if need be
     assert_no_exception(page, "presenter-reveal")
+
+
+# how much of the first element matching a selector the bar shows: its box inside the bar's box
+# and inside every box between them that clips what overflows (the question's scrolling block)
+SHOWN = """(selector) => {
+  const el = document.querySelector(selector);
+  if (!el) return null;
+  const box = el.getBoundingClientRect();
+  const clips = [];
+  for (let p = el.parentElement; p; p = p.parentElement) {
+    if (getComputedStyle(p).overflowY !== 'visible') clips.push(p.getBoundingClientRect());
+    if (p.classList.contains('st-key-presenter_bar')) { clips.push(p.getBoundingClientRect()); break; }
+  }
+  const within = (y) => clips.every((c) => y >= c.top - 0.5 && y <= c.bottom + 0.5);
+  return {top: box.top, bottom: box.bottom, clips: clips.map((c) => [c.top, c.bottom]),
+          inside: within(box.top) && within(box.bottom), top_inside: within(box.top + 8)};
+}"""
+
+# the marked figure's title (every line of it) lies below the bar
+TITLE_BELOW_BAR = """() => {
+  const bar = document.querySelector('.st-key-presenter_bar').getBoundingClientRect();
+  const title = document.querySelector('[data-lesson-figure] .gtitle');
+  return title && title.getBoundingClientRect().top >= bar.bottom;
+}"""
+
+
+def test_the_answer_line_names_the_prediction_and_shows_text_as_written():
+    assert answer_line("cherry", None) == "Answer: **cherry**"
+    assert answer_line("cherry", "cherry") == "Answer: **cherry** — you picked it"
+    assert answer_line("cherry", "lemon") == "Answer: **cherry** — you picked lemon"
+    typed = answer_line("*bold*", "[x](y)")  # tokens a user typed: no emphasis, no link
+    assert typed == r"Answer: **\*bold\*** — you picked \[x\]\(y\)"
 
 
 def test_a_training_run_goes_on_into_the_next_step_and_the_bar_says_so(page, app_url):

@@ -12,7 +12,7 @@ const CANDIDATES = [
   '[data-testid="stExpander"] summary',
   '[data-testid="stMarkdownContainer"] > p:has(> strong:first-child)',
 ].join(", ");
-const GAP = 8; // px between the bar and the figure
+const GAP = 12; // px between the bar and the figure: its mark (5 px, 3 px off) shows whole
 const SETTLE_MS = 1500; // aligned this long: stop following (the presenter's own scroll wins)
 const TICK_MS = 200;
 
@@ -52,20 +52,47 @@ function scroller(el, doc) {
   return doc.scrollingElement;
 }
 
+// The top of what the figure draws: a Plotly title (several lines, pinned to the figure's top)
+// may reach above its chart's box, and it is the first thing the class reads.
+function drawnTop(target) {
+  let top = target.getBoundingClientRect().top;
+  for (const title of target.querySelectorAll(".gtitle")) {
+    if (title.getClientRects().length) top = Math.min(top, title.getBoundingClientRect().top);
+  }
+  return top;
+}
+
 // Scroll as little as brings a figure whole into view below the bar (what is just above it,
-// such as training's buttons, stays in sight), or its top just below the bar when it is taller
-// than that or is a heading (what it heads follows it). Returns how far it had to move.
+// such as training's buttons, stays in sight), or its top (its title's, if higher) just below
+// the bar when it is taller than that or is a heading (what it heads follows it). Returns how
+// far it had to move.
 function align(target, doc) {
   const bar = doc.querySelector(".st-key-presenter_bar");
   const top = (bar ? bar.getBoundingClientRect().bottom : 0) + GAP;
   const box = target.getBoundingClientRect();
+  const head = drawnTop(target);
   const view = doc.defaultView.innerHeight;
-  if (box.top >= top && box.bottom <= view) return 0;
+  if (head >= top && box.bottom <= view) return 0;
   const figure = target.querySelector('[data-testid="stPlotlyChart"]'); // not a heading
-  const fits = figure && box.height <= view - GAP - top;
-  const delta = box.top > top && fits ? box.bottom - (view - GAP) : box.top - top;
+  const fits = figure && box.bottom - head <= view - GAP - top;
+  const delta = head > top && fits ? box.bottom - (view - GAP) : head - top;
   if (Math.abs(delta) > 1) scroller(target, doc).scrollTop += delta;
   return delta;
+}
+
+// Call `changed` when the bar's height changes (Reveal, a wrapped line): the figure is aligned
+// again unless the presenter has scrolled. Returns the function that stops watching.
+function onBarResize(doc, changed) {
+  const bar = doc.querySelector(".st-key-presenter_bar");
+  if (!bar || !doc.defaultView.ResizeObserver) return () => {};
+  let height = bar.getBoundingClientRect().height;
+  const observer = new doc.defaultView.ResizeObserver(() => {
+    const now = bar.getBoundingClientRect().height;
+    if (Math.abs(now - height) > 1) changed();
+    height = now;
+  });
+  observer.observe(bar);
+  return () => observer.disconnect();
 }
 
 function mark(doc, target) {
@@ -118,8 +145,12 @@ export default function (component) {
   const win = doc.defaultView;
   if (win.__attnvizLessonFocus) win.__attnvizLessonFocus(); // the previous step's follower
   let following = true;
+  let ownScroll = false;
   let alignedSince = null;
-  const unlisten = onOwnScroll(doc, () => { following = false; });
+  const unlisten = onOwnScroll(doc, () => { following = false; ownScroll = true; });
+  const unwatch = onBarResize(doc, () => {
+    if (!ownScroll) { following = true; alignedSince = null; }
+  });
   const [remark, unobserve] = keepMarked(doc, squash(data && data.figure));
   const tick = () => { // follow the figure while the page lays out, until it has settled
     const target = remark();
@@ -135,6 +166,7 @@ export default function (component) {
     win.clearInterval(timer);
     unobserve();
     unlisten();
+    unwatch();
     mark(doc, null);
     if (win.__attnvizLessonFocus === cleanup) delete win.__attnvizLessonFocus;
   };
