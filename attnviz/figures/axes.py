@@ -1,6 +1,7 @@
 """Axis and text helpers shared by the figure builders: categorical token axes that show every
-label up to LABEL_ALL_MAX tokens (a readable subset beyond), numbers without e-notation, cell
-numbers that fit their cells, and titles wrapped instead of clipped.
+label where they fit (a y axis: every label up to LABEL_ALL_MAX tokens, a readable subset
+beyond; an x axis of more than SPACED_MIN labels: as many as the drawn width holds), numbers
+without e-notation, cell numbers that fit their cells, and titles wrapped instead of clipped.
 
 Pixel sizes are estimates (a character is about 0.6 em wide): they decide what fits, they do not
 measure the browser."""
@@ -15,6 +16,7 @@ import numpy as np
 
 LABEL_ALL_MAX = 64  # up to this many tokens every label is drawn
 SUBSET_LABELS = 32  # beyond it, about this many (every k-th)
+SPACED_MIN = 16  # an x axis of more labels leaves their spacing to Plotly (see token_axis)
 CHAR_EM = 0.6  # average glyph width / font size
 TITLE_CHARS = 70  # a title line at the base font; scale_fonts narrows it with the font
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -44,11 +46,16 @@ def label_extent(labels: Sequence[str], font: int | None = None) -> int:
 
 
 def token_axis(labels: Sequence[str], vertical: bool = False, **extra) -> dict:
-    """A categorical axis with explicit ticks: all labels up to LABEL_ALL_MAX, every k-th beyond.
+    """A categorical axis: every label up to LABEL_ALL_MAX, every k-th beyond, or, on an x axis
+    of more than SPACED_MIN labels, as many as fit the width it is drawn at.
 
     `labels` must already be distinct (unique_labels); they are the categories in order, so digit
     tokens stay categories and are never read as numbers. `vertical`: a y axis (labels stay
-    horizontal); an x axis turns crowded labels vertical."""
+    horizontal, explicit ticks: the figure's height grows for them, base.grow_for_rows). An x
+    axis turns crowded labels vertical; past SPACED_MIN labels it gives no tick list, so Plotly
+    spaces the upright labels one line apart on the width it gets (every label on a projector,
+    every 2nd or 3rd in a phone's column: the server does not know the width; the hover names
+    each token)."""
     labels = [str(s) for s in labels]
     step = label_step(len(labels))
     shown = labels[::step]
@@ -62,7 +69,11 @@ def token_axis(labels: Sequence[str], vertical: bool = False, **extra) -> dict:
         "tickfont": {"size": tick_font_size(len(shown))},
         "automargin": True,
     }
-    angle = 0 if vertical else tick_angle(labels) if step == 1 else -90
+    spaced = not vertical and len(labels) > SPACED_MIN
+    if spaced:
+        axis["tickmode"] = "auto"
+        del axis["tickvals"], axis["ticktext"]
+    angle = 0 if vertical else tick_angle(labels) if step == 1 and not spaced else -90
     if angle is not None:
         axis["tickangle"] = angle
     return axis | extra

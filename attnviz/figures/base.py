@@ -134,7 +134,7 @@ def grow_for_rows(layout: dict) -> None:
     y, x = layout["yaxis"], layout["xaxis"]
     rows_px = len(y["tickvals"]) * (y["tickfont"]["size"] + 3)
     if rows_px > ROWS_PX:
-        below = label_extent(x["ticktext"]) + 60  # rotated x labels and the axis title
+        below = label_extent(x.get("ticktext", x["categoryarray"])) + 60  # rotated x labels, title
         layout["height"] = max(layout.get("height") or 0, rows_px + layout["margin"]["t"] + below)
 
 

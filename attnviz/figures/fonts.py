@@ -15,7 +15,10 @@ MIN_CELL_FONT = 9  # lecture mode shrinks cell numbers to this rather than remov
 COLORBAR_PX = 60  # of a small matrix's fixed width (base.matrix_figure): its colour bar
 CROWDED_TICKS = 16  # axes with more ticks than this grow at most CROWDED_SCALE
 CROWDED_SCALE = 1.25
+LEAST_TICK = 14  # px: an enlarged crowded axis's tick labels still reach this (a hall's back row)
 NARROW_TITLE = 34  # characters per title line of figures that usually sit in a page column
+TITLE_PAD = 8  # px above a lecture title of several lines (pinned to the figure's top)
+MULTILINE_LIFT = 0.9  # em: plotly.js (plotly 7.1) draws such a title this far above its anchor
 
 
 def fit_cell_text(trace, cell_px: float, smallest: float | None = None, least: int = 0) -> None:
@@ -93,8 +96,10 @@ def _scale_axes(fig: go.Figure, factor: float) -> None:
     for name in _axis_names(fig):
         axis = fig.layout[name]
         ticks = len(axis.tickvals) if axis.tickvals is not None else 0
-        grow = min(factor, CROWDED_SCALE) if ticks > CROWDED_TICKS else factor
-        axis.tickfont.size = _scaled(axis.tickfont, grow)
+        size = _scaled(axis.tickfont, factor)
+        if ticks > CROWDED_TICKS:  # a tick per row or column: the figure grows for its font
+            size = max(_scaled(axis.tickfont, min(factor, CROWDED_SCALE)), min(size, LEAST_TICK))
+        axis.tickfont.size = size
         axis.title.font.size = _scaled(axis.title.font, factor)
 
 
@@ -148,12 +153,36 @@ def _grow_for_rows(fig: go.Figure) -> None:
     fig.layout.height = max(fig.layout.height, need + (fig.layout.margin.t or 0))
 
 
+def _rewrap_title(fig: go.Figure, factor: float, title_size: int) -> None:
+    """Rewrap a title at its builder's width over `factor`, growing the top margin (and the
+    height) to hold its lines. A title of several lines is pinned by its top to the figure's
+    top (Plotly centres only its first line in the margin and sets the rest below it, over the
+    plot's top: a grid's map names), unless its builder placed it."""
+    meta, text = _meta(fig), fig.layout.title.text
+    chars = meta.get("title_chars") or TITLE_CHARS
+    if meta.get("title") and wrap_title(meta["title"], chars) == text:
+        text = meta["title"]  # untouched since `titled`: rewrap from the original
+    fig.layout.title.text = wrap_title(text, max(16, int(chars / factor)))
+    lines = fig.layout.title.text.count("<br>") + 1
+    need = int(lines * title_size * 1.3) + 24
+    top = fig.layout.margin.t if fig.layout.margin.t is not None else 100
+    if lines > 1 and fig.layout.title.y is None:  # plotly.js sets a title of several lines
+        lift = round(MULTILINE_LIFT * title_size)  # this far above its top anchor
+        fig.layout.title.update(yref="container", y=1.0, yanchor="top", pad_t=TITLE_PAD + lift)
+    if need > top:
+        fig.layout.margin.t = need
+        if fig.layout.height:
+            fig.layout.height = fig.layout.height + need - top
+
+
 def scale_fonts(fig: go.Figure, factor: float) -> go.Figure:
     """Enlarge every font of a figure by `factor` (lecture mode on a projector), in place.
 
     Axes with many tick labels (token axes) grow at most CROWDED_SCALE so their labels keep
-    fitting; a long title is rewrapped to fewer characters per line (its builder's width, see
-    `titled`, over `factor`), with the top margin and the height grown to hold its lines."""
+    fitting, yet to LEAST_TICK px at least (heights grow for them: _grow_for_rows,
+    grid.TOKEN_PX); a long title is rewrapped to fewer characters per line (its builder's
+    width, see `titled`, over `factor`), with the top margin and the height grown to hold its
+    lines (_rewrap_title)."""
     size = round(BASE_FONT * factor)
     title_size = round(size * 1.25)
     fig.update_layout(font={"size": size}, title_font={"size": title_size})
@@ -165,16 +194,5 @@ def scale_fonts(fig: go.Figure, factor: float) -> go.Figure:
     for ann in fig.layout.annotations or ():
         ann.font.size = _scaled(ann.font, factor)
     if fig.layout.title.text:
-        meta, text = _meta(fig), fig.layout.title.text
-        chars = meta.get("title_chars") or TITLE_CHARS
-        if meta.get("title") and wrap_title(meta["title"], chars) == text:
-            text = meta["title"]  # untouched since `titled`: rewrap from the original
-        fig.layout.title.text = wrap_title(text, max(16, int(chars / factor)))
-        lines = fig.layout.title.text.count("<br>") + 1
-        need = int(lines * title_size * 1.3) + 24
-        top = fig.layout.margin.t if fig.layout.margin.t is not None else 100
-        if need > top:
-            fig.layout.margin.t = need
-            if fig.layout.height:
-                fig.layout.height = fig.layout.height + need - top
+        _rewrap_title(fig, factor, title_size)
     return fig

@@ -11,13 +11,15 @@ from dataclasses import dataclass
 
 from attnviz.figures.axes import LABEL_ALL_MAX, label_extent
 
-NOMINAL_WIDTH = 800  # px the grid is planned for (the main area at 1280 px, lecture mode too)
 TOKEN_PX = 11  # px per token row when every label is drawn
 MAX_MAP_PX = TOKEN_PX * LABEL_ALL_MAX  # a map's side never exceeds this
 LONG_MAP_PX = 480  # side of each map when labels are a subset (long inputs)
 TITLE_PX = 26  # room above each map for its name
 TOP_PX, BOTTOM_PX = 80, 10  # figure title (two lines); bottom margin
-COLUMN_GAP_PX = 16  # between maps of a row: they share the query labels of its first map
+# between maps of a row (they share the query labels of its first map), in paper width: at a
+# phone's ~230 px of paper 12 px, a tick label's line between one map's last key label and the
+# next map's first (0.02, 16 px of 800, overprinted them on a phone)
+COLUMN_GAP = 0.05
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ def plan_grid(heads: int, columns: int, labels: list[str], least: int = 200) -> 
     height = TOP_PX + rows * row_px + BOTTOM_PX
     area = rows * row_px  # the paper's height in px (margins excluded)
     slot = 1 / columns
-    gap = min(COLUMN_GAP_PX / NOMINAL_WIDTH, slot / 3) if columns > 1 else 0.0
+    gap = min(COLUMN_GAP, slot / 3) if columns > 1 else 0.0
     x_domains, y_domains, title_y = [], [], []
     for i in range(heads):
         r, c = divmod(i, columns)

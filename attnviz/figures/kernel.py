@@ -18,6 +18,7 @@ from attnviz.figures.base import fast_figure, heatmap
 from attnviz.figures.fonts import retitled
 
 BLUE, ORANGE, GREY = "#3b5bdb", "#e8590c", "#adb5bd"
+COLUMN_CHARS = 26  # most characters a line of `retitle` (the fit's title lines: its scene's)
 
 
 class Samples(Protocol):
@@ -60,7 +61,10 @@ def _points(x: np.ndarray, y: np.ndarray, name: str, **marker) -> dict:
 
 
 def retitle(fig: go.Figure, title: str) -> go.Figure:
-    """Set a title of one or more lines (<br>) with room above the plot for every line."""
+    """Set a title of one or more lines (<br>) with room above the plot for every line; a line
+    longer than COLUMN_CHARS wraps (the figures sit in page columns: the fit's gap note, one
+    line of 40 characters, was cut in lecture mode)."""
+    title = "<br>".join(in_lines(line, COLUMN_CHARS) for line in title.split("<br>"))
     lines = title.count("<br>") + 1
     fig.update_layout(
         title={"text": title, "yanchor": "top", "yref": "container", "pad": {"t": 26}},

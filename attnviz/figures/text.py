@@ -103,7 +103,7 @@ def _key_axis(labels: list[str], domain: list[float], anchor: str) -> dict:
     px wide; the hover names each key). Upright labels spaced one line apart never overprint."""
     axis = token_axis(labels, domain=domain, anchor=anchor, automargin=False, tickangle=-90)
     for drawn in ("tickmode", "tickvals", "ticktext"):
-        axis.pop(drawn)
+        axis.pop(drawn, None)
     return axis
 
 

@@ -26,6 +26,9 @@ from attnviz.figures.fonts import titled
 OVERLAY = [[0.0, "rgba(255,120,0,0)"], [0.3, "rgba(255,120,0,0.2)"], [1.0, "rgba(255,80,0,0.7)"]]
 GREY = [[0.0, "#000000"], [1.0, "#ffffff"]]
 LABEL_PATCHES_MAX = 10  # patch numbers are written on grids up to 10 × 10
+# title line of the patch grid, a narrow column (216 px at 1280 in lecture mode, where
+# scale_fonts narrows it to its 16-character floor): "Image 0 (a bottom right)" was cut at 30
+PATCH_TITLE_CHARS = 20
 TITLE_PX, NAME_PX, GAP_PX = 80, 22, 14
 
 
@@ -196,7 +199,7 @@ def patch_grid_figure(image: np.ndarray, patch: int, title: str) -> go.Figure:
     x, y = _image_axes(size, (0, 1), (0, 1), "")
     layout = {"height": 380, "width": 380, "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
               "xaxis": x, "yaxis": y, "shapes": lines, "annotations": notes}  # fmt: skip
-    titled(layout, title, 30)
+    titled(layout, title, PATCH_TITLE_CHARS)
     return fast_figure([image_trace(image), click], layout)
 
 

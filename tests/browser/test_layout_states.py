@@ -35,17 +35,7 @@ VIEWS = (
 )
 LEAST_LECTURE_TICK = 14  # px
 # (page, viewport width) -> what is not fixed yet (strict: a fix must remove its entry)
-KNOWN: dict[tuple[str, int], str] = {
-    ("kernel-smoother", 1280): "lesson 2 step 5: the fit's long title is cut",
-    ("text", 1280): "lesson 3 step 2 (characters): 11 px ticks, query-row labels overlap",
-    ("text", 1920): "lesson 3 step 2 (characters): 11 px ticks",
-    ("text", 390): "lesson 3 step 2 and 'Pronoun puzzle': x tick labels overlap",
-    ("train-transformer", 1280): "presets with 2 heads: the title touches 'head 0'",
-    ("train-transformer", 1920): "'Modular addition': the title touches 'head 0'",
-    ("vision-patches", 1280): "'where is the circle?': the patch grid's title is cut",
-    ("pretrained", 1280): "'Rollout on a long sentence' (36 tokens): x tick labels overlap",
-    ("pretrained", 390): "'Rollout on a long sentence' (36 tokens): x tick labels overlap",
-}
+KNOWN: dict[tuple[str, int], str] = {}
 # (page, viewport width) -> why the real page draws a figure differently from its own spec
 DIFFERENT: dict[tuple[str, int], str] = {
     ("vision-patches", 390): "the patch grid keeps its aspect (scaleanchor): the real page "

@@ -1,6 +1,7 @@
 """Token axes are categorical everywhere: digit tokens ("1", "2", ...) are categories in their
-order, never numbers, repeated tokens stay distinct columns, and every label is drawn up to 64
-tokens (a readable every-k-th subset beyond). Built from a known anti-diagonal matrix, so the
+order, never numbers, repeated tokens stay distinct columns, every row label is drawn up to 64
+tokens (a readable every-k-th subset beyond), and an x axis of more than SPACED_MIN labels is
+spaced by Plotly to the width it is drawn at. Built from a known anti-diagonal matrix, so the
 drawn argmax per row must be the mirrored token."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import plotly.graph_objects as go
 import pytest
 
 from attnviz.figures import base as plots
-from attnviz.figures.axes import LABEL_ALL_MAX, label_step, token_axis
+from attnviz.figures.axes import LABEL_ALL_MAX, SPACED_MIN, label_step, token_axis
 from attnviz.figures.grid import auto_columns
 from attnviz.figures.long_maps import window_figure
 from attnviz.figures.pretrained import model_view, qk_bars, qk_products
@@ -90,14 +91,29 @@ def test_every_query_label_is_drawn_up_to_64_tokens_and_keys_fit_the_width(t):
         else:  # keys: Plotly spaces upright labels one line apart on the width it gets
             assert "tickvals" not in axis and axis["tickangle"] == -90
     w = weights_map(np.eye(t), tokens, "w")
-    assert list(w.layout.xaxis.tickvals) == list(w.data[0].x)
+    assert list(w.layout.yaxis.tickvals) == list(w.data[0].y)
+    x = w.layout.xaxis
+    if t <= 16:  # a few keys: every label, listed
+        assert list(x.tickvals) == list(w.data[0].x)
+    else:  # many: no list, Plotly spaces them one line apart (all where they fit the width)
+        assert x.tickvals is None and x.tickmode == "auto" and x.tickangle == -90
+
+
+@pytest.mark.parametrize("t", [16, 17])
+def test_x_axes_past_16_labels_are_spaced_by_plotly_and_y_axes_list_every_label(t):
+    labels = [f"w{i}" for i in range(t)]
+    x, y = token_axis(labels), token_axis(labels, vertical=True)
+    assert x["categoryarray"] == y["categoryarray"] == y["tickvals"] == labels
+    assert ("tickvals" not in x and x["tickmode"] == "auto") == (t > SPACED_MIN) == (t == 17)
 
 
 @pytest.mark.parametrize("t", [65, 100, 128, 500])
 def test_long_axes_get_a_readable_every_kth_subset(t):
     labels = [f"w{i}" for i in range(t)]
-    axis = token_axis(labels)
+    axis = token_axis(labels, vertical=True)  # rows: the height is planned for the subset
     step = label_step(t)
     assert step > 1 and list(axis["tickvals"]) == labels[::step]
     assert 16 <= len(axis["tickvals"]) <= 40  # readable: neither all nor a handful
     assert axis["categoryarray"] == labels  # every token is still its own category
+    x = token_axis(labels)  # columns: as many as the drawn width holds, every k-th
+    assert x["categoryarray"] == labels and "tickvals" not in x and x["tickangle"] == -90
