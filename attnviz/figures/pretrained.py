@@ -10,7 +10,8 @@ from attnviz.figures.fonts import NARROW_TITLE, titled
 from attnviz.figures.long_maps import max_pool, pool_labels
 from attnviz.figures.text import block_average, shown
 
-MODEL_VIEW_POOL = 48
+MODEL_VIEW_POOL = 32  # cells per block side: a block is ~80 px wide on a projector
+LONG_MAP_CELLS = 256  # a map of more tokens is max-pooled to this side (~2 px a cell at 480 px)
 MAP_HEIGHT = 450  # px: Plotly's default, set explicitly so lecture mode grows it for the labels
 
 
@@ -23,11 +24,23 @@ def token_map(
     colorscale: str = "Blues",
 ) -> go.Figure:
     """A (T, T) map over token labels (already `shown`) with an explicit height, so lecture
-    mode's larger tick labels make the figure taller instead of printing over each other."""
+    mode's larger tick labels make the figure taller instead of printing over each other. A map
+    of weights longer than LONG_MAP_CELLS is max-pooled to that side (each cell its block's
+    largest weight, so sharp peaks stay; a quarter of the data to send at 512 tokens)."""
+    if len(labels) > LONG_MAP_CELLS and zmin is not None and zmin >= 0:
+        matrix, labels = max_pool(matrix, LONG_MAP_CELLS), block_labels(labels, LONG_MAP_CELLS)
+        title = f"{title} (max-pooled to {LONG_MAP_CELLS}²)"
     trace, layout = heatmap_spec(matrix, labels, labels, title, zmin=zmin, zmax=zmax,
                                  colorscale=colorscale)  # fmt: skip
     layout["height"] = max(layout.get("height") or 0, MAP_HEIGHT)
     return fast_figure([trace], layout)
+
+
+def block_labels(labels: list[str], size: int) -> list[str]:
+    """One distinct label per pooled block: its first token and its positions ("cat 4–5")."""
+    edges = pool_labels(len(labels), size)
+    starts = [int(e.split("–")[0]) for e in edges]
+    return [f"{labels[a]} {e}" for a, e in zip(starts, edges, strict=True)]
 
 
 def _tile(attentions: np.ndarray, n: int, reduce: str) -> np.ndarray:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from attnviz.figures.pretrained import LONG_MAP_CELLS
 from attnviz.topics.pretrained.model import load
 from attnviz.topics.pretrained.params import DEFAULT_TEXT, SECOND_TEXT
 from tests.engine.test_pretrained import paper_rollout
@@ -90,8 +91,11 @@ def test_long_sentence_preset_draws_and_rolls_out():
     at.button(key="pe_preset_Rollout on a long sentence").click().run()
     no_exception(at)
     assert any("Model view" in f["layout"]["title"]["text"] for f in figures(at))
-    rolled = z(figure(at, "Attention rollout"))
-    assert rolled.shape[0] > 480  # ~500 tokens, [CLS]/[SEP] hidden (the preset hides them)
+    fig = figure(at, "Attention rollout")
+    assert "max-pooled" in fig["layout"]["title"]["text"]
+    last = int(fig["data"][0]["x"][-1].rsplit("–", 1)[-1])  # the last block's last position
+    assert last > 480  # ~500 tokens, [CLS]/[SEP] hidden (the preset hides them)
+    assert z(fig).shape == (LONG_MAP_CELLS, LONG_MAP_CELLS)
 
 
 def test_rollout_with_hidden_specials_is_the_papers_rollout_on_the_full_maps(minilm):

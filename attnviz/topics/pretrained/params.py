@@ -23,8 +23,9 @@ TRY_THIS: list[str] = [
     "[CLS]/[SEP]* and their rows spread over the words.",
     "Open **Compare with a second sentence** ('too tired' against 'too wide') and go to layer 3, "
     "head 1: of all 72 heads, 'it' changes where it looks most there.",
-    "Press **Rollout on a long sentence**: ~500 tokens still draw; the model view block-averages "
-    "them, and rollout shows what each token draws on after all six layers.",
+    "Press **Rollout on a long sentence**: ~500 tokens still draw; the model view and the maps "
+    "max-pool them into blocks (each cell its block's largest weight), and rollout shows what "
+    "each token draws on after all six layers.",
 ]
 
 BUNDLED = (("pe_model", ""),)  # drawn once the model is read; the ranges are the bundled MiniLM's
