@@ -110,7 +110,8 @@ def _row_starts(names: list[str], grid: int) -> dict:
     if grid <= 3:
         return {}
     text = [name if i % grid == 0 else "" for i, name in enumerate(names)]
-    return {"ticktext": text, "tickfont": {"size": 12}, "ticks": "outside", "ticklen": 4}
+    return {"tickmode": "array", "tickvals": list(names), "ticktext": text,
+            "tickfont": {"size": 12}, "ticks": "outside", "ticklen": 4}  # fmt: skip
 
 
 def said_figure(said: dict[str, int], title: str) -> go.Figure:

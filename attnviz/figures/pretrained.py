@@ -27,11 +27,13 @@ def token_map(
     mode's larger tick labels make the figure taller instead of printing over each other. A map
     of weights longer than LONG_MAP_CELLS is max-pooled to that side (each cell its block's
     largest weight, so sharp peaks stay; a quarter of the data to send at 512 tokens)."""
-    if len(labels) > LONG_MAP_CELLS and zmin is not None and zmin >= 0:
+    pooled = len(labels) > LONG_MAP_CELLS and zmin is not None and zmin >= 0
+    if pooled:
         matrix, labels = max_pool(matrix, LONG_MAP_CELLS), block_labels(labels, LONG_MAP_CELLS)
-        title = f"{title} (max-pooled to {LONG_MAP_CELLS}²)"
     trace, layout = heatmap_spec(matrix, labels, labels, title, zmin=zmin, zmax=zmax,
                                  colorscale=colorscale)  # fmt: skip
+    if pooled:  # a longer title: wrapped, with the top margin grown for its lines
+        layout = titled(layout, f"{title} (max-pooled to {LONG_MAP_CELLS}²)", NARROW_TITLE)
     layout["height"] = max(layout.get("height") or 0, MAP_HEIGHT)
     return fast_figure([trace], layout)
 

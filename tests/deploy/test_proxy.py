@@ -98,7 +98,7 @@ def test_health_through_the_proxy(deployment):
         assert resp.read() == b"ok"
     tree = ProcessTree([deployment.proc.pid]).descendants()
     names = [cmdline(pid) for pid, parent in tree.items() if parent == deployment.proc.pid]
-    assert sum("streamlit run app.py" in n for n in names) == 2, names
+    assert sum("attnviz.ui.serve" in n for n in names) == 2, names
     assert sum(n.startswith("haproxy") for n in names) == 1, names
 
 

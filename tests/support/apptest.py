@@ -36,8 +36,9 @@ def figures(at: AppTest) -> list[dict]:
 
 
 def head_views(at: AppTest) -> list[dict]:
-    """The data of every head view (a custom component: tokens, lines per head, query)."""
-    return [json.loads(el.proto.json) for el in at.get("bidi_component")]
+    """The data of every head view (a custom component: tokens, lines per head, query); other
+    components (the training pages' keyboard helper) carry no data."""
+    return [json.loads(el.proto.json) for el in at.get("bidi_component") if el.proto.json]
 
 
 def shown(at: AppTest) -> str:

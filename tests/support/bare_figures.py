@@ -68,15 +68,29 @@ def plain_title(text: str | None) -> str:
 
 
 def view_specs(url: str, params: dict, lecture: bool) -> dict[str, dict]:
-    """{view name: the figure as JSON} of the page at `params`, styled as the page styles it."""
+    """{view name: the figure as JSON} of the page at `params`, styled as the page styles it
+    (the scene runs once per page and parameters: lecture mode changes the views only)."""
     the_scene = scene(url)
     values = the_scene.values(params, lecture=lecture, contrast=lecture)
-    _, views = the_scene.compute(values)
+    views = the_scene.views(_result(url, params), values)
     out = {}
     for name, fig in views.items():
         fig = styled(go.Figure(fig), LECTURE_LOOK) if lecture else fig
         out[name] = json.loads(pio.to_json(fig, validate=False))
     return out
+
+
+_LAST: dict = {}  # the last scene result: a page's lecture and phone views share it
+
+
+def _result(url: str, params: dict):
+    """The scene's result at these parameters (no scene reads lecture mode or contrast)."""
+    key = (url, json.dumps(params, sort_keys=True, default=str))
+    if key not in _LAST:
+        _LAST.clear()
+        the_scene = scene(url)
+        _LAST[key] = the_scene.run(the_scene.config(the_scene.values(params)))
+    return _LAST[key]
 
 
 def drawn_widths(specs: dict[str, dict], drawn: dict) -> dict[str, float]:
