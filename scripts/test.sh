@@ -7,9 +7,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-MISSING=()  # Debian packages: chromium (browser tests), haproxy (tests/deploy, deploy/start.sh)
+MISSING=()  # Debian packages: chromium (browser tests), haproxy (tests/deploy, deploy/start.sh),
+# postgresql (the classroom store's tests start a server: tests/support/postgres.py)
 command -v chromium >/dev/null 2>&1 || MISSING+=(chromium)
 command -v haproxy >/dev/null 2>&1 || MISSING+=(haproxy)
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || MISSING+=(postgresql)
 if [ ${#MISSING[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq

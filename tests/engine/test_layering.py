@@ -1,6 +1,6 @@
 """Architecture rules: the engine never imports streamlit, and imports between the engine's rooms
-only run downward (ui > topics > figures > models > training > data > io > core): a topic's
-scene builds its page's figures, and figures take arrays, never engine types."""
+only run downward (ui > classroom > topics > figures > models > training > data > io > core): a
+topic's scene builds its page's figures, and figures take arrays, never engine types."""
 
 import ast
 import subprocess
@@ -9,7 +9,8 @@ from pathlib import Path
 
 from tests.support.pages import ROOT
 
-ROOMS = ("ui", "topics", "figures", "models", "training", "data", "io", "core")  # high to low
+# high to low
+ROOMS = ("ui", "classroom", "topics", "figures", "models", "training", "data", "io", "core")
 PACKAGE = ROOT / "attnviz"
 
 
