@@ -52,6 +52,12 @@ def drawn(page_probe, request):
     return page_probe(*request.param)["text"]
 
 
+def findings(drawn: dict, check) -> dict[str, list[str]]:
+    """{figure title: what `check` finds in it}, for the figures where it finds something."""
+    found = {f["title"]: check(f) for f in drawn["figures"]}
+    return {title: items for title, items in found.items() if items}
+
+
 def report(found: dict[str, list[str]], most: int = 4) -> str:
     """Each figure's first `most` findings and how many more there are."""
     lines = []
@@ -64,24 +70,21 @@ def report(found: dict[str, list[str]], most: int = 4) -> str:
 @pytest.mark.browser
 @pytest.mark.parametrize("drawn", cases("overlap"), indirect=True)
 def test_no_two_texts_of_a_figure_overlap(drawn):
-    found = {f["title"]: collisions(f) for f in drawn["figures"]}
-    found = {title: items for title, items in found.items() if items}
+    found = findings(drawn, collisions)
     assert not found, "text that overlaps other text in a figure:\n" + report(found)
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("drawn", cases("cut"), indirect=True)
 def test_no_text_is_cut_by_its_figure(drawn):
-    found = {f["title"]: clipped(f) for f in drawn["figures"]}
-    found = {title: items for title, items in found.items() if items}
+    found = findings(drawn, clipped)
     assert not found, "text that reaches past its figure's edge:\n" + report(found)
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("drawn", cases("ticks", lambda q: q == LECTURE), indirect=True)
 def test_tick_labels_are_large_enough_in_lecture_mode(drawn):
-    found = {f["title"]: small_ticks(f, LEAST_LECTURE_TICK) for f in drawn["figures"]}
-    found = {title: items for title, items in found.items() if items}
+    found = findings(drawn, lambda figure: small_ticks(figure, LEAST_LECTURE_TICK))
     assert not found, f"tick labels under {LEAST_LECTURE_TICK} px in lecture mode:\n" + report(
         found
     )

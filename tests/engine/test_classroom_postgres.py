@@ -9,16 +9,9 @@ from __future__ import annotations
 import pytest
 
 from attnviz.classroom import Store, StoreConfig, StoreUnavailable, VoteResult
-from tests.support.postgres import postgres_bin, postgres_server
+from tests.support.postgres import postgres_marks, postgres_server
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.xdist_group("postgres"),
-    pytest.mark.skipif(
-        postgres_bin() is None,
-        reason="PostgreSQL is not installed (scripts/test.sh installs postgresql)",
-    ),
-]
+pytestmark = postgres_marks()
 
 
 def test_two_replicas_share_a_room_and_survive_a_server_restart():

@@ -12,21 +12,11 @@ import pytest
 
 from attnviz.classroom import Store, StoreConfig
 from attnviz.classroom.config import sqlite_url
-from tests.support.postgres import postgres_bin, postgres_server
+from tests.support.postgres import postgres_marks, postgres_server
 
 BACKENDS = [
     "sqlite",
-    pytest.param(
-        "postgresql",
-        marks=[
-            pytest.mark.slow,
-            pytest.mark.xdist_group("postgres"),
-            pytest.mark.skipif(
-                postgres_bin() is None,
-                reason="PostgreSQL is not installed (scripts/test.sh installs postgresql)",
-            ),
-        ],
-    ),
+    pytest.param("postgresql", marks=postgres_marks()),
 ]
 
 

@@ -22,6 +22,21 @@ from pathlib import Path
 USER = "attnviz"  # the database superuser initdb creates (trust auth on the private socket)
 
 
+def postgres_marks() -> list:
+    """The marks of a test on a real PostgreSQL server: slow, one xdist group, skipped with a
+    reason where PostgreSQL is not installed."""
+    import pytest
+
+    return [
+        pytest.mark.slow,
+        pytest.mark.xdist_group("postgres"),
+        pytest.mark.skipif(
+            postgres_bin() is None,
+            reason="PostgreSQL is not installed (scripts/test.sh installs postgresql)",
+        ),
+    ]
+
+
 def postgres_bin() -> Path | None:
     """The folder holding initdb and pg_ctl, or None when PostgreSQL is not installed."""
     found = shutil.which("initdb")
