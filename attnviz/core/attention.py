@@ -1,5 +1,7 @@
 """Attention math: score functions and their labels, masked softmax, scaled dot-product
-attention, head split/merge, row entropy.
+attention, head split/merge, row entropy, and the attention variants of the sinks experiment:
+softmax (default), softmax-plus-one ("off-by-one": exp / (1 + Σ exp)) and sigmoid (elementwise,
+with the bias −log T, T the number of keys), all by `normalise_scores`.
 
 This module owns the one explicit attention computation of the engine:
 `scaled_dot_product_attention` returns `(output, weights)` and every model's explicit path calls
@@ -28,6 +30,12 @@ SCORE_LABELS = {  # name -> the formula a(q, k) as shown to a reader
     "neg_sq_dist": "−‖q − k‖²",
 }
 _LOW_PRECISION = (torch.float16, torch.bfloat16)
+NORMALISERS = ("softmax", "softmax1", "sigmoid")
+NORMALISER_LABELS = {
+    "softmax": "softmax: exp(s) / Σ exp(s)",
+    "softmax1": "softmax + 1: exp(s) / (1 + Σ exp(s))",
+    "sigmoid": "sigmoid: σ(s − log T)",
+}
 
 
 def masked_softmax(
@@ -52,6 +60,45 @@ def masked_softmax(
     total = exps.sum(dim=dim, keepdim=True)
     weights = exps / torch.where(total > 0, total, torch.ones_like(total))
     return weights.to(scores.dtype)
+
+
+def softmax_plus_one(scores: Tensor, mask: Tensor | None = None, dim: int = -1) -> Tensor:
+    """exp(s) / (1 + Σ exp(s)) over `dim` ("off-by-one" softmax: a row may give away mass to an
+    implicit zero score); masked entries exactly 0. Stable: exp(s − m) / (exp(−m) + Σ exp(s − m))
+    with m = max(0, row maximum). Rows sum to < 1."""
+    work = scores.float() if scores.dtype in _LOW_PRECISION else scores
+    if mask is not None:
+        work = work.masked_fill(~mask.to(torch.bool).expand_as(work), float("-inf"))
+    row_max = work.amax(dim=dim, keepdim=True)
+    row_max = torch.where(torch.isfinite(row_max), row_max, torch.zeros_like(row_max))
+    shift = row_max.clamp_min(0.0)
+    exps = torch.exp(work - shift)
+    weights = exps / (torch.exp(-shift) + exps.sum(dim=dim, keepdim=True))
+    return weights.to(scores.dtype)
+
+
+def sigmoid_weights(scores: Tensor, mask: Tensor | None = None, dim: int = -1) -> Tensor:
+    """σ(s − log T) elementwise, T the number of keys along `dim` (each weight on its own, rows
+    not normalised); masked entries exactly 0."""
+    work = scores.float() if scores.dtype in _LOW_PRECISION else scores
+    weights = torch.sigmoid(work - math.log(work.shape[dim]))
+    if mask is not None:
+        weights = weights.masked_fill(~mask.to(torch.bool).expand_as(weights), 0.0)
+    return weights.to(scores.dtype)
+
+
+def normalise_scores(
+    scores: Tensor, mask: Tensor | None = None, kind: str = "softmax", temperature: float = 1.0
+) -> Tensor:
+    """Scores (..., Tq, Tk) -> attention weights by one of NORMALISERS (scores / temperature)."""
+    if kind == "softmax":
+        return masked_softmax(scores, mask, temperature=temperature)
+    if kind not in NORMALISERS:
+        raise ValueError(f"unknown attention {kind!r}; choose one of {', '.join(NORMALISERS)}")
+    if not temperature > 0 or not math.isfinite(temperature):
+        raise ValueError(f"temperature must be a positive finite number, got {temperature!r}")
+    scaled = scores / temperature
+    return softmax_plus_one(scaled, mask) if kind == "softmax1" else sigmoid_weights(scaled, mask)
 
 
 def fully_masked(mask: Tensor, dim: int = -1) -> Tensor:
@@ -118,6 +165,7 @@ def scaled_dot_product_attention(
     on_scores: Callable[[Tensor], Tensor] | None = None,
     on_weights: Callable[[Tensor], Tensor] | None = None,
     dropout: Callable[[Tensor], Tensor] | None = None,
+    normalise: str = "softmax",
 ) -> tuple[Tensor, Tensor]:
     """softmax(score(q, k) · scale / temperature, masked) v; q (..., Tq, d), k (..., Tk, d),
     v (..., Tk, dv). Returns (out (..., Tq, dv), weights (..., Tq, Tk)).
@@ -126,6 +174,7 @@ def scaled_dot_product_attention(
     `on_weights` see (and may replace) the scaled scores and the weights; for float16/bfloat16
     inputs they see the float32 working tensors. `dropout` applies to the weights that mix v
     only (the returned weights are the undropped ones). A fully masked row gets weights 0, out 0.
+    `normalise` picks the weights' function (NORMALISERS: softmax, softmax1, sigmoid).
     """
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1]) if score_name == "dot" else 1.0
@@ -136,7 +185,7 @@ def scaled_dot_product_attention(
     scores = score(score_name, q, k, **(score_params or {})) * scale  # (..., Tq, Tk)
     if on_scores is not None:
         scores = on_scores(scores)
-    weights = masked_softmax(scores, mask, temperature=temperature)  # (..., Tq, Tk)
+    weights = normalise_scores(scores, mask, normalise, temperature)  # (..., Tq, Tk)
     if on_weights is not None:
         weights = on_weights(weights)
     mixing = weights if dropout is None else dropout(weights)

@@ -26,6 +26,7 @@ class SelfAttentionConfig:
     out_proj: bool = True
     scaled: bool = True  # divide scores by sqrt(d_head)
     dropout: float = 0.0
+    normalise: str = "softmax"  # core.attention.NORMALISERS: softmax, softmax1, sigmoid
 
 
 class MultiHeadSelfAttention(HookedAttention):
@@ -57,5 +58,7 @@ class MultiHeadSelfAttention(HookedAttention):
         k = split_heads(self.k_proj(z), h)
         v = split_heads(self.v_proj(z), h)
         scale = 1 / math.sqrt(q.shape[-1]) if self.config.scaled else 1.0
-        out = self.attend(q, k, v, mask, scale=scale, dropout=self.dropout)  # (B, H, T, Dh)
+        out = self.attend(
+            q, k, v, mask, scale=scale, dropout=self.dropout, normalise=self.config.normalise
+        )  # (B, H, T, Dh)
         return self.o_proj(merge_heads(out))

@@ -45,12 +45,14 @@ class HookedAttention(nn.Module):
         score_name: str = "dot",
         score_params: dict | None = None,
         dropout: nn.Module | None = None,
+        normalise: str = "softmax",
     ) -> Tensor:
         """q, k (B, H, T, Dh), v (B, H, T, Dv); mask broadcastable to (B, H, T, T), True = may
         attend. `score_params` are the learned tensors of the "additive" and "general" scores
-        (core.attention.score). Returns each head's output (B, H, T, Dv) after `hook_out`."""
+        (core.attention.score); `normalise` one of core.attention.NORMALISERS (the fused kernel
+        runs for softmax only). Returns each head's output (B, H, T, Dv) after `hook_out`."""
         q, k = self.hook_q(q), self.hook_k(k)
-        if self.can_fuse(score_name, dropout):
+        if normalise == "softmax" and self.can_fuse(score_name, dropout):
             fused_scale = (q.shape[-1] ** -0.5 if scale is None else scale) / temperature
             return self.hook_out(fused_attention(q, k, v, mask, fused_scale))  # (B, H, T, Dv)
         out, _ = scaled_dot_product_attention(
@@ -65,5 +67,6 @@ class HookedAttention(nn.Module):
             on_scores=self.hook_scores,
             on_weights=self.hook_weights,
             dropout=dropout,
+            normalise=normalise,
         )  # (B, H, T, Dv)
         return self.hook_out(out)

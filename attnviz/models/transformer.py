@@ -4,7 +4,10 @@ Encoder (bidirectional) or decoder (causal) by config. Each block's attention is
 `attnviz.models.attention_layer.MultiHeadSelfAttention`, so `run_with_cache(model, x)` captures
 `blocks.{i}.attn.hook_weights` (B, H, T, T), `hook_scores`, `hook_q`, `hook_k` and `hook_out`;
 with nothing captured the fused `scaled_dot_product_attention` runs. Heads are ablated by
-zeroing their slice of `blocks.{i}.attn.hook_out` (see `ablate_heads`).
+zeroing their slice of `blocks.{i}.attn.hook_out` (see `ablate_heads`). `mlp=False` gives an
+attention-only model (the induction-heads experiment); `attention` picks the weights' function
+(core.attention.NORMALISERS); `forward(ids, mask)` takes a boolean (T, T) mask instead of the
+causal one (a sliding window that evicts the first tokens).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from dataclasses import asdict, dataclass
 import torch
 from torch import Tensor, nn
 
-from attnviz.core.attention import causal_mask
+from attnviz.core.attention import NORMALISERS, causal_mask
 from attnviz.core.hooks import run_with_hooks
 from attnviz.models.attention_layer import MultiHeadSelfAttention, SelfAttentionConfig
 
@@ -33,6 +36,8 @@ class TransformerConfig:
     max_len: int = 32
     causal: bool = False
     positional: str = "learned"  # one of POSITIONAL
+    mlp: bool = True  # False: attention-only blocks (x + attn(LN(x)) alone)
+    attention: str = "softmax"  # one of core.attention.NORMALISERS
 
     def problems(self) -> list[str]:
         """Readable reasons this configuration cannot be built (empty if it can)."""
@@ -41,6 +46,8 @@ class TransformerConfig:
             out.append(f"d_model {self.d_model} is not divisible by {self.n_head} heads")
         if self.positional not in POSITIONAL:
             out.append(f"positional must be one of {POSITIONAL}")
+        if self.attention not in NORMALISERS:
+            out.append(f"attention must be one of {NORMALISERS}")
         if min(self.vocab_size, self.n_layer, self.n_head, self.d_model, self.max_len) < 1:
             out.append("sizes must be at least 1")
         return out
@@ -59,14 +66,19 @@ def sinusoidal_table(max_len: int, d_model: int) -> Tensor:
 
 
 class Block(nn.Module):
-    """x + attn(LN(x)), then x + MLP(LN(x))."""
+    """x + attn(LN(x)), then x + MLP(LN(x)) (no MLP when `config.mlp` is False)."""
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
         self.ln1 = nn.LayerNorm(config.d_model)
         self.attn = MultiHeadSelfAttention(
-            SelfAttentionConfig(config.d_model, config.n_head, dropout=config.dropout)
+            SelfAttentionConfig(
+                config.d_model, config.n_head, dropout=config.dropout, normalise=config.attention
+            )
         )
+        self.has_mlp = config.mlp
+        if not config.mlp:
+            return
         self.ln2 = nn.LayerNorm(config.d_model)
         self.mlp = nn.Sequential(
             nn.Linear(config.d_model, config.d_ff),
@@ -77,7 +89,7 @@ class Block(nn.Module):
 
     def forward(self, x: Tensor, mask: Tensor | None) -> Tensor:
         x = x + self.attn(self.ln1(x), mask)
-        return x + self.mlp(self.ln2(x))
+        return x + self.mlp(self.ln2(x)) if self.has_mlp else x
 
 
 class TinyTransformer(nn.Module):
@@ -101,12 +113,14 @@ class TinyTransformer(nn.Module):
         self.head = nn.Linear(config.d_model, config.vocab_size)
         self.drop = nn.Dropout(config.dropout)
 
-    def forward(self, ids: Tensor) -> Tensor:
+    def forward(self, ids: Tensor, mask: Tensor | None = None) -> Tensor:
+        """`mask` (T, T), True = may attend, replaces the causal (or no) mask when given."""
         t = ids.shape[1]
         if t > self.config.max_len:
             raise ValueError(f"sequence of {t} tokens is longer than max_len {self.config.max_len}")
         x = self.drop(self.embed(ids) * math.sqrt(self.config.d_model) + self.pos[:t])  # (B, T, D)
-        mask = causal_mask(t, device=ids.device) if self.config.causal else None
+        if mask is None and self.config.causal:
+            mask = causal_mask(t, device=ids.device)
         for block in self.blocks:
             x = block(x, mask)
         return self.head(self.ln_f(x))  # (B, T, V)

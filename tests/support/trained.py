@@ -24,6 +24,10 @@ from filelock import FileLock
 from attnviz.topics.live import TrainedRun, train
 from attnviz.topics.registry import scene
 
+# `every=FINAL` (longer than any run): evaluated and snapshotted at the start and the end only,
+# for tests that read no other step; evaluations change no weight and cost up to a third of a run
+FINAL = 10_000
+
 
 def train_preset(
     url: str, preset: str, stop_at: int | None = None, every: int | None = None, **overrides: Any
@@ -65,3 +69,19 @@ def trained(tmp_path_factory, worker_id):
         return memo[key]
 
     return get
+
+
+def shared_run(folder: Path, name: str, make) -> Any:
+    """`make()`'s result, computed once per session under a file lock in `folder` and shared
+    through a pickle (the mechanism of `trained`, for runs that are not a page's preset)."""
+    key = hashlib.sha1(name.encode()).hexdigest()[:16]
+    path = folder / f"trained-{key}.pickle"  # the session's own runs, not user data
+    with FileLock(str(path) + ".lock"):
+        if not path.exists():
+            path.write_bytes(pickle.dumps(make()))
+        return pickle.loads(path.read_bytes())
+
+
+def shared_folder(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """The folder the session's workers share (for `shared_run`)."""
+    return _shared_folder(tmp_path_factory, worker_id)
