@@ -11,7 +11,8 @@
   added after, they were ignored and each worker started its own server and Chromium), and the
   longest units are queued first. (Three workers, or two browser groups, measured slower
   here: two servers and two Chromiums beside the trainings overloaded the two cores, and a
-  browser test timed out.)
+  browser test timed out. Three workers with the non-browser ones at nice 5 measured slower
+  too: 626 s, the browser group alone 606 s against about 440 s beside one worker.)
 """
 
 from __future__ import annotations
@@ -40,6 +41,10 @@ SHARED_RUNS = {
     "test_caption_task.py": "captioning-runs",
     "test_captioning_try_this.py": "captioning-runs",
     "test_transformer_try_this.py": "transformer-runs",
+    "test_circuits_try_this.py": "circuits-runs",
+    # not trained runs, but one Ray head per module: split over the two workers, each started its
+    # own head and waited on its teardown (the suite paid both twice)
+    "test_ray_backend.py": "ray",
 }
 
 
@@ -63,7 +68,8 @@ def _group(item: pytest.Item) -> str | None:
 def pytest_collection_modifyitems(items):
     """Marks (slow, xdist groups), then the longest units first: the browser group (one worker
     for its whole length), the deploy group and the shared trainings, then the rest, which
-    both workers share and which evens out the end."""
+    both workers share and which evens out the end (xdist's loadgroup queues the groups by
+    their number of tests, which puts the browser group first too)."""
     for item in items:
         if APP_TESTS in item.path.parents:
             item.add_marker(pytest.mark.slow)

@@ -15,6 +15,7 @@ from attnviz.topics.captioning.task import HELD_OUT, PRESETS, CaptionJobSpec, Tr
 from attnviz.topics.live import TrainedRun
 from attnviz.topics.scene import Job
 from tests.support.apptest import figures, no_exception, open_page
+from tests.support.trained import FINAL
 
 GRU = "One shape, GRU + additive attention"
 TRANSFORMER = "Two shapes, transformer decoder"
@@ -27,7 +28,7 @@ def trained_at(run: TrainedRun, index: int) -> TrainedCaptioner:
 
 @pytest.fixture(scope="module")
 def gru_run(trained) -> TrainedRun:
-    return trained("captioning", GRU)
+    return trained("captioning", GRU, every=FINAL)
 
 
 def test_the_page_sets_the_presets_as_the_engine_has_them():
@@ -73,7 +74,7 @@ def test_held_out_blue_triangles_are_called_blue_and_a_shape_seen_in_blue(gru_ru
 @pytest.mark.slow
 @pytest.mark.try_this("captioning", 3)
 def test_the_transformer_preset_captions_two_shapes_and_a_head_looks_at_the_named_one(trained):
-    run = trained("captioning", TRANSFORMER)
+    run = trained("captioning", TRANSFORMER, every=FINAL)
     assert run.history.val_metric[-1] >= 0.95, run.history.val_metric
     last = trained_at(run, -1)
     assert any(" left of " in text for text in last.task.val_captions)

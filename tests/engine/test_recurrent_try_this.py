@@ -21,7 +21,7 @@ AT = 400  # the dates claims' step
 
 @pytest.fixture
 def dates_run(trained) -> live.TrainedRun:
-    return trained("recurrent", DATES, stop_at=AT)
+    return trained("recurrent", DATES, stop_at=AT, every=AT)  # evaluated at steps 0 and AT
 
 
 def snapshot_at(run: live.TrainedRun, step: int) -> dict:

@@ -8,6 +8,7 @@ import torch
 
 from attnviz.data.tasks import IGNORE, TaskSpec, build_task
 from attnviz.topics.transformer.task import SEQUENCE_ACCURACY, run_input
+from tests.support.trained import FINAL
 
 PAGE = "train-transformer"
 
@@ -19,6 +20,7 @@ FAST = {  # preset -> steps for the test
     "Fill in the blank (fables)": 800,
     "Modular addition (mod 47)": 2000,
 }
+# the runs are evaluated at their start and end only (FINAL): the tests read only the end
 # validation per-token accuracy each preset must reach on examples never seen in training. The
 # two text tasks are scored on held-out paragraphs of text that never repeats: measured at these
 # steps (seed 0, 2 threads) next character 0.311 (per sequence 0.000) and fill in the blank
@@ -32,7 +34,7 @@ TARGET = {name: 0.95 for name in FAST} | {
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", list(FAST))
 def test_task_reaches_its_validation_accuracy(preset, trained):
-    history = trained(PAGE, preset, tt_steps=FAST[preset]).history
+    history = trained(PAGE, preset, tt_steps=FAST[preset], every=FINAL).history
     seq = history.latest_extra(SEQUENCE_ACCURACY)
     print(f"{preset}: val per token {history.val_metric[-1]:.3f}, per sequence {seq:.3f}")
     assert history.val_metric[-1] >= TARGET[preset], (preset, history.val_metric)
@@ -41,7 +43,7 @@ def test_task_reaches_its_validation_accuracy(preset, trained):
 
 @pytest.mark.slow
 def test_reverse_attention_is_the_anti_diagonal_and_snapshot_restores(trained):
-    run = trained(PAGE, "Reverse: 1 layer, 1 head", tt_steps=600)
+    run = trained(PAGE, "Reverse: 1 layer, 1 head", tt_steps=600, every=FINAL)
     step, snap = run.snapshots[-1]
     assert step == 600
     maps = snap["attention"][0, 0]  # (T, T) layer 0, head 0

@@ -26,6 +26,9 @@ from pathlib import Path
 
 from tests.support.pages import ROOT
 
+GRACE = 2.0  # s from SIGTERM to SIGKILL at the end: the head's processes outlived 10 s of SIGTERM
+# every time (each module's teardown waited the whole 10 s), and nothing of the head is kept
+
 
 @dataclass(frozen=True)
 class RayHead:
@@ -75,7 +78,7 @@ def local_ray_head(num_cpus: int = 2) -> Iterator[RayHead]:
         yield RayHead(f"127.0.0.1:{port}", f"ray://127.0.0.1:{client_port}")
     finally:
         ray.shutdown()
-        end_group(head)
+        end_group(head, grace=GRACE)
         shutil.rmtree(temp_dir, ignore_errors=True)
 
 
