@@ -170,6 +170,40 @@ def time_moves(page, path: str, pid: int, moves: int) -> tuple[str, list[Move]]:
     return kind, out
 
 
+LIVE_PROBE = """() => {
+  const host = [...document.querySelectorAll('[data-testid="stBidiComponentIsolated"]')]
+    .find((el) => el.shadowRoot && el.shadowRoot.querySelector('.lsv'));
+  const root = host.shadowRoot, live = window.__live = {input: 0, text: 0, frame: 0};
+  root.addEventListener('keydown', (e) => { live.input = e.timeStamp; live.text = 0; }, true);
+  new MutationObserver(() => {
+    if (live.text) return;
+    live.text = performance.now();
+    requestAnimationFrame(() => { live.frame = performance.now(); });
+  }).observe(root.querySelector('.lsv-bars'), {subtree: true, characterData: true, childList: true});
+}"""
+
+
+def live_moves(page, pid: int, moves: int) -> tuple[list[Move], int]:
+    """The soft-select page's live view (issue 26), `moves` arrow keys on its handle 100 ms
+    apart (no sync rerun between them): per key, total = the key's input event → the weight bars'
+    text changed, render = that → the next frame; send and server are 0 (no round trip), cpu ms
+    the server's per key. Also how many messages the page sent to the server meanwhile."""
+    page.locator("[data-testid='liveSelectHandle']").focus()
+    page.evaluate(LIVE_PROBE)
+    page.evaluate(RESET)
+    cpu, timed = cpu_seconds(pid), []
+    for i in range(moves):
+        page.evaluate("window.__live.frame = 0")
+        page.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+        page.wait_for_function("window.__live.frame > 0", polling=10, timeout=5000)
+        live = page.evaluate("window.__live")
+        timed.append((live["text"] - live["input"], live["frame"] - live["text"]))
+        page.wait_for_timeout(100)
+    sent = len(page.evaluate(READ)["sent"])
+    cpu_ms = (cpu_seconds(pid) - cpu) * 1000 / max(moves, 1)
+    return [Move(0.0, 0.0, render, total, 0, cpu_ms) for total, render in timed], sent
+
+
 def cold_start(browser) -> tuple[AppServer, float, float, float]:
     """The server, and seconds from its start to healthy, to the home page interactive, and of
     the home page's first visit."""
@@ -276,6 +310,10 @@ def main() -> None:
                 first, page = first_visit(browser, server.url, path)
                 kind, moves = time_moves(page, path, server.pid, args.moves)
                 report(path, first, kind, moves)
+                if path == "soft-select":  # the live view: no server round trip (issue 26)
+                    live, sent = live_moves(page, server.pid, args.moves)
+                    report("soft-select (live)", float("nan"), "live", live)
+                    print(f"{'':<22} (live: {sent} messages to the server during its moves)")
                 page.close()
             if "pretrained" in paths:
                 report(

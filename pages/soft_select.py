@@ -6,10 +6,18 @@ import streamlit as st
 from attnviz.core.attention import SCORE_LABELS
 from attnviz.io.table_text import decode_table
 from attnviz.topics.scene import SceneInputError
-from attnviz.topics.soft_select.scene import SCENE, example_table, readable, table_text, terms
+from attnviz.topics.soft_select.scene import (
+    SCENE,
+    example_table,
+    live_data,
+    readable,
+    table_text,
+    terms,
+)
 from attnviz.ui import downloads, layout
 from attnviz.ui.figures import show
 from attnviz.ui.lesson_answers import publish
+from attnviz.ui.live_select import live_query_view
 from attnviz.ui.scene_cache import scene_run
 from attnviz.ui.settings import settings
 from attnviz.ui.widgets import draw, preset_buttons, reset_button
@@ -78,8 +86,9 @@ publish(SCENE.answers(out, values))  # a lesson's question asks
 figs = SCENE.views(out, values)
 sel, names = out.select, out.names
 
-with plane_col:
-    show(
+with plane_col:  # the query moves here without waiting for the server (issue 26) ...
+    live_query_view(live_data(out), lecture=settings().lecture)
+    show(  # ... and the same plane as a figure: a click moves q there; it exports as one
         figs["key_plane"],
         "key_plane",
         key="ss_plane",

@@ -1,6 +1,7 @@
 """The Soft select page as a scene (seeds 001, 004): a query against a table of keys and values,
 scored, softmaxed at temperature T and mixed; views of the key plane, the scores, the weights and
-the temperature sweep; the lesson answer `top_key`."""
+the temperature sweep; the lesson answer `top_key`; `live_data`, what the browser's live query
+view recomputes the weights from."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from attnviz.topics.soft_select.params import TABLE, TRY_THIS
 from attnviz.topics.soft_select.select import (
     SelectResult,
     example_table,
+    score_arguments_json,
     score_params,
     soft_select,
     table_problems,
@@ -133,6 +135,25 @@ def terms(out: SoftSelectOutcome) -> pd.DataFrame:
             "α · v": sel.weights * out.values[:, 0],
         }
     )
+
+
+def live_data(out: SoftSelectOutcome) -> dict:
+    """What the browser's live query view (attnviz/ui/live_select.py) recomputes the weights
+    from, JSON-ready: the table, the score function with its parameters exactly as `score` gets
+    them, the temperature, the query and the query sliders' range and step."""
+    cfg, slider = out.config, TABLE["ss_q1"]
+    return {
+        "names": out.names,
+        "keys": out.keys.tolist(),
+        "values": out.values.tolist(),
+        "score": cfg.score,
+        "params": score_arguments_json(cfg.score, out.keys.shape[1], cfg.seed),
+        "temperature": float(cfg.temperature),
+        "query": [float(q) for q in cfg.query],
+        "low": float(slider.low),
+        "high": float(slider.high),
+        "step": float(slider.step),
+    }
 
 
 def answers(out: SoftSelectOutcome, values: Values) -> dict[str, Answer]:

@@ -73,8 +73,24 @@ def scores_for(
     params = params or score_params(keys.shape[1])
     q = torch.as_tensor(query, dtype=torch.float64)[None, :]
     k = torch.tensor(np.array(keys, dtype=np.float64))
-    extra = {"w": params["w_general"]} if score_name == "general" else params
-    return score(score_name, q, k, **extra)[0].numpy()
+    return score(score_name, q, k, **score_arguments(score_name, params))[0].numpy()
+
+
+def score_arguments(score_name: str, params: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """The keyword parameters `score(score_name, q, k, **...)` gets from `score_params`: w_q, w_k,
+    w for "additive", w (= w_general) for "general", none for the parameter-free scores."""
+    if score_name == "additive":
+        return {name: params[name] for name in ("w_q", "w_k", "w")}
+    if score_name == "general":
+        return {"w": params["w_general"]}
+    return {}
+
+
+def score_arguments_json(score_name: str, dim: int, seed: int = 0) -> dict[str, list]:
+    """`score_arguments` of the page's seeded parameters as nested lists of floats (what the
+    browser's live view scores with: attnviz/ui/static/live_select.js)."""
+    args = score_arguments(score_name, score_params(dim, seed))
+    return {name: value.tolist() for name, value in args.items()}
 
 
 def soft_select(
