@@ -10,6 +10,7 @@ from attnviz.ui.navigation import PAGES
 from attnviz.ui.offline import forbid_address_lookups
 from attnviz.ui.settings import remember
 from attnviz.ui.sidebar import FAVICON, adopt_aliases, draw_sidebar, lecture_requested
+from attnviz.ui.view_export import offer as offer_view_export
 from attnviz.ui.warm_up import warm_up_server
 
 forbid_address_lookups()  # no outside request, even for a cross-origin websocket
@@ -37,11 +38,16 @@ if presenting or "_lesson_goto" in st.session_state:
     if REQUESTED in st.session_state:
         follow_request()  # Present / Previous / Next was pressed: go to that step's page
     enter_step(page_url)  # the step's settings, before any widget is drawn
+elif "room" in st.query_params:  # a student in a live classroom room: follow the presenter
+    from attnviz.ui.classroom_student import follow_room
+
+    follow_room(page_url)
 remember(draw_sidebar())
 question = presenter_bar(page_url) if presenting else None
 this_view_as_a_step(page_url)
 with error_boundary(page_url):
     navigation.run()
+    offer_view_export(page_url)  # "Download this view as HTML" and "Copy as Python"
 if presenting:
     ask(question, page_url)  # after the page: its answer comes from what the page just drew
 warm_up_server()  # once per server, after the first page is drawn: the pretrained model loads

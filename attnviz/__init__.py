@@ -1,3 +1,21 @@
-"""AttnViz engine: attention math, models, training and figures. Never imports streamlit."""
+"""AttnViz engine: attention math, models, training and figures. Never imports streamlit.
+
+From Python, `import attnviz as av` gives the notebook API (attnviz.api), loaded on first use so
+that importing attnviz stays light (no torch, no plotly until a scene runs):
+
+    s = av.scene("text", ta_text="The cat sat on the mat.", ta_heads=4)
+    s.views()["heads"]
+"""
 
 __version__ = "0.1.0"
+
+_API = ("scene", "pages", "page_link", "model_view", "head_view", "SceneView")
+__all__ = ["__version__", *_API]
+
+
+def __getattr__(name: str):
+    if name in _API:
+        from attnviz import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'attnviz' has no attribute {name!r}")

@@ -1,7 +1,9 @@
-"""Home: what AttnViz is and what each page teaches, with links."""
+"""Home: what AttnViz is and what each page teaches, with links; the box that joins a live
+classroom room by its code."""
 
 import streamlit as st
 
+from attnviz.ui.classroom_student import join_box
 from attnviz.ui.navigation import PAGES
 
 st.title("AttnViz: see, poke and train attention")
@@ -11,6 +13,7 @@ st.markdown(
     "Lecture mode in the sidebar enlarges everything for a projector (1280×720 or 1920×1080) "
     "and folds the sidebar away; High contrast darkens text, borders and colour scales."
 )
+join_box()  # a live classroom's room code, typed by a student
 for section, entries in PAGES.items():
     entries = [page for page in entries if page.url != "home"]
     if not entries:

@@ -165,6 +165,11 @@ class Store:
         open_round = None if open_row is None else _round_state(open_row)
         return RoomState(room.code, room.lesson, room.step, room.expires_at, open_round)
 
+    def check_presenter(self, code: str, key: str) -> str:
+        """The room's code if `key` is its presenter key (`NotPresenter`/`NoSuchRoom` if not)."""
+        with self._transaction(read_only=True) as conn:
+            return self._presenter_room(conn, code, key).code
+
     def set_step(self, code: str, key: str, step: int) -> None:
         """Move the room to `step` (presenter only): students' devices follow."""
         step = checks.check_step(step)
@@ -285,6 +290,28 @@ class Store:
             )
             tally = dict(conn.execute(query).tuples().all())
         return {option: int(tally.get(option, 0)) for option in json.loads(found.options)}
+
+    def results(self, code: str, step: int) -> list[tuple[RoundState, dict[str, int]]]:
+        """Every round asked on `step` (round 1 first) with its votes per option (zeros
+        included): what the projector counts and, once revealed, what phones show."""
+        step = checks.check_step(step)
+        with self._transaction(read_only=True) as conn:
+            room = self._room(conn, code)
+            query = select(rounds).where(rounds.c.room_id == room.id, rounds.c.step == step)
+            asked = conn.execute(query.order_by(rounds.c.number)).all()
+            tally_query = (
+                select(votes.c.round_id, votes.c.option, func.count())
+                .where(votes.c.round_id.in_([found.id for found in asked]))
+                .group_by(votes.c.round_id, votes.c.option)
+            )
+            tally = {(r, o): int(n) for r, o, n in conn.execute(tally_query).tuples()}
+        return [
+            (
+                _round_state(found),
+                {o: tally.get((found.id, o), 0) for o in json.loads(found.options)},
+            )
+            for found in asked
+        ]
 
     def export_csv(self, code: str, key: str) -> str:
         """The room's results (presenter only): `step,round,option,count`, every option of every

@@ -211,6 +211,9 @@ def _navigation_row(lesson: Lesson, number: int, step: Step, page_url: str) -> N
         show_link(step, base)
         if note:
             st.caption(note)
+    from attnviz.ui.classroom_presenter import room_control  # (it imports this module)
+
+    room_control(row, lesson, number, page_url)  # live classroom: "Open a room", its code, QR
     row.button("Next", key="lesson_next", type="primary", disabled=number == total,
                shortcut="Right", on_click=request_step, args=(lesson.slug, number + 1),
                wrap=False)  # fmt: skip
@@ -224,6 +227,8 @@ def predict_then_reveal(lesson: Lesson, number: int, step: Step) -> None:
     until Reveal (the answer is computed from the live page when the lesson says
     `computed:<name>`). Reveal replaces the options by one line, the answer and the prediction
     picked, with the explanation under it: in sight in the bar without scrolling."""
+    from attnviz.ui.classroom_votes import reveal_rounds, room_answers, vote_controls
+
     question = step.question
     revealed_key = f"_revealed_{lesson.slug}_{number}"
     guess_key = f"lesson_guess_{lesson.slug}_{number}"
@@ -241,13 +246,16 @@ def predict_then_reveal(lesson: Lesson, number: int, step: Step) -> None:
         # icon makes the box a line taller, and the explanation's first line must show too
         if question.explain:
             st.markdown(question.explain)
+        room_answers(lesson.slug, number, answer)  # the room's votes, if a room voted
         return
     st.html(css("hide_figures"))
     row = st.container(horizontal=True, vertical_alignment="center", key="lesson_guess_row")
     if row.button("Reveal", key="lesson_reveal", icon=":material/visibility:"):  # first: in
+        reveal_rounds(lesson.slug, number)  # the room's phones show the answers too
         st.session_state[revealed_key] = True  # sight however many options follow
         st.session_state.setdefault(PICKED, {})[revealed_key] = st.session_state.get(guess_key)
         st.rerun()
+    vote_controls(row, lesson.slug, number, options)  # live classroom: Open vote, Vote again
     if options:
         row.radio("Your prediction", options, index=None, horizontal=True, key=guess_key,
                   label_visibility="collapsed")  # fmt: skip

@@ -1,0 +1,73 @@
+"""The live classroom's figure: the room's answers per option, rounds 1 and 2 side by side
+(grouped bars), the model's answer marked. Option labels are text a person may have typed (a
+token), so they are HTML-escaped: Plotly renders tags in labels."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+
+import plotly.graph_objects as go
+
+from attnviz.figures.base import BAR_COLOR, HIGHLIGHT_COLOR, fast_figure
+from attnviz.figures.fonts import titled
+
+ROUND_COLORS = {1: "#adb5bd", 2: BAR_COLOR}  # grey, then blue: the second vote stands out
+ROUND_NAMES = {1: "Round 1 (alone)", 2: "Round 2 (after discussing)"}
+MARK = " ✓"  # after the model's answer on the axis
+
+
+def option_label(option: str, answer: str | None) -> str:
+    """An option as an axis label: escaped, cut to 40 characters, ✓ after the model's answer."""
+    text = option if len(option) <= 40 else option[:39] + "…"
+    return html.escape(text) + (MARK if option == answer else "")
+
+
+def votes_figure(
+    rounds: Sequence[tuple[int, Mapping[str, int]]],
+    answer: str | None = None,
+    height: int = 260,
+    horizontal: bool = False,
+) -> go.Figure:
+    """Grouped bars: one group per option (in the order of round 1's options), one bar per
+    round; bar lengths are the votes. `answer` (the model's) is marked ✓ on a tinted band.
+    `horizontal` (a phone): options down the side, bars across, labels unrotated."""
+    if not rounds:
+        raise ValueError("No round was asked on this step.")
+    options = list(rounds[0][1])
+    labels = [option_label(option, answer) for option in options]
+    data = []
+    for number, counts in rounds:
+        heights = [int(counts.get(option, 0)) for option in options]
+        color = ROUND_COLORS.get(number, BAR_COLOR) if len(rounds) > 1 else BAR_COLOR
+        x, y = (heights, labels) if horizontal else (labels, heights)
+        data.append(
+            dict(
+                type="bar", x=x, y=y, orientation="h" if horizontal else "v",
+                name=ROUND_NAMES.get(number, f"Round {number}"), marker=dict(color=color),
+                text=[str(h) for h in heights], textposition="outside", cliponaxis=False,
+                hovertemplate="%{fullData.name}: %{text} votes<extra></extra>",
+            )
+        )  # fmt: skip
+    votes_axis = dict(title=dict(text="Votes"), rangemode="tozero", automargin=True)
+    options_axis = dict(type="category", automargin=True)
+    if horizontal:
+        options_axis["autorange"] = "reversed"  # the first option on top, as on the buttons
+    layout = dict(
+        barmode="group", height=height, showlegend=len(rounds) > 1,
+        legend=dict(orientation="h", yanchor="top", y=-0.3, x=0),
+        margin=dict(l=40, r=30, t=50, b=10),
+        xaxis=votes_axis if horizontal else options_axis,
+        yaxis=options_axis if horizontal else votes_axis,
+    )  # fmt: skip
+    if answer in options:
+        index = options.index(answer)
+        band = dict(x0=index - 0.5, x1=index + 0.5, y0=0, y1=1, xref="x", yref="paper")
+        if horizontal:
+            band = dict(y0=index - 0.5, y1=index + 0.5, x0=0, x1=1, yref="y", xref="paper")
+        layout["shapes"] = [
+            dict(type="rect", **band, fillcolor=HIGHLIGHT_COLOR, opacity=0.12, line=dict(width=0),
+                 layer="below")
+        ]  # fmt: skip
+    title = "The room's answers" + ("" if answer is None else " (✓ the model's answer)")
+    return fast_figure(data, titled(layout, title, chars=34 if horizontal else 60))
