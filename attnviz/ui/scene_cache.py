@@ -1,5 +1,6 @@
 """Scenes run under Streamlit's cache: a page asks `scene_run(scene, values)` for its result,
-and the same config from any session (a hall of students on one preset) is computed once."""
+and the same config from any session (a hall of students on one preset) is computed once; the
+last run is recorded for the page's HTML download and Python code (attnviz.ui.view_export)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import streamlit as st
 
 from attnviz.topics.registry import scene
 from attnviz.topics.scene import Scene, SceneInputError, Values
+from attnviz.ui import view_export
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -25,7 +27,9 @@ def scene_run(page: Scene, values: Values) -> Any:
     """`page.run(page.config(values))`, cached by the config (SceneInputError passes through);
     a scene with large results keeps its 8 latest, others 64."""
     run = _run_large if page.large_results else _run
-    return run(page.url, page.config(values))
+    result = run(page.url, page.config(values))
+    view_export.record(page, values, result)  # the page's download and Python code
+    return result
 
 
 def job_or_stop(page: Scene, values: Values) -> tuple[Any, Any]:

@@ -6,6 +6,7 @@ only if told first), so app.py asks `lecture_requested()` before `draw_sidebar()
 
 from __future__ import annotations
 
+import os
 from functools import cache
 from pathlib import Path
 
@@ -29,7 +30,10 @@ def css(name: str) -> str:
 
 def adopt_aliases() -> None:
     """Take `sidebar_<key>` from the URL as `<key>` (the prefixed spelling in older links and
-    notes) and drop it from the address bar; a value the widget cannot hold is ignored."""
+    notes) and drop it from the address bar; a value the widget cannot hold is ignored.
+    ATTNVIZ_LECTURE=1 (`attnviz serve --lecture`) turns lecture mode on at a session's start."""
+    if os.environ.get("ATTNVIZ_LECTURE") == "1" and "lecture" not in st.query_params:
+        st.session_state.setdefault("lecture", True)
     for param in TABLE.params:
         alias = ALIAS + param.key
         if alias not in st.query_params:

@@ -67,7 +67,9 @@ from attnviz.ui.lessons.writer import step_toml
 
 __all__ = ["LESSONS_DIR", "bundled_lessons", "load_lesson", "parse_lesson", "step_toml"]
 
-LESSONS_DIR = Path(__file__).resolve().parents[3] / "lessons"
+# the checkout's lessons/, or in an installed wheel the copy in attnviz/_app/ (setup.py)
+_PACKAGED = Path(__file__).resolve().parents[2] / "_app" / "lessons"
+LESSONS_DIR = _PACKAGED if _PACKAGED.is_dir() else Path(__file__).resolve().parents[3] / "lessons"
 MAX_CHARS = 200_000  # the bundled lessons are under 10,000 characters each
 TOP_KEYS = ("title", "summary", "seeds", "steps")
 STEP_KEYS = ("page", "title", "narration", "point_at", "figure", "params", "question")

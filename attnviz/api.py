@@ -1,0 +1,302 @@
+"""AttnViz from Python (a notebook, a script): every page of the app as a scene you can run,
+draw, export as standalone HTML, and write back as the code that reproduces it; and the model
+view / head view of a Hugging Face encoder folder (the bundled MiniLM by default).
+
+    >>> import attnviz as av
+    >>> av.pages()[:3]
+    ['soft-select', 'self-attention', 'kernel-smoother']
+    >>> s = av.scene("text", ta_text="The cat sat on the mat.", ta_heads=4)
+    >>> figures = s.views()              # {view name: plotly Figure}; figures["heads"] displays
+    >>> s.answers()["top_key"].answer    # what a lesson's question would answer
+    >>> s.export_html("view.html")       # one offline file; returns its size in bytes
+    >>> print(s.python())                # the code that makes this scene again
+
+    >>> av.model_view(text="The animal didn't cross the street because it was too tired.")
+    >>> av.head_view("path/to/model-folder", "Some text", layer=3).save("head_view.html")
+
+A training page's scene gives its untrained model (step 0); `s.trained()` trains it to its end
+in this process (seconds to minutes) and returns the trained snapshot's views.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import plotly.graph_objects as go
+
+from attnviz.io.html_export import figures_html, head_view_block, write_html
+from attnviz.topics import settings
+from attnviz.topics.registry import SCENE_MODULES
+from attnviz.topics.registry import scene as _scene
+from attnviz.topics.scene import Answer, Scene, SceneInputError
+
+__all__ = ["SceneView", "head_view", "model_view", "page_link", "pages", "scene"]
+
+HEAD_VIEW_DIR = Path(__file__).parent / "ui" / "head_view"  # the component's .js and .css
+HEAD_VIEW_PAGES = ("text", "pretrained")
+UNTRAINED = "A training page: these are the views of its untrained model (step 0), as before Start."
+LINK_ONLY = ("lesson", "step")  # presenter-mode keys of a link: not settings of the page
+
+
+def pages() -> list[str]:
+    """The url of every page that has a scene, in the app's navigation order."""
+    return list(SCENE_MODULES)
+
+
+def _page(url: str) -> Scene:
+    if url not in SCENE_MODULES:
+        raise SceneInputError(f"no page {url!r}; the pages are: {', '.join(SCENE_MODULES)}")
+    return _scene(url)
+
+
+@dataclass
+class SceneView:
+    """One page run with `values`: its result (computed once, on first use), views, answers,
+    standalone HTML export and the Python code that makes it again."""
+
+    page: Scene
+    values: dict[str, Any]
+    _views: dict[str, go.Figure] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def of(cls, page: Scene, values: dict[str, Any], result: Any) -> SceneView:
+        """A scene already run (the app hands in its cached result)."""
+        view = cls(page, values)
+        view.__dict__["result"] = result
+        return view
+
+    @property
+    def url(self) -> str:
+        return self.page.url
+
+    @cached_property
+    def result(self) -> Any:
+        """The page's result: what its views are drawn from (a training page: step 0)."""
+        return self.page.run(self.page.config(self.values))
+
+    def views(self, only: Collection[str] | None = None) -> dict[str, go.Figure]:
+        """{view name: Plotly figure}, every view the page draws (or those named in `only`)."""
+        if not self._views:
+            self._views = self.page.views(self.result, self.values)
+        if only is None:
+            return dict(self._views)
+        missing = set(only) - set(self._views)
+        extra = self.page.views(self.result, self.values, missing) if missing else {}
+        return {name: fig for name, fig in (self._views | extra).items() if name in only}
+
+    def answers(self) -> dict[str, Answer]:
+        """{question name: Answer(answer, options)}: what the page's lesson questions answer."""
+        return self.page.answers(self.result, self.values)
+
+    def changed(self) -> dict[str, Any]:
+        """The values that differ from the page's defaults (what a link or `python()` names)."""
+        defaults = self.page.values()
+        return {k: v for k, v in self.values.items() if defaults.get(k) != v}
+
+    def python(self) -> str:
+        """The notebook code that reproduces this scene and its views exactly."""
+        return python_code(self.url, self.changed())
+
+    def html(self, title: str | None = None) -> str:
+        """The page's views (and its head view, on the text and pretrained pages) as one
+        standalone HTML document; the values are its caption."""
+        note = UNTRAINED if self.page.train is not None else ""
+        data = _head_view_data(self.url, self.result, self.values)
+        extra = head_view_block(data, *_head_view_files()) if data else ""
+        title = title or f"AttnViz: {self.url}"
+        return figures_html(title, self.views(), self.changed(), note=note, extra=extra)
+
+    def export_html(self, path: str | Path, title: str | None = None) -> int:
+        """Write `html()` to `path`; returns the file's size in bytes (plotly.js, ~4.7 MB, is
+        in it once)."""
+        return write_html(Path(path), self.html(title))
+
+    def trained(self) -> dict[str, go.Figure]:
+        """A training page: train its job to the end here, and the trained snapshot's views."""
+        if self.page.train is None:
+            raise SceneInputError(f"{self.url} is not a training page")
+        snapshot = self.page.train(self.page.config(self.values))
+        return self.page.views(snapshot, self.values)
+
+
+def scene(url: str, values: Mapping[str, Any] | None = None, **more: Any) -> SceneView:
+    """The page at `url` (see `pages()`) with its settings at their defaults, then `values` and
+    `more` (e.g. ``ta_text="..."``); an unknown page, setting or value raises SceneInputError (a
+    ValueError) with a message naming it.
+
+    >>> s = scene("soft-select", ss_temp=0.05)
+    >>> s.views()["weights"]
+    """
+    page = _page(url)
+    return SceneView(page, page.values(values, **more))
+
+
+def _lookup(page: Scene, key: str):
+    for table in (page.table, settings.TABLE):
+        if key in table:
+            return table[key]
+    return None
+
+
+def page_link(link: str) -> SceneView:
+    """The scene a shareable link opens: 'text?ta_text=Hi&ta_heads=2' (a full URL works too).
+    Unlike the app, which ignores what it cannot read, an unknown setting or an unreadable
+    value raises SceneInputError naming it."""
+    parts = urlsplit(link.strip())
+    url = parts.path.strip("/").rsplit("/", 1)[-1]
+    page = _page(url)
+    read: dict[str, Any] = {}
+    for key, texts in parse_qs(parts.query, keep_blank_values=True).items():
+        if key in LINK_ONLY:
+            continue
+        if key in page.extras:
+            read[key] = texts[-1]
+            continue
+        param = _lookup(page, key)
+        if param is None:
+            raise SceneInputError(f"the page {url!r} has no setting {key!r}")
+        value = param.from_url_text(texts if param.widget == "pills" else texts[-1])
+        if value is None:
+            raise SceneInputError(f"{texts[-1]!r} is not a valid value for {key!r} on {url!r}")
+        read[key] = value
+    return SceneView(page, page.values(read))
+
+
+def python_code(url: str, changed: Mapping[str, Any]) -> str:
+    """The code that runs the page at `url` with `changed` values and draws its views."""
+    args = "".join(f",\n    {key}={value!r}" for key, value in changed.items())
+    if any(not key.isidentifier() for key in changed):
+        args = f",\n    **{dict(changed)!r}"
+    return (
+        "import attnviz as av\n\n"
+        f"s = av.scene(\n    {url!r}{args},\n)\n"
+        "figures = s.views()  # {view name: plotly Figure}\n"
+        f"figures[{_scene(url).main_view!r}]\n"
+    )
+
+
+def _head_view_files() -> tuple[str, str]:
+    return tuple((HEAD_VIEW_DIR / f"head_view.{ext}").read_text("utf-8") for ext in ("js", "css"))
+
+
+def _head_view_data(url: str, result: Any, values: Mapping[str, Any]) -> dict | None:
+    """The head view's data as the page draws it (text and pretrained pages), else None."""
+    from attnviz.figures.head_view import head_view_data
+
+    if url == "pretrained":
+        from attnviz.topics.pretrained.scene import head_view_input
+
+        hv = head_view_input(result, values)
+        return head_view_data(hv.weights, hv.tokens, sorted(hv.heads), hv.query)
+    if url == "text":
+        weights, tokens = result.attention.weights, result.attention.tokens
+        query = min(int(values["ta_query"]), len(tokens) - 1)
+        return head_view_data(weights, tokens, list(range(weights.shape[0])), query)
+    return None
+
+
+# --- a Hugging Face encoder folder, outside the app's sandbox (a notebook is your own machine)
+
+
+def _model(path_or_model: Any, tokenizer: Any = None):
+    from attnviz.topics.pretrained.model import PretrainedModel, bundled_model
+
+    if path_or_model is None or path_or_model == "":
+        return bundled_model()
+    if isinstance(path_or_model, PretrainedModel):
+        return path_or_model
+    if isinstance(path_or_model, str | Path):
+        from transformers import AutoModel, AutoTokenizer
+
+        folder = str(Path(path_or_model).expanduser())
+        tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+        model = AutoModel.from_pretrained(
+            folder, attn_implementation="eager", local_files_only=True
+        )
+        return PretrainedModel(model, tokenizer, folder)
+    if tokenizer is None:
+        raise SceneInputError("a model object needs its tokenizer: tokenizer=...")
+    return PretrainedModel(path_or_model, tokenizer, type(path_or_model).__name__)
+
+
+def _pretrained(path_or_model: Any, text: str, tokenizer: Any, **values: Any):
+    from attnviz.topics.pretrained.model import MAX_TOKENS
+    from attnviz.topics.pretrained.scene import PretrainedInput, PretrainedOutcome, rollout
+
+    page = _page("pretrained")
+    picked = page.table.defaults() | settings.TABLE.defaults() | {"pe_text": text}
+    picked |= {f"pe_{k}": v for k, v in values.items()}
+    attended = _model(path_or_model, tokenizer).extract(text, MAX_TOKENS)
+    out = PretrainedOutcome(PretrainedInput("", text), attended, rollout(attended.attentions))
+    return page, out, picked
+
+
+def model_view(
+    path_or_model: Any = None,
+    text: str = "The animal didn't cross the street because it was too tired.",
+    *,
+    tokenizer: Any = None,
+    hide: bool = False,
+) -> go.Figure:
+    """Every layer × head of a Hugging Face encoder (a folder, a loaded model with `tokenizer`,
+    or None: the bundled MiniLM) on `text`, as one Plotly figure (the pretrained page's model
+    view; `hide` drops [CLS]/[SEP] and renormalises).
+
+    >>> model_view(text="The cat sat on the mat.")
+    """
+    page, out, picked = _pretrained(path_or_model, text, tokenizer, hide=hide)
+    return page.views(out, picked, {"model_view"})["model_view"]
+
+
+@dataclass(frozen=True)
+class HeadViewHTML:
+    """The BertViz-style head view, outside Streamlit: shows itself in Jupyter (an iframe),
+    `.html()` is a standalone document, `.save(path)` writes it; `.figure` is the chosen head's
+    map as a Plotly figure."""
+
+    data: dict
+    figure: go.Figure
+    title: str
+
+    def html(self) -> str:
+        return figures_html(self.title, {}, extra=head_view_block(self.data, *_head_view_files()))
+
+    def save(self, path: str | Path) -> int:
+        return write_html(Path(path), self.html())
+
+    def _repr_html_(self) -> str:
+        doc = html.escape(self.html(), quote=True)
+        height = 140 + 26 * len(self.data["tokens"])
+        return f'<iframe srcdoc="{doc}" style="width:100%;height:{height}px;border:0"></iframe>'
+
+
+def head_view(
+    path_or_model: Any = None,
+    text: str = "The animal didn't cross the street because it was too tired.",
+    *,
+    layer: int = 0,
+    head: int | None = None,
+    tokenizer: Any = None,
+    hide: bool = False,
+) -> HeadViewHTML:
+    """One layer's head view (every head, or only `head`) of a Hugging Face encoder on `text`.
+
+    >>> head_view(text="The cat sat on the mat.", layer=3).save("head_view.html")
+    """
+    every = head is None
+    page, out, picked = _pretrained(
+        path_or_model, text, tokenizer, layer=layer, head=head or 0, allheads=every, hide=hide
+    )
+    from attnviz.figures.head_view import head_view_data
+    from attnviz.topics.pretrained.scene import head_view_input
+
+    hv = head_view_input(out, picked)
+    figure = page.views(out, picked, {"pe_head_map"})["pe_head_map"]
+    data = head_view_data(hv.weights, hv.tokens, sorted(hv.heads), None)
+    return HeadViewHTML(data, figure, f"Head view, layer {layer}")
