@@ -12,6 +12,7 @@ import pytest
 
 from tests.support import server
 from tests.support.browser import (
+    IDLE_PROBE,
     SHOTS,
     VIEWPORT,
     assert_no_exception,
@@ -19,6 +20,7 @@ from tests.support.browser import (
     layout_probe,
     open_app_page,
     record_requests,
+    wait_drawn,
     warm_up,
 )
 from tests.support.figure_text import read_figure_text
@@ -36,6 +38,13 @@ def browser_type_launch_args(browser_type_launch_args):
 @pytest.fixture(scope="session")
 def browser_context_args(browser_context_args):
     return {**browser_context_args, "viewport": VIEWPORT}
+
+
+@pytest.fixture
+def context(context):
+    """pytest-playwright's context, its pages instrumented for `wait_idle` from the start."""
+    context.add_init_script(IDLE_PROBE)
+    return context
 
 
 @pytest.fixture(scope="session")
@@ -66,7 +75,7 @@ def page_probe(browser, app_url):
             seen = record_requests(page)
             try:
                 open_app_page(page, app_url, url, query)
-                page.wait_for_timeout(500)  # Plotly lays out its titles after the run ends
+                wait_drawn(page)  # Plotly lays out its titles after the run ends
                 assert_no_exception(page, f"probe-{url}-{viewport['width']}")
                 found[key] = layout_probe(page) | {"requests": list(seen)}
                 found[key]["text"] = read_figure_text(page)

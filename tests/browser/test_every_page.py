@@ -11,6 +11,7 @@ from tests.support.browser import (
     foreign,
     open_app_page,
     record_requests,
+    wait_drawn,
     wait_idle,
 )
 from tests.support.pages import app_pages
@@ -76,7 +77,7 @@ def test_page_opens_and_survives_interaction_asking_only_the_local_server(
         wait_idle(page)
         assert page.evaluate(FIGURE_DATA) != drawn, f"{title}: its main widget changed no figure"
     assert_no_exception(page, f"{url}-after")
-    page.wait_for_timeout(500)  # icons and fonts load after the run
+    wait_drawn(page)  # icons and fonts load after the run
     assert seen, "no request was recorded"
     assert not foreign(seen), f"{title} asked other hosts: {sorted(set(foreign(seen)))}"
 

@@ -11,7 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.support.browser import assert_no_exception, open_app_page, plotly_traces, wait_idle
+from tests.support.browser import (
+    assert_no_exception,
+    instrument,
+    open_app_page,
+    plotly_traces,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -29,6 +35,7 @@ def test_preset_then_copied_link_reopens_same_view(page, app_url, browser):
     main = page.locator("[data-testid='stMain']")
     assert main.get_by_text("a(q, k) = −‖q − k‖²").count() == 1
     fresh = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    instrument(fresh)
     fresh.goto(page.url)
     wait_idle(fresh)
     fresh_main = fresh.locator("[data-testid='stMain']")
@@ -46,6 +53,7 @@ def test_step_reveal_and_shared_link(page, app_url, browser):
     wait_idle(page)
     assert page.get_by_text("Step 2: Q, K, V").count() == 1
     fresh = browser.new_context().new_page()
+    instrument(fresh)
     fresh.goto(page.url)
     wait_idle(fresh)
     assert fresh.get_by_text("Step 2: Q, K, V").count() == 1

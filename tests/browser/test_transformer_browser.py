@@ -57,6 +57,8 @@ def test_preset_train_scrub_predict(page, app_url):
     assert_no_exception(page, "transformer-after")
 
 
+PAUSE_SHOWN = """() => document.fonts.status === 'loaded' && [...document.querySelectorAll(
+  "[data-testid='stMain'] button")].some((b) => b.offsetParent !== null && /Pause/.test(b.innerText))"""
 OVERFLOWING_BUTTONS = """() => [...document.querySelectorAll("[data-testid='stMain'] button")]
   .filter((b) => b.offsetParent !== null && b.scrollWidth > b.clientWidth + 1)
   .map((b) => b.innerText.trim())"""
@@ -74,7 +76,7 @@ def test_space_starts_and_pauses_training_in_lecture_mode(page, app_url):
     page.get_by_role("heading", name="Train a transformer live").click()
     page.keyboard.press("Space")
     page.wait_for_function("() => document.body.innerText.includes('running — step')")
-    page.wait_for_timeout(1000)
+    page.wait_for_function(PAUSE_SHOWN)  # the running state's buttons, in their web font
     assert page.evaluate(OVERFLOWING_BUTTONS) == []
     page.get_by_role("heading", name="Train a transformer live").click()
     page.keyboard.press("Space")

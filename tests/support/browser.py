@@ -29,31 +29,112 @@ def page_url(url_path: str) -> str:
     return "" if url_path == "home" else url_path
 
 
-CALM = """([idle, quiet]) => {
-  const calm = document.querySelector(idle) && !document.querySelector("[data-testid='stSkeleton']");
-  const now = performance.now();
-  if (!calm) { window.__calmSince = null; return false; }
-  if (window.__calmSince == null) window.__calmSince = now;
-  return now - window.__calmSince >= quiet;
+IDLE_PROBE = """(() => {
+  if (window.__idleProbe) return;  // once per document, however often it was added
+  window.__idleProbe = true;
+  const now = () => performance.now();
+  Object.assign(window, {__sockets: 0, __lastSend: null, __lastRecv: null, __lastInput: null,
+    __lastMutation: null, __pending: 0, __calmSince: null});
+  const Native = window.WebSocket;
+  const send = Native.prototype.send;
+  Native.prototype.send = function (...args) { window.__lastSend = now(); return send.apply(this, args); };
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      window.__sockets += 1;
+      this.addEventListener('message', () => { window.__lastRecv = now(); });
+    }
+  };
+  const seen = () => { window.__lastInput = now(); };
+  for (const type of ['keydown', 'keyup', 'pointerdown', 'pointerup', 'click', 'input', 'change'])
+    window.addEventListener(type, seen, true);
+  const done = () => { window.__pending -= 1; };
+  const nativeFetch = window.fetch;
+  window.fetch = function (...args) {
+    window.__pending += 1;
+    return nativeFetch.apply(this, args).finally(done);
+  };
+  const xhrSend = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (...args) {
+    window.__pending += 1;
+    this.addEventListener('loadend', done, {once: true});
+    return xhrSend.apply(this, args);
+  };
+  const watch = () => new MutationObserver(() => { window.__lastMutation = now(); })
+    .observe(document.documentElement, {subtree: true, childList: true, attributes: true,
+      characterData: true});
+  if (document.documentElement) watch(); else addEventListener('DOMContentLoaded', watch);
+})();"""
+IDLE_CHECK = """([idle, calm, quiet, settle, answer, redraw]) => {
+  const t = performance.now();
+  const ready = document.querySelector(idle) && !document.querySelector("[data-testid='stSkeleton']");
+  if (!ready) { window.__calmSince = null; return false; }
+  if (window.__calmSince == null) window.__calmSince = t;
+  if (!window.__sockets) return t - window.__calmSince >= calm;  // no socket seen: the old rule
+  const [send, recv, input] = [window.__lastSend, window.__lastRecv, window.__lastInput];
+  if (recv == null || window.__pending > 0) return false;
+  if (send != null && recv < send && t - send < answer) return false;  // not answered yet
+  if (input != null && (send == null || send < input) && t - input < settle) return false;
+  if (t - recv < quiet) return false;
+  const drawn = window.__lastMutation;  // Plotly and React draw after the last message
+  return drawn == null || t - drawn >= quiet || t - recv >= redraw;
 }"""
-QUIET_MS = 450  # a rerun that an input event triggers starts well within this (Streamlit: <100 ms)
+QUIET_MS = 450  # the old rule, kept for a page whose websocket the probe did not see
+ANSWER_QUIET_MS = 120  # no message and no DOM change for this long after the last answer
+SETTLE_MS = 150  # an input event's rerun request goes out within this (Streamlit: same task)
+ANSWER_MS = 5_000  # a request still unanswered after this was one that expects no answer
+REDRAW_CAP_MS = 500  # Plotly may draw for 2 s after a page's first run: wait no longer than
+# the old rule did (QUIET_MS after the last message); `wait_drawn` waits for the whole drawing
+
+
+def instrument(page) -> None:
+    """Add IDLE_PROBE to `page` (it runs in each document the page loads from now on): it
+    records the times of the last websocket message sent and received, of the last input event
+    and DOM change, and the HTTP requests in flight, for `wait_idle`. Idempotent."""
+    if not page.evaluate("!!window.__idleProbe"):
+        page.add_init_script(IDLE_PROBE)
 
 
 def wait_idle(page, timeout: float = 60_000) -> None:
-    """Wait until a rerun has finished: the app has reported notRunning, with no placeholder
-    skeleton, for QUIET_MS without a break (polled every 50 ms in the page), so a just-triggered
-    rerun has had time to start."""
+    """Wait until a rerun has finished. On a page with IDLE_PROBE (`instrument`) whose
+    websocket it saw: the app reports notRunning with no placeholder skeleton, no HTTP request
+    is in flight, every rerun request sent has been answered (a message received after the last
+    send, or ANSWER_MS passed), an input event not followed by a send is SETTLE_MS old (it would
+    have sent its rerun by then), and the last message and the last DOM change (Plotly draws
+    after the last delta) are ANSWER_QUIET_MS old (DOM changes count until REDRAW_CAP_MS after
+    the last message: never longer than the old rule waited).
+    Otherwise the old rule: notRunning with no skeleton for QUIET_MS without a break, so that a
+    just-triggered rerun has had time to start. Polled every 25 ms in the page."""
     page.evaluate("window.__calmSince = null")
+    arg = [IDLE, QUIET_MS, ANSWER_QUIET_MS, SETTLE_MS, ANSWER_MS, REDRAW_CAP_MS]
     try:
-        page.wait_for_function(CALM, arg=[IDLE, QUIET_MS], polling=50, timeout=timeout)
+        page.wait_for_function(IDLE_CHECK, arg=arg, polling=25, timeout=timeout)
     except Exception as err:  # playwright's TimeoutError: say it in the tests' words
         if "Timeout" not in type(err).__name__:
             raise
         raise TimeoutError("the app kept running") from err
 
 
+DRAWN = """(quiet) => {
+  const t = performance.now();
+  if (document.fonts && document.fonts.status !== 'loaded') return false;
+  if (![...document.images].every((img) => img.complete)) return false;
+  if (![...document.querySelectorAll('.js-plotly-plot')].every((el) => el._fullLayout)) return false;
+  const drawn = window.__lastMutation;
+  return drawn == null || t - drawn >= quiet;
+}"""
+
+
+def wait_drawn(page, timeout: float = 10_000) -> None:
+    """After `wait_idle`, for checks of what is drawn: web fonts and images have loaded, every
+    Plotly figure has been laid out, and the DOM has not changed for ANSWER_QUIET_MS (until
+    `timeout` ms, a page that never calms down fails)."""
+    page.wait_for_function(DRAWN, arg=ANSWER_QUIET_MS, polling=25, timeout=timeout)
+
+
 def open_app_page(page, app_url: str, url_path: str, query: str = "") -> None:
     """Go to a page of the app (`query` like "?ks_n=200") and wait until it has run."""
+    instrument(page)
     page.goto(f"{app_url}/{page_url(url_path)}{query}")
     page.wait_for_selector("[data-testid='stMain']", timeout=60_000)
     wait_idle(page)
@@ -63,6 +144,7 @@ def warm_up(browser, url: str) -> None:
     """Run the app once so the navigation is known: a deep link into a server that has never
     run app.py shows Streamlit's "Page not found" dialog (a first-start race)."""
     page = browser.new_page()
+    instrument(page)
     page.goto(url)
     page.wait_for_selector("[data-testid='stMain']", timeout=90_000)
     wait_idle(page, timeout=90_000)
