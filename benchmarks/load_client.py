@@ -196,7 +196,10 @@ class StreamlitSession:
     async def _auto_rerun(self, fragment_id: str, interval: float) -> None:
         while not self.closed:
             await asyncio.sleep(interval)
-            await self.send_rerun(fragment_id=fragment_id, auto=True)
+            try:
+                await self.send_rerun(fragment_id=fragment_id, auto=True)
+            except websockets.ConnectionClosed:  # the server went away: the reader says so
+                return
 
     async def send_rerun(self, fragment_id: str = "", auto: bool = False) -> None:
         back = BackMsg()

@@ -62,10 +62,13 @@ if [ -z "${ATTNVIZ_TRAINING_WORKERS:-}" ] && [ -z "${ATTNVIZ_RAY_ADDRESS:-}" ]; 
   export ATTNVIZ_TRAINING_WORKERS=$(( per > 0 ? per : 1 ))
 fi
 SERVERS=""
+start_replica() {  # i (from 0): replica i+1 on BASE_PORT + i, appending to its log
+  "$PYTHON" -m attnviz.ui.serve --server.port "$((BASE_PORT + $1))" --server.address 127.0.0.1 \
+    --server.headless true >>"$RUN_DIR/replica-$(($1 + 1)).log" 2>&1 &
+}
 for i in $(seq 0 $((REPLICAS - 1))); do
   port=$((BASE_PORT + i))
-  "$PYTHON" -m attnviz.ui.serve --server.port "$port" --server.address 127.0.0.1 \
-    --server.headless true >"$RUN_DIR/replica-$((i + 1)).log" 2>&1 &
+  start_replica "$i"
   PIDS+=($!)
   SERVERS+="    server r$((i + 1)) 127.0.0.1:${port} check cookie r$((i + 1))"$'\n'
 done
@@ -91,8 +94,21 @@ PIDS+=($!)
 wait_healthy "http://127.0.0.1:${PORT}" "HAProxy" "${PIDS[-1]}"
 echo "AttnViz on http://localhost:${PORT} (${REPLICAS} replicas on ports ${BASE_PORT}-$((BASE_PORT + REPLICAS - 1)), training workers per replica: ${ATTNVIZ_TRAINING_WORKERS:-the cluster}; logs in ${RUN_DIR})"
 
+# A replica that exits (a crash, a kill) is started again on its port: HAProxy sends its
+# students to the other replicas meanwhile (option redispatch), and back once it is healthy.
+# HAProxy exiting stops everything.
 set +e
-wait -n "${PIDS[@]}"  # the first process to exit (none should): stop the rest
-status=$?
-echo "a process exited with status $status; stopping the others" >&2
-exit "$status"
+while true; do
+  wait -n -p gone "${PIDS[@]}"
+  status=$?
+  for i in $(seq 0 $((REPLICAS - 1))); do
+    if [ "${PIDS[$i]}" = "$gone" ]; then
+      echo "replica $((i + 1)) exited with status $status; starting it again" >&2
+      start_replica "$i"
+      PIDS[$i]=$!
+      continue 2
+    fi
+  done
+  echo "HAProxy exited with status $status; stopping the replicas" >&2
+  exit "$status"
+done

@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 import pytest
 
 from benchmarks.load import run_level
+from benchmarks.load_classroom import classroom
 from benchmarks.load_client import StreamlitSession
 from benchmarks.load_procs import ProcessTree, cmdline
 from tests.support.pages import ROOT
@@ -49,6 +50,8 @@ class Deployment:
     url: str
     run_dir: Path
     banner: str  # the line start.sh prints once everything is up
+    base_port: int  # replica r<i> listens on base_port + i - 1
+    database_url: str  # the live classroom's (an SQLite file both replicas share)
 
     def served(self) -> list[tuple[str, str]]:
         """[(replica, path)] for every request HAProxy has logged."""
@@ -60,12 +63,14 @@ class Deployment:
 
 
 @pytest.fixture(scope="module")
-def deployment() -> Iterator[Deployment]:
+def deployment(tmp_path_factory) -> Iterator[Deployment]:
     port, base = free_port(), free_port()
+    database_url = f"sqlite:///{tmp_path_factory.mktemp('rooms')}/classroom.db"
     cmd = ["bash", "deploy/start.sh", "--replicas", "2", "--port", str(port)]
     cmd += ["--base-port", str(base)]
+    env = {**os.environ, "ATTNVIZ_DATABASE_URL": database_url}
     proc = subprocess.Popen(
-        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
     line = ""
     deadline = time.time() + 240
@@ -74,7 +79,7 @@ def deployment() -> Iterator[Deployment]:
         if not line and proc.poll() is not None:
             pytest.fail(f"deploy/start.sh exited with {proc.returncode}")
     run_dir = Path(re.search(r"logs in (\S+)\)", line).group(1))
-    yield Deployment(proc, f"http://127.0.0.1:{port}", run_dir, line)
+    yield Deployment(proc, f"http://127.0.0.1:{port}", run_dir, line, base, database_url)
     if proc.poll() is None:
         proc.terminate()
         proc.wait(timeout=30)
@@ -156,7 +161,7 @@ def test_an_upload_goes_to_the_replica_of_its_session(deployment):
 
 def test_load_through_the_proxy_uses_both_replicas(deployment):
     pages = ["soft-select", "text", "self-attention"]
-    stats = run_async(run_level(deployment.url, 6, pages, duration=15, think=2))
+    stats = run_async(run_level(deployment.url, 6, pages, duration=8, think=1))
     assert not stats.errors, dict(stats.errors)
     assert len(stats.opens) == 6
     assert len(stats.times) >= 6, "students interacted"
@@ -167,6 +172,48 @@ def test_load_through_the_proxy_uses_both_replicas(deployment):
     assert set().union(*served.values()) == {"r1", "r2"}
     print(
         f"interactions per replica: {dict(stats.replicas)}, median {statistics.median(stats.times):.2f} s"
+    )
+
+
+def healthy(url: str, within: float) -> bool:
+    deadline = time.time() + within
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                return resp.status == 200
+        except OSError:
+            time.sleep(0.5)
+    return False
+
+
+def test_a_room_counts_every_vote_once_through_a_replica_killed_halfway(deployment):
+    """30 students join a room through the proxy and vote within 4 s; once half of the votes are
+    acknowledged, the replica not serving the projector is killed (SIGKILL). Its students
+    reconnect through the proxy to the other replica with their browser ids and vote again where
+    they had no acknowledgement: every student is acknowledged, the store holds exactly the
+    acknowledged votes (none lost, none twice), the projector shows the count within its 2 s
+    timer, and start.sh starts the killed replica again."""
+    killed = []
+
+    def kill(replica: str) -> None:
+        port = deployment.base_port + int(replica.removeprefix("r")) - 1
+        for pid in ProcessTree([deployment.proc.pid]).pids():
+            if "attnviz.ui.serve" in cmdline(pid) and f"--server.port {port} " in cmdline(pid):
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+
+    outcome = run_async(classroom(deployment.url, deployment.database_url, 30, 4.0, kill=kill))
+    assert outcome.ready == 30, dict(outcome.tally.errors)
+    assert len(killed) == 1 and outcome.victim is not None
+    assert outcome.tally.reconnects > 0, "the killed replica's students reconnected"
+    assert outcome.acked == 30, dict(outcome.tally.errors)
+    assert outcome.exactly_once, (outcome.counts, dict(outcome.tally.acked))
+    assert outcome.lag is not None and outcome.lag <= 2.5
+    port = deployment.base_port + int(outcome.victim.removeprefix("r")) - 1
+    assert healthy(f"http://127.0.0.1:{port}", within=90), "start.sh started the replica again"
+    print(
+        f"votes acknowledged after the kill: p95 {max(outcome.tally.times):.2f} s max, "
+        f"{outcome.tally.reconnects} reconnects, projector lag {outcome.lag:.2f} s"
     )
 
 
