@@ -7,6 +7,7 @@ import streamlit as st
 from attnviz.io.export import array_to_npy
 from attnviz.topics.pretrained.model import MAX_TOKENS
 from attnviz.topics.pretrained.scene import (
+    CAUSAL_NOTE,
     LEAVE_EMPTY,
     SCENE,
     ModelError,
@@ -23,6 +24,7 @@ from attnviz.ui.pretrained_views import (
     cached_model_view,
     cached_projection,
     compare_with_second_sentence,
+    generation_section,
     projection_download,
     query_key_download,
     rollout_note,
@@ -69,6 +71,8 @@ if out.attended.truncated:
         f"{MAX_TOKENS}, so it was truncated."
     )
 
+if out.attended.causal:
+    st.info(CAUSAL_NOTE)
 layers, heads = out.attended.attentions.shape[:2]
 c1, c2, c3 = st.columns(3)
 with c1:
@@ -120,6 +124,9 @@ with b:
     }
     table = cached_head_table(out, values)
     st.dataframe(table, hide_index=True, height=420, column_config=numbers)
+
+if out.attended.causal:  # a decoder-only model: generate, and watch each new token's attention
+    generation_section(values)
 
 st.subheader("Queries and keys together (in the spirit of AttentionViz)")
 values["pe_proj"] = method = draw(TABLE, "pe_proj")

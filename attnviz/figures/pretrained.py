@@ -1,4 +1,8 @@
-"""Figures of the pretrained-model explorer: model view, query/key view, Q–K projection."""
+"""Figures of the pretrained-model explorer: model view, query/key view, Q–K projection.
+
+A causal model's maps arrive with their masked future as NaN (analysis.blank_future): drawn
+blank, and pooled so that a block keeps the largest weight it can see (blank only when it lies
+wholly in the future)."""
 
 from __future__ import annotations
 
@@ -29,13 +33,22 @@ def token_map(
     largest weight, so sharp peaks stay; a quarter of the data to send at 512 tokens)."""
     pooled = len(labels) > LONG_MAP_CELLS and zmin is not None and zmin >= 0
     if pooled:
-        matrix, labels = max_pool(matrix, LONG_MAP_CELLS), block_labels(labels, LONG_MAP_CELLS)
+        matrix, labels = seen_max_pool(matrix, LONG_MAP_CELLS), block_labels(labels, LONG_MAP_CELLS)
     trace, layout = heatmap_spec(matrix, labels, labels, title, zmin=zmin, zmax=zmax,
                                  colorscale=colorscale)  # fmt: skip
     if pooled:  # a longer title: wrapped, with the top margin grown for its lines
         layout = titled(layout, f"{title} (max-pooled to {LONG_MAP_CELLS}²)", NARROW_TITLE)
     layout["height"] = max(layout.get("height") or 0, MAP_HEIGHT)
     return fast_figure([trace], layout)
+
+
+def seen_max_pool(m: np.ndarray, size: int) -> np.ndarray:
+    """long_maps.max_pool that skips NaN cells (a causal map's blank future): a block of only
+    NaN stays NaN; any other block is the largest weight in it."""
+    if not np.isnan(m).any():
+        return max_pool(m, size)
+    pooled = max_pool(np.where(np.isnan(m), -np.inf, m), size)
+    return np.where(np.isneginf(pooled), np.nan, pooled)
 
 
 def block_labels(labels: list[str], size: int) -> list[str]:
@@ -49,7 +62,7 @@ def _tile(attentions: np.ndarray, n: int, reduce: str) -> np.ndarray:
     """(L, H, T, T) maps pooled to (n, n) and tiled with one NaN line between blocks."""
     layers, heads, step = attentions.shape[0], attentions.shape[1], n + 1
     tiled = np.full((layers * step - 1, heads * step - 1), np.nan, dtype=np.float32)
-    squeeze = max_pool if reduce == "max" else block_average
+    squeeze = seen_max_pool if reduce == "max" else block_average
     for lay in range(layers):
         for h in range(heads):
             block = squeeze(attentions[lay, h], MODEL_VIEW_POOL)  # (n, n)

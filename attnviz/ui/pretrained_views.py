@@ -2,7 +2,9 @@
 is loaded once per server (st.cache_resource, handed to the scene as its loader; the bundled
 MiniLM is loaded once per process by the scene itself and warmed at server start); the pieces that
 cost more than a slider move are kept per server by the settings they read (the model view, the
-head table, the query–key projection); and the comparison section."""
+head table, the query–key projection); the comparison section; and, for a causal language model,
+the generation section (each generated token's attention over time, kept per server by model,
+prompt and length)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from attnviz.figures.generation import generation_map, step_bars
 from attnviz.topics.pretrained import scene
+from attnviz.topics.pretrained.analysis import blank_future
+from attnviz.topics.pretrained.generation import Generation, generate, step_rows
 from attnviz.topics.pretrained.model import PretrainedModel, load
 from attnviz.topics.pretrained.scene import (
     SCENE,
@@ -26,6 +31,8 @@ from attnviz.topics.scene import Values
 from attnviz.ui import downloads
 from attnviz.ui.figures import show
 from attnviz.ui.scene_cache import scene_run
+from attnviz.ui.text_sections import md_literal
+from attnviz.ui.widgets import draw
 
 INPUT = ("pe_model", "pe_text")  # what the scene's config reads
 
@@ -137,3 +144,50 @@ def projection_download(points: np.ndarray, tokens: list[str], method: str) -> N
         "pe_dl_proj",
         labels={projected: (rows, ["x", "y"])},
     )
+
+
+@st.cache_data(max_entries=16, show_spinner="Generating, one token at a time…")
+def cached_generation(model: str, text: str, n_new: int) -> Generation:
+    """Greedy generation of `n_new` tokens after `text`, once per (model, prompt, length)."""
+    return generate(scene.model_for(model), text, n_new)
+
+
+def generation_section(values: Values) -> None:
+    """For a causal LM: N new tokens, the map of their attention over time (the layer slider's
+    layer; the chosen head or the mean over heads), a step slider, that step's row and the KV
+    cache's length at each step."""
+    table = SCENE.table
+    st.subheader("Generation: each new token's attention, step by step")
+    a, b = st.columns(2)
+    with a:
+        n_new = draw(table, "pe_gen_n")
+    with b:
+        mean = draw(table, "pe_gen_mean")
+    try:
+        gen = cached_generation(values["pe_model"], values["pe_text"], n_new)
+    except ValueError as err:  # an empty prompt and the like: the reason, quoted
+        st.warning(f"Cannot generate: {md_literal(str(err))}")
+        return
+    step = draw(table, "pe_gen_step", high=gen.n_new) if gen.n_new > 1 else 1
+    layer, head = values["pe_layer"], None if mean else values["pe_head"]
+    which = "mean over heads" if head is None else f"head {head}"
+    rows = blank_future(step_rows(gen, layer, head))  # (N, P + N), the future blank
+    title = f"Generated tokens' attention, layer {layer}, {which}"
+    show(generation_map(rows, gen.tokens, gen.n_prompt, step, title), "generation_map")
+    st.caption(
+        f"Generated (greedy): {md_literal(gen.text)}" + (" (prompt cut)" if gen.prompt_cut else "")
+    )
+    st.metric(f"KV cache length at step {step}", f"{gen.cache_lengths[step - 1]} tokens")
+    st.caption(
+        f"= the {gen.n_prompt} prompt tokens + {step} generated: the new token is the only "
+        "query, and the cache holds the keys and values of every token so far."
+    )
+    show(step_bars(rows[step - 1], gen.tokens, gen.n_prompt, step), "generation_step")
+    steps = pd.DataFrame(
+        {
+            "step": range(1, gen.n_new + 1),
+            "token": gen.tokens[gen.n_prompt :],
+            "KV cache length": gen.cache_lengths,
+        }
+    )
+    st.dataframe(steps, hide_index=True, height=min(36 * gen.n_new + 40, 320))

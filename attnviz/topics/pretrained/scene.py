@@ -23,6 +23,7 @@ from attnviz.figures.pretrained import model_view, qk_bars, qk_products, qk_scat
 from attnviz.figures.text import shown
 from attnviz.topics.pretrained import analysis
 from attnviz.topics.pretrained.analysis import (
+    blank_future,
     difference,
     drop_tokens,
     head_table,
@@ -39,6 +40,11 @@ from attnviz.topics.scene import Answer, Scene, SceneInputError, Values, wants
 
 SPECIALS = {"[CLS]", "[SEP]", "<s>", "</s>", "[PAD]"}
 LEAVE_EMPTY = "Leave the model box empty for the bundled MiniLM."
+CAUSAL_NOTE = (
+    "This is a causal language model (GPT-2 style), so causal: each token sees only earlier "
+    "ones (and itself). The blank upper triangle of every map is the mask: those weights are "
+    "exactly 0, not small."
+)
 
 
 class ModelError(SceneInputError):
@@ -123,6 +129,11 @@ def shown_positions(tokens: list[str], hide: bool) -> np.ndarray:
     return keep if keep.any() else np.ones(len(tokens), dtype=bool)
 
 
+def drawn(out: PretrainedOutcome, matrix: np.ndarray) -> np.ndarray:
+    """A map (..., T, T) as figures draw it: a causal model's masked future blank (NaN)."""
+    return blank_future(matrix) if out.attended.causal else matrix
+
+
 def kept(tokens: list[str], keep: np.ndarray) -> list[str]:
     """The tokens at the positions `keep` (T,) holds."""
     return [t for t, k in zip(tokens, keep, strict=True) if k]
@@ -167,7 +178,8 @@ class QueryKey:
 def query_key(out: PretrainedOutcome, values: Values) -> QueryKey:
     p = pick(out, values)
     q, k = out.attended.queries[p.layer, p.head, p.query], out.attended.keys[p.layer, p.head]
-    return QueryKey(p.query, q, k, *query_row(q, k))
+    sees_up_to = p.query if out.attended.causal else None  # a causal query sees no later key
+    return QueryKey(p.query, q, k, *query_row(q, k, sees_up_to))
 
 
 def visible_rollout(out: PretrainedOutcome, values: Values) -> tuple[list[str], np.ndarray]:
@@ -212,14 +224,14 @@ def _diff(out: PretrainedOutcome, values: Values, second: PretrainedOutcome | No
     labels, diff = difference_of(out, second, values)
     p = pick(out, values)
     title = f"First − second, layer {p.layer}, head {p.head} (common leading positions)"
-    fig = token_map(diff, labels, title, zmin=-1, zmax=1, colorscale="RdBu_r")
+    fig = token_map(drawn(out, diff), labels, title, zmin=-1, zmax=1, colorscale="RdBu_r")
     return {"diff": fig}
 
 
 def _head_map(out: PretrainedOutcome, p: Pick) -> go.Figure:
     tokens, att = visible(out.attended.attentions[p.layer, p.head], out.attended.tokens, p.hide)
     title = f"Layer {p.layer}, head {p.head}"
-    return token_map(att, shown(tokens), title)
+    return token_map(drawn(out, att), shown(tokens), title)
 
 
 def _query_key_views(out: PretrainedOutcome, values: Values) -> dict[str, go.Figure]:
@@ -243,7 +255,7 @@ def views(
     p, figs = pick(out, values), {}
     if wants(only, "model_view"):
         tokens, att = visible(out.attended.attentions, out.attended.tokens, p.hide)
-        figs["model_view"] = model_view(att, tokens)
+        figs["model_view"] = model_view(drawn(out, att), tokens)
     if wants(only, "pe_head_map"):
         figs["pe_head_map"] = _head_map(out, p)
     if any(wants(only, name) for name in ("qk_products", "qk_scores", "qk_softmax")):
@@ -252,7 +264,7 @@ def views(
     if wants(only, "rollout"):
         labels, rolled = visible_rollout(out, values)
         title = "Attention rollout, all layers" + (" (specials hidden)" if p.hide else "")
-        figs["rollout"] = token_map(rolled, labels, title, zmax=None)
+        figs["rollout"] = token_map(drawn(out, rolled), labels, title, zmax=None)
     if wants(only, "qk_scatter"):
         points = projection(out, values) if points is None else points
         figs["qk_scatter"] = qk_scatter(points, out.attended.tokens, values["pe_proj"])
