@@ -285,6 +285,24 @@ def long_input(browser, url: str, pid: int) -> Move:
                 (cpu_seconds(pid) - cpu) * 1000)  # fmt: skip
 
 
+def model_floor(text: str, runs: int = 5) -> float:
+    """ms for the bundled model alone on `text` (truncated to 512 tokens, as the page does):
+    one forward pass with output_attentions, median of `runs`: the page's physical floor."""
+    import torch
+
+    from attnviz.topics.pretrained.model import load
+
+    model = load()
+    enc = model.tokenizer(text, truncation=True, max_length=512, return_tensors="pt")
+    times = []
+    with torch.no_grad():
+        for _ in range(runs + 1):  # the first run warms up
+            start = time.perf_counter()
+            model.model(**enc, output_attentions=True)
+            times.append(time.perf_counter() - start)
+    return statistics.median(times[1:]) * 1000
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--moves", type=int, default=10)
@@ -316,12 +334,11 @@ def main() -> None:
                     print(f"{'':<22} (live: {sent} messages to the server during its moves)")
                 page.close()
             if "pretrained" in paths:
-                report(
-                    "pretrained, 512 tokens",
-                    float("nan"),
-                    "text",
-                    [long_input(browser, server.url, server.pid)],
-                )
+                move = long_input(browser, server.url, server.pid)
+                report("pretrained, 512 tokens", float("nan"), "text", [move])
+                floor = model_floor(LONG_TEXT)
+                print(f"{'':<22} (the model alone: {floor:.0f} ms for its forward pass with "
+                      f"attentions; the page takes {move.total / floor:.1f}× that)")  # fmt: skip
         finally:
             if load is not None:
                 load.terminate()
