@@ -98,11 +98,11 @@ def _decoded_run(pieces: list[str], table: dict[str, int]) -> list[str]:
     out, at = [], 0
     for span in spans:
         label = ""
-        for char, k, n in owner[at : at + len(span)]:
+        for i, (char, k, n) in enumerate(owner[at : at + len(span)]):
             if n == 1:
                 label += char
             elif k == 1 or not label:  # the first byte of the char held in this piece
-                last = min(n, k + len(span) - 1)
+                last = min(n, k + len(span) - i - 1)  # as far as this piece's bytes go
                 label += char if (k, last) == (1, n) else f"{char}‹{_part(k, last, n)}›"
         out.append(label.replace(" ", "▁"))
         at += len(span)

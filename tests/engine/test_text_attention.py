@@ -118,6 +118,28 @@ def test_bpe_tokens_show_text_never_the_byte_alphabet(text, expected):
     assert detokenize(toks, "bpe", 400) == text  # the ids still decode to the text
 
 
+@pytest.mark.parametrize(
+    ("pieces", "expected"),
+    [
+        ([b"s", b"a\xc3", b"\x9f"], ["s", "a\u00df\u20391/2\u203a", "\u00df\u20392/2\u203a"]),
+        (
+            [b"a\xf0\x9f", b"\x9a\x80"],
+            ["a\U0001f680\u20391-2/4\u203a", "\U0001f680\u20393-4/4\u203a"],
+        ),
+        ([b"\xc3\x9f"], ["\u00df"]),
+    ],
+)
+def test_a_piece_holding_a_character_and_part_of_the_next_names_only_the_bytes_it_holds(
+    pieces, expected
+):
+    """Repro: the piece 'a' + ß's first byte was labelled 'aß' (the whole ß), as if it held both
+    of ß's bytes. The pieces are written here in GPT-2's byte alphabet from raw bytes."""
+    from attnviz.core.tokenizers import _byte_of_char, readable_pieces
+
+    char_of = {b: c for c, b in _byte_of_char().items()}
+    assert readable_pieces(["".join(char_of[b] for b in p) for p in pieces]) == expected
+
+
 # The page's scene (topics/text/scene.py): input messages, lazy sections, the lesson answer.
 def test_scene_says_why_it_cannot_run():
     from attnviz.topics.scene import SceneInputError
