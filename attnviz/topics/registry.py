@@ -17,6 +17,7 @@ SCENE_MODULES = {
     "recurrent": "attnviz.topics.recurrent.scene",
     "text": "attnviz.topics.text.scene",
     "train-transformer": "attnviz.topics.transformer.scene",
+    "watch-circuits": "attnviz.topics.circuits.scene",
     "vision-patches": "attnviz.topics.vision.scene",
     "captioning": "attnviz.topics.captioning.scene",
     "pretrained": "attnviz.topics.pretrained.scene",

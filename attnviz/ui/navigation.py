@@ -75,6 +75,13 @@ PAGES: dict[str, list[PageEntry]] = {
             ":material/model_training:",
             "A tiny transformer learns reverse, sort, copy, … in seconds; watch its attention form.",
         ),
+        PageEntry(
+            "pages/circuits.py",
+            "Watching circuits form",
+            "watch-circuits",
+            ":material/hub:",
+            "Induction heads, grokking and attention sinks form as you watch a tiny model train.",
+        ),
     ],
     "Vision": [
         PageEntry(

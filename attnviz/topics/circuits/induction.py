@@ -149,6 +149,7 @@ class InductionTrainable:
             "loss_repeated_copy": val["repeat"],
         }
 
+    @torch.no_grad()  # also when called outside the Trainer (live.train's last snapshot)
     def snapshot(self) -> dict:
         self.model.eval()
         _, cache = run_with_cache(self.model, self.probe_ids)
