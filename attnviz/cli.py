@@ -48,8 +48,7 @@ def config_flags(folder: Path) -> list[str]:
 
 def serve(port: int | None, lecture: bool, extra: list[str]) -> None:
     """Start the app (attnviz.ui.serve's fixed `streamlit run`) from its folder's app.py."""
-    from streamlit.runtime.pages_manager import PagesManager
-    from streamlit.web import cli
+    from attnviz.ui import serve as server
 
     folder = app_dir()
     if lecture:
@@ -57,8 +56,7 @@ def serve(port: int | None, lecture: bool, extra: list[str]) -> None:
     options = [*config_flags(folder), *extra]
     if port is not None:
         options.append(f"--server.port={port}")
-    PagesManager.uses_pages_directory = False  # see attnviz.ui.serve
-    cli.main(["run", str(folder / "app.py"), *options], prog_name="streamlit")
+    server.main(options, app=str(folder / "app.py"))
 
 
 def handout(lesson: str, out: Path) -> None:

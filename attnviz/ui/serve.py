@@ -18,11 +18,12 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.web import cli
 
 
-def main(options: list[str] | None = None) -> None:
-    """`streamlit run app.py` with `options`, pages routed by st.navigation from the start."""
+def main(options: list[str] | None = None, app: str = "app.py") -> None:
+    """`streamlit run <app>` with `options`, pages routed by st.navigation from the start
+    (`app`: app.py of the working directory, or an installed package's, attnviz.cli)."""
     PagesManager.uses_pages_directory = False
     options = sys.argv[1:] if options is None else options
-    cli.main(["run", "app.py", *options], prog_name="streamlit")
+    cli.main(["run", app, *options], prog_name="streamlit")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from attnviz.models.checkpoint import load_arrays
 from attnviz.models.transformer import TinyTransformer, TransformerConfig
 from attnviz.topics.circuits.data import fourier_spectrum, key_frequencies, modular_split
 from attnviz.topics.circuits.induction import balanced_init
@@ -41,9 +42,7 @@ class GrokkingJobSpec:
 
     def restore(self, snapshot: dict) -> TinyTransformer:
         """A model with the snapshot's weights, on the CPU in eval mode."""
-        model = TinyTransformer(self.model_config())
-        model.load_state_dict({k: torch.as_tensor(v) for k, v in snapshot["state"].items()})
-        return model.eval()
+        return load_arrays(TinyTransformer(self.model_config()), snapshot["state"])
 
 
 def sequences(pairs: np.ndarray, p: int) -> tuple[Tensor, Tensor]:

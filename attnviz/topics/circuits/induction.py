@@ -18,6 +18,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from attnviz.core.hooks import run_with_cache
+from attnviz.models.checkpoint import load_arrays
 from attnviz.models.transformer import (
     TinyTransformer,
     TransformerConfig,
@@ -71,9 +72,7 @@ class InductionJobSpec:
 
     def restore(self, snapshot: dict) -> TinyTransformer:
         """A model with the snapshot's weights, on the CPU in eval mode."""
-        model = TinyTransformer(self.model_config())
-        model.load_state_dict({k: torch.as_tensor(v) for k, v in snapshot["state"].items()})
-        return model.eval()
+        return load_arrays(TinyTransformer(self.model_config()), snapshot["state"])
 
 
 def balanced_init(model: TinyTransformer) -> TinyTransformer:
