@@ -10,10 +10,15 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.support.browser import assert_no_exception, open_app_page, plotly_traces, wait_idle
+from tests.support.browser import (
+    assert_no_exception,
+    open_app_page,
+    plotly_traces,
+    upload,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.browser
-UPLOAD = "[data-testid='stFileUploaderDropzoneInput']"
 
 
 def chart(page, title_part: str):  # -> a Playwright Locator
@@ -34,15 +39,13 @@ def test_your_own_picture_is_captioned_and_a_file_that_is_not_one_gets_a_message
     picture[40:120, 60:140] = (230, 30, 30)  # a large red square on black
     path = tmp_path / "square.png"
     path.write_bytes(png_bytes(picture))
-    page.locator(UPLOAD).set_input_files(str(path))
-    page.get_by_text("Your image.", exact=False).wait_for(timeout=30_000)
+    upload(page, path, page.get_by_text("Your image.", exact=False))
     wait_idle(page)
     assert page.get_by_text("True caption").count() == 0, "an upload has no true caption"
     assert chart(page, "Where words look").count() == 1
     fake = tmp_path / "<b>notes.png"
     fake.write_text("these are lecture notes, not a picture")
-    page.locator(UPLOAD).set_input_files(str(fake))
-    page.get_by_text("That file cannot be used").wait_for(timeout=30_000)
+    upload(page, fake, page.get_by_text("That file cannot be used"))
     assert page.locator("[data-testid='stMain'] b", has_text="notes").count() == 0
     assert_no_exception(page, "captioning-upload")
 

@@ -9,7 +9,13 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.support.browser import assert_no_exception, open_app_page, plotly_traces, wait_idle
+from tests.support.browser import (
+    assert_no_exception,
+    open_app_page,
+    plotly_traces,
+    upload,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -48,15 +54,13 @@ def test_your_own_image_and_a_file_that_is_not_one(page, app_url, tmp_path):
     digit[20:100, 55:68] = 0  # a black "1" on white paper
     path = tmp_path / "one.png"
     path.write_bytes(png_bytes(digit))
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(path))
-    chart(page, "your image").wait_for(timeout=30_000)
+    upload(page, path, chart(page, "your image"))
     wait_idle(page)
     traces = plotly_traces(page, "your image")
     assert traces, "the uploaded image is drawn with its patch grid"
     fake = tmp_path / "notes.png"
     fake.write_text("these are lecture notes, not a picture")
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(fake))
-    page.get_by_text("That file cannot be used").wait_for(timeout=30_000)
+    upload(page, fake, page.get_by_text("That file cannot be used"))
     assert_no_exception(page, "vision-upload")
 
 

@@ -257,3 +257,23 @@ def foreign(urls: list[str]) -> list[str]:
         for u in urls
         if urlsplit(u).scheme not in ("data", "blob") and urlsplit(u).hostname not in LOCAL_HOSTS
     ]
+
+
+UPLOADER = "[data-testid='stFileUploaderDropzoneInput']"
+UPLOADED = "[data-testid='stFileChipName']"
+
+
+def upload(page, path: Path, then) -> None:
+    """Give the page's file uploader `path` and wait for the Locator `then` (what the page shows
+    for it). Under load a file set while a rerun replaces the uploader can be dropped (its
+    name never appears in the uploader's list): the file is set once more then."""
+    for attempt in range(2):
+        page.locator(UPLOADER).set_input_files(str(path))
+        try:
+            page.locator(UPLOADED, has_text=path.name).wait_for(timeout=15_000)
+            break
+        except Exception:  # playwright's TimeoutError
+            if attempt:
+                raise
+            wait_idle(page)
+    then.wait_for(timeout=60_000)
