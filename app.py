@@ -2,6 +2,11 @@
 the one list of pages), a lesson's step (presenter mode: attnviz.ui.lesson_player), the shared
 sidebar, then the page; after the first page, the server warms up in the background."""
 
+# pandas first, in every session's thread: Plotly reads sys.modules["pandas"] without importing it
+# (get_module(should_load=False)), so a figure built while another thread (a session, the
+# warm-up) is still importing pandas meets a half-made module ("partially initialized module
+# 'pandas' has no attribute 'Series'": a page's fragment died so in a loaded test run)
+import pandas  # noqa: F401  isort: skip
 import streamlit as st
 
 from attnviz.ui.boundary import error_boundary

@@ -61,6 +61,23 @@ def app_url(app_server):
     return app_server.url
 
 
+STEADY_MS = 150
+
+
+def settled_figure_text(page, tries: int = 5) -> dict:
+    """The figures' text read twice STEADY_MS apart and alike: on a loaded machine a figure can
+    still be laid out again (a scrollbar appears, a column narrows) after the DOM was calm."""
+    text = read_figure_text(page)
+    for _ in range(tries):
+        page.wait_for_timeout(STEADY_MS)
+        again = read_figure_text(page)
+        if again == text:
+            return text
+        wait_drawn(page)
+        text = again
+    return text
+
+
 @pytest.fixture(scope="session")
 def page_probe(browser, app_url):
     """`page_probe(url, viewport, query)`: the page opened once per (url, viewport width, query)
@@ -78,7 +95,7 @@ def page_probe(browser, app_url):
                 wait_drawn(page)  # Plotly lays out its titles after the run ends
                 assert_no_exception(page, f"probe-{url}-{viewport['width']}")
                 found[key] = layout_probe(page) | {"requests": list(seen)}
-                found[key]["text"] = read_figure_text(page)
+                found[key]["text"] = settled_figure_text(page)
             finally:
                 page.close()
         return found[key]
