@@ -16,6 +16,7 @@ from attnviz.figures.text import block_average, shown
 
 MODEL_VIEW_POOL = 32  # cells per block side: a block is ~80 px wide on a projector
 LONG_MAP_CELLS = 256  # a map of more tokens is max-pooled to this side (~2 px a cell at 480 px)
+PRINTED_BARS = 64  # a bar chart of more keys prints no value over each bar (the hover has it)
 MAP_HEIGHT = 450  # px: Plotly's default, set explicitly so lecture mode grows it for the labels
 
 
@@ -114,7 +115,9 @@ def model_view(attentions: np.ndarray, tokens: list[str], reduce: str = "max") -
     how = "max-pooled" if reduce == "max" else "block-averaged"
     layout = {
         "height": 110 * layers + 90,
-        "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
+        # the margins Plotly's automargin reaches at the base font (layer labels, the head axis,
+        # the colour bar), given up front: the browser draws the figure once instead of twice
+        "margin": {"l": 64, "r": 92, "t": 60, "b": 76},
         "xaxis": {  # head numbers over an axis title below the maps ("head 11" × 12 do not fit
             # a phone; ticks on top would sit on the title, which Plotly places by its margin)
             "type": "category",
@@ -168,10 +171,14 @@ def qk_bars(
     """q·k_j/√d per key (T,), and its softmax (T,), which equals the model's attention row (both
     from topics.pretrained.analysis.query_row: figures compute no attention)."""
     labels = shown(tokens)
-    return (
+    figs = (
         bar_chart(scores, labels, "q·k / √d_head for each key", "score"),
         bar_chart(weights, labels, "softmax: the attention weights", "weight", y_range=(0, 1.1)),
     )
+    if len(labels) > PRINTED_BARS:  # unreadable, and the browser lays out each: hover only
+        for fig in figs:
+            fig.data[0].text, fig.data[0].textposition = None, "none"
+    return figs
 
 
 def qk_scatter(points: np.ndarray, tokens: list[str], method: str) -> go.Figure:

@@ -4,7 +4,8 @@ MiniLM is loaded once per process by the scene itself and warmed at server start
 cost more than a slider move are kept per server by the settings they read (the model view, the
 head table, the query–key projection); the comparison section; and, for a causal language model,
 the generation section (each generated token's attention over time, kept per server by model,
-prompt and length)."""
+prompt and length). Rollout with the head table, and the query–key projection, are sections
+built only while open (their keys are in the page's table, so a link or a lesson opens them)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,11 @@ from attnviz.ui.text_sections import md_literal
 from attnviz.ui.widgets import draw
 
 INPUT = ("pe_model", "pe_text")  # what the scene's config reads
+# the sections built only while open (layout.lazy_expander); their keys are the table's, so a
+# link, a preset or a lesson step can open them
+OPEN_LAYERS, OPEN_PROJECTION = "pe_open_layers", "pe_open_proj"
+LAYERS_LABEL = "Across layers and heads: rollout, what each head does"  # a lesson names its start
+PROJECTION_LABEL = "Queries and keys together (in the spirit of AttentionViz)"
 
 
 @st.cache_resource(show_spinner="Loading the model (once per server)…", max_entries=3)
@@ -79,6 +85,28 @@ def _projection(key: tuple, _out: PretrainedOutcome, _values: Values) -> np.ndar
 def cached_projection(out: PretrainedOutcome, values: Values) -> np.ndarray:
     """(2T, 2) joint projection of one head's queries and keys, computed once per input."""
     return _projection(_key(values, ("pe_layer", "pe_head", "pe_proj")), out, values)
+
+
+def across_layers_and_heads(out: PretrainedOutcome, values: Values) -> None:
+    """Rollout over all layers (with its note and file) beside the table of what each head does."""
+    a, b = st.columns(2)
+    with a:
+        show(SCENE.views(out, values, only={"rollout"})["rollout"], "rollout")
+        rollout_note(out, values)
+    with b:
+        numbers = {
+            c: st.column_config.NumberColumn(format="%.3f") for c in ("entropy", "mean distance")
+        }
+        table = cached_head_table(out, values)
+        st.dataframe(table, hide_index=True, height=420, column_config=numbers)
+
+
+def queries_and_keys_together(out: PretrainedOutcome, values: Values) -> None:
+    """The chosen head's queries and keys projected together (PCA or t-SNE), and their file."""
+    points = cached_projection(out, values)  # (2T, 2), queries first
+    scatter = SCENE.views(out, values, only={"qk_scatter"}, points=points)["qk_scatter"]
+    show(scatter, "qk_scatter")
+    projection_download(points, out.attended.tokens, values["pe_proj"])
 
 
 def compare_with_second_sentence(out: PretrainedOutcome, values: Values) -> None:

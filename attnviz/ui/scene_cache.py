@@ -18,14 +18,16 @@ def _run(url: str, config: Any) -> Any:
     return scene(url).run(config)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_resource(max_entries=8, show_spinner=False)
 def _run_large(url: str, config: Any) -> Any:
+    """Kept as is, not pickled: a 512-token pretrained result is ~87 MB, ~30 ms to pickle on a
+    miss and again to unpickle on every rerun; the views only read it."""
     return scene(url).run(config)
 
 
 def scene_run(page: Scene, values: Values) -> Any:
     """`page.run(page.config(values))`, cached by the config (SceneInputError passes through);
-    a scene with large results keeps its 8 latest, others 64."""
+    a scene with large results keeps its 8 latest, shared unpickled (read-only), others 64."""
     run = _run_large if page.large_results else _run
     result = run(page.url, page.config(values))
     view_export.record(page, values, result)  # the page's download and Python code

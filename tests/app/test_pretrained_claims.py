@@ -100,7 +100,7 @@ def test_long_sentence_preset_draws_and_rolls_out():
 
 def test_rollout_with_hidden_specials_is_the_papers_rollout_on_the_full_maps(minilm):
     """Repro: with hide on, rollout ran on renormalised maps (not Abnar & Zuidema's)."""
-    at = open_page(PAGE)
+    at = open_page(PAGE, {"pe_open_layers": "true"})
     at.toggle(key="pe_hide").set_value(True).run()
     no_exception(at)
     fig = figure(at, "Attention rollout")
@@ -156,7 +156,7 @@ def test_tsne_is_computed_once_per_input(monkeypatch):
     monkeypatch.setattr(
         analysis, "project_queries_keys", lambda *a, **k: calls.append(a[2]) or real(*a, **k)
     )
-    at = open_page(PAGE, {"pe_text": "a short sentence for t-SNE"})
+    at = open_page(PAGE, {"pe_text": "a short sentence for t-SNE", "pe_open_proj": "true"})
     at.radio(key="pe_proj").set_value("tsne").run()
     at.toggle(key="pe_allheads").set_value(True).run()  # a rerun, same input
     no_exception(at)
@@ -166,7 +166,9 @@ def test_tsne_is_computed_once_per_input(monkeypatch):
 
 
 def test_every_matrix_view_has_a_download():
-    at = open_page(PAGE, {"pe_open_compare": "true"})
+    at = open_page(
+        PAGE, {"pe_open_compare": "true", "pe_open_layers": "true", "pe_open_proj": "true"}
+    )
     keys = {b.key for b in at.get("download_button")}
     for key in ("pe_dl_qk_csv", "pe_dl_rollout_csv", "pe_dl_proj_csv", "pe_dl_diff_csv"):
         assert key in keys, key

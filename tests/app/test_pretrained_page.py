@@ -21,6 +21,12 @@ def at():
 
 
 def test_views_are_all_there(at):
+    """Rollout, the head table and the projection are built only while their sections are open
+    (closed by default: a new sentence sends less); a link opens them."""
+    shut = titles(at)
+    assert not any(t.startswith(("Attention rollout", "Queries and keys")) for t in shut)
+    assert not at.dataframe
+    at = open_page(PAGE, {"pe_open_layers": "true", "pe_open_proj": "true"})
     found = titles(at)
     for start in (
         "Model view",

@@ -81,3 +81,33 @@ def test_a_typed_model_is_loaded_through_the_loader_handed_in(monkeypatch):
     monkeypatch.setattr(pretrained, "_loader", lambda name: asked.append(name) or bundled_model())
     SCENE.run(SCENE.config(SCENE.values(pe_model="  some/model  ", pe_text="hi")))
     assert asked == ["some/model"]
+
+
+# the page's sections built only while open (pages/pretrained_explorer.py), by the start of the
+# figure or label a lesson step names in them, and the table key that opens each
+CLOSED_SECTIONS = {
+    "Across layers and heads": "pe_open_layers",
+    "Attention rollout": "pe_open_layers",
+    "Queries and keys of one head": "pe_open_proj",
+}
+
+
+def test_a_lesson_step_pointing_into_a_closed_section_opens_it():
+    """A step whose figure lies in a section closed by default sets the key that opens it (else
+    presenter mode would point at nothing), and a preset that a Try-this sends to the rollout or
+    the head table opens it too."""
+    from attnviz.ui.lessons.loader import bundled_lessons
+
+    steps = [s for lesson in bundled_lessons().values() for s in lesson.steps]
+    inside = [
+        (step, key)
+        for step in steps
+        if step.page == "pretrained"
+        for start, key in CLOSED_SECTIONS.items()
+        if step.figure.startswith(start)
+    ]
+    assert len(inside) >= 2, "the bundled lesson points into both kinds of section"
+    for step, key in inside:
+        assert step.params.get(key) is True, (step.title, key)
+    for preset in ("Previous-token heads", "Rollout on a long sentence"):
+        assert TABLE.preset(preset)["pe_open_layers"] is True, preset

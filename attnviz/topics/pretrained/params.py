@@ -67,6 +67,14 @@ TABLE = PageParams(
             shown_when=BUNDLED,
         ),
         Param("pe_other", "second sentence", "text_input", SECOND_TEXT, shown_when=BUNDLED),
+        # sections built only while open (the page's lazy expanders, keyed by these): in the
+        # table so that a link, a preset or a lesson step can open them
+        Param(
+            "pe_open_layers", "Across layers and heads (open)", "toggle", False, shown_when=BUNDLED
+        ),
+        Param(
+            "pe_open_proj", "Queries and keys together (open)", "toggle", False, shown_when=BUNDLED
+        ),
         Param(
             "pe_gen_n",
             "new tokens",
@@ -105,12 +113,14 @@ TABLE = PageParams(
             "pe_layer": 0,
             "pe_head": 2,
             "pe_query": 4,
+            "pe_open_layers": True,  # the head table
         },
         "Rollout on a long sentence": {
             "pe_text": LONG_TEXT,
             "pe_layer": 5,
             "pe_hide": True,
             "pe_query": 7,
+            "pe_open_layers": True,  # the rollout
         },
     },
 )
