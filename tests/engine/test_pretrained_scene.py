@@ -19,19 +19,14 @@ def defaults():
 
 
 def test_views_at_the_defaults(defaults):
-    _, figs = defaults
-    assert set(figs) == {
-        "model_view",
-        "pe_head_map",
-        "qk_products",
-        "qk_scores",
-        "qk_softmax",
-        "rollout",
-        "qk_scatter",
-    }
+    result, figs = defaults
+    first_screen = {"model_view", "pe_head_map", "qk_products", "qk_scores", "qk_softmax"}
+    assert set(figs) == first_screen  # the folded sections' views: only while open
     assert figs["pe_head_map"].layout.title.text == "Layer 0, head 0"
     assert figs["model_view"].layout.title.text.startswith("Model view: 6 layers")
-    assert [tr.name for tr in figs["qk_scatter"].data] == ["queries", "keys"]
+    opened = SCENE.views(result, SCENE.values(pe_open_layers=True, pe_open_proj=True))
+    assert set(opened) == first_screen | {"rollout", "qk_scatter"}
+    assert [tr.name for tr in opened["qk_scatter"].data] == ["queries", "keys"]
 
 
 def test_pronoun_preset_answers_animal():

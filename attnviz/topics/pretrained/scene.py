@@ -249,7 +249,9 @@ def views(
     points: np.ndarray | None = None,
     second: PretrainedOutcome | None = None,
 ) -> dict[str, go.Figure]:
-    """The main flow's views (`only` None: all of them) and "diff" when named in `only`.
+    """The main flow's views and "diff" when named in `only`; `only` None: the views the page
+    shows as opened with `values` (the rollout while "Across layers and heads" is open
+    (`pe_open_layers`), the projection while "Queries and keys together" is (`pe_open_proj`)).
     `points` (the projection) and `second` (the second sentence's outcome) may be handed in
     when the caller has them already; otherwise they are computed here."""
     p, figs = pick(out, values), {}
@@ -261,11 +263,11 @@ def views(
     if any(wants(only, name) for name in ("qk_products", "qk_scores", "qk_softmax")):
         built = _query_key_views(out, values)
         figs |= {name: fig for name, fig in built.items() if wants(only, name)}
-    if wants(only, "rollout"):
+    if wants(only, "rollout") and (only is not None or values["pe_open_layers"]):
         labels, rolled = visible_rollout(out, values)
         title = "Attention rollout, all layers" + (" (specials hidden)" if p.hide else "")
         figs["rollout"] = token_map(drawn(out, rolled), labels, title, zmax=None)
-    if wants(only, "qk_scatter"):
+    if wants(only, "qk_scatter") and (only is not None or values["pe_open_proj"]):
         points = projection(out, values) if points is None else points
         figs["qk_scatter"] = qk_scatter(points, out.attended.tokens, values["pe_proj"])
     if only is not None and "diff" in only:
