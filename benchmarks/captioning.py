@@ -30,7 +30,7 @@ from attnviz.topics.captioning.task import (
     CaptionJobSpec,
 )
 from attnviz.topics.live import untrained
-from attnviz.topics.recurrent.timing import median_seconds
+from attnviz.training.timing import median_seconds
 from attnviz.training.trainer import Trainer
 
 TARGET = 0.95

@@ -18,6 +18,7 @@ SCENE_MODULES = {
     "text": "attnviz.topics.text.scene",
     "train-transformer": "attnviz.topics.transformer.scene",
     "watch-circuits": "attnviz.topics.circuits.scene",
+    "attention-at-scale": "attnviz.topics.scale.scene",
     "vision-patches": "attnviz.topics.vision.scene",
     "captioning": "attnviz.topics.captioning.scene",
     "pretrained": "attnviz.topics.pretrained.scene",

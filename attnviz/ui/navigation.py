@@ -82,6 +82,13 @@ PAGES: dict[str, list[PageEntry]] = {
             ":material/hub:",
             "Induction heads, grokking and attention sinks form as you watch a tiny model train.",
         ),
+        PageEntry(
+            "pages/attention_at_scale.py",
+            "Attention at scale",
+            "attention-at-scale",
+            ":material/speed:",
+            "Why attention costs T²: windows, linear attention, FlashAttention, the KV cache.",
+        ),
     ],
     "Vision": [
         PageEntry(

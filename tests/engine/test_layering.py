@@ -74,7 +74,10 @@ def test_imports_between_rooms_only_run_downward():
 
 # The only crossings allowed between topics, each named: (importing topic, module it imports).
 # The vision page's real-ViT box validates a typed folder with the pretrained page's rules.
-TOPIC_CROSSINGS = {("vision", "attnviz.topics.pretrained.model")}
+TOPIC_CROSSINGS = {
+    ("vision", "attnviz.topics.pretrained.model"),
+    ("scale", "attnviz.topics.text.attention"),  # the maps under each mask: the text page's layer
+}
 
 
 # what every topic shares, at the top of topics/: the scene shape, the registry, parameter tables

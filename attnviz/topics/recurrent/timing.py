@@ -9,40 +9,17 @@ The recurrence page calls `forward_times` live (each length costs about 2 × `se
 
 from __future__ import annotations
 
-import statistics
-import time
-from collections.abc import Callable
-
 import torch
 
 from attnviz.models.attention_layer import MultiHeadSelfAttention, SelfAttentionConfig
 from attnviz.models.rnn_encoder import RNNEncoder, Seq2SeqConfig
+from attnviz.training.timing import median_seconds
 
 LENGTHS = (16, 32, 64, 128, 256, 512, 1024)
 BATCH = 8
 WIDTH = 128  # the RNN's 2 × 64 states; the attention layer's d_model
 RNN_CONFIG = Seq2SeqConfig(vocab_size=40, d_embed=WIDTH, d_hidden=WIDTH // 2, cell="gru")
 ATTENTION_CONFIG = SelfAttentionConfig(d_model=WIDTH, n_heads=4)
-
-
-def median_seconds(
-    fn: Callable[[], object], device: str, seconds: float = 0.1, min_repeats: int = 3
-) -> float:
-    """Median wall time of `fn()` over repeats filling about `seconds` (at least `min_repeats`),
-    after one warm-up call; CUDA work is waited for before each clock reading."""
-    sync = torch.cuda.synchronize if str(device).startswith("cuda") else (lambda: None)
-    fn()
-    sync()
-    times: list[float] = []
-    start = time.perf_counter()
-    while len(times) < min_repeats or time.perf_counter() - start < seconds:
-        tick = time.perf_counter()
-        fn()
-        sync()
-        times.append(time.perf_counter() - tick)
-        if len(times) >= 200:
-            break
-    return statistics.median(times)
 
 
 def build(device: str = "cpu", seed: int = 0) -> tuple[RNNEncoder, MultiHeadSelfAttention]:

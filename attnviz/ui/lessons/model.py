@@ -29,6 +29,8 @@ FIGURE_HELP = (  # what a step's `figure` may name, as the loader's errors say i
 COMPUTED: dict[str, tuple[str, ...]] = {
     "top_key": ("soft-select", "self-attention"),
     "top_token": ("text", "pretrained"),
+    "scores_kept": ("attention-at-scale",),  # the chosen mask's count of scores
+    "reach": ("attention-at-scale",),  # how far back the last token reaches after L layers
 }
 
 

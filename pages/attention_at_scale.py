@@ -1,0 +1,76 @@
+"""Page: attention at scale (issue 30): why attention costs T² and how long-context models avoid
+it: masks for long inputs, linear attention, FlashAttention's tiles, the KV cache, and the cost
+measured here. Layout over its scene (attnviz.topics.scale.scene)."""
+
+import streamlit as st
+
+from attnviz.topics.scale.params import DEFAULT_TEXT, MAX_CHARS, MAX_TOKENS
+from attnviz.topics.scale.scene import SCENE, token_count
+from attnviz.topics.scene import SceneInputError
+from attnviz.ui import layout
+from attnviz.ui import scale_sections as parts
+from attnviz.ui.lesson_answers import publish
+from attnviz.ui.scene_cache import scene_run
+from attnviz.ui.settings import settings
+from attnviz.ui.widgets import draw, preset_buttons, reset_button
+
+TABLE = SCENE.table
+
+layout.intro(
+    "Attention at scale",
+    "Every token scores every other: $T$ tokens cost $T^2$ scores a head and a layer, in time "
+    "and in memory. Long-context models cut that cost: **masks** keep a window of scores "
+    "(Longformer's sliding window, dilated window, global + local tokens), **linear attention** "
+    r"swaps $e^{q\cdot k}$ for $\varphi(q)\cdot\varphi(k)$ and sums once, **FlashAttention** "
+    "computes the same softmax tile by tile without writing the $T \\times T$ matrix, and the "
+    "**KV cache** keeps each token's keys and values while decoding. **Cost** times them here.",
+)
+part_col, preset_col = st.columns([4, 1], vertical_alignment="bottom")
+with preset_col:  # presets in a popover: the part and the main figure fit the first screen
+    with st.popover("Presets", width="stretch"):
+        preset_buttons(TABLE, per_row=1)
+    reset_button(TABLE)
+with part_col:
+    part = draw(TABLE, "sc_part")
+values = {"sc_part": part}
+
+controls, stage = st.columns([1, 2.3], gap="medium")
+with controls:
+    if part in ("Masks", "Linear attention"):
+        values["sc_text"] = draw(TABLE, "sc_text", max_chars=MAX_CHARS)
+    values |= parts.controls(part, token_count(values.get("sc_text", DEFAULT_TEXT)))
+glob = settings()
+values = SCENE.values(values, seed=glob.seed, device=glob.device)
+try:
+    out = scene_run(SCENE, values)
+except SceneInputError as err:
+    st.warning(str(err))
+    st.stop()
+publish(SCENE.answers(out, values))  # a lesson's question asks how many scores, how far back
+figs = SCENE.views(out, values)
+if out.truncated_from > len(out.tokens):
+    st.warning(f"The text has {out.truncated_from} tokens; the first {MAX_TOKENS} are used.")
+
+with stage:  # the part's main figure beside its controls
+    if part == "Masks":
+        parts.masks_main(figs)
+    elif part == "Linear attention":
+        parts.linear_main(out, figs)
+    elif part == "FlashAttention":
+        parts.flash_main(values, figs)
+    elif part == "KV cache":
+        parts.kv_main(values, figs)
+    else:
+        parts.cost_main(figs)
+if part == "Masks":  # then the rest of the part, full width
+    parts.masks_more(figs)
+elif part == "Linear attention":
+    parts.linear_more(figs)
+elif part == "FlashAttention":
+    parts.flash_more(figs)
+elif part == "KV cache":
+    parts.kv_more(figs)
+else:
+    parts.cost_timing(glob.device)
+
+layout.try_this(SCENE.try_this)
