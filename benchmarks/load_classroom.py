@@ -103,7 +103,7 @@ async def tap(student: Student, choices: list[str], tally: Tally) -> None:
     """Tap the student's option and wait for the acknowledgement."""
     student.tries += 1
     widget = None
-    for _ in range(100):  # a rerun of the page may be redrawing its widgets just now
+    for _ in range(300):  # a rerun may be redrawing the widgets; a loaded replica takes seconds
         widget = next(iter(student.tab.buttons(student.option)), None)
         if widget is not None or student.tab.closed:
             break
@@ -140,7 +140,7 @@ async def reconnect(student: Student, url: str, code: str, choices: list[str]) -
 async def vote(student: Student, url: str, code: str, choices: list[str], tally: Tally,
                start: float) -> None:  # fmt: skip
     await asyncio.sleep(max(0.0, start - time.monotonic()))
-    while not student.acked and student.tries < 4:
+    while not student.acked and student.tries < 6:  # a student taps again, and again
         if student.tab.closed:
             tally.reconnects += 1
             try:
