@@ -38,12 +38,23 @@ MASK_NOTE = (
 )
 
 
+# on the Masks part, the masks each slider shapes (greyed out under the others)
+SHAPES = {
+    "sc_w": ("sliding window", "dilated", "global + local"),
+    "sc_r": ("dilated",),
+    "sc_g": ("global + local",),
+}
+
+
 def controls(part: str, tokens: int) -> dict:
-    """Draw the part's widgets; their values by key (the query slider stops at the last token)."""
+    """Draw the part's widgets; their values by key (the query slider stops at the last token;
+    on the Masks part a mask's own sliders are greyed out under the other masks)."""
     drawn = {}
     for key in CONTROLS[part]:
         if key == "sc_query":
             drawn[key] = draw(TABLE, key, high=max(tokens - 1, 1), disabled=tokens < 2)
+        elif part == "Masks" and key in SHAPES:
+            drawn[key] = draw(TABLE, key, disabled=drawn["sc_mask"] not in SHAPES[key])
         else:
             drawn[key] = draw(TABLE, key)
     return drawn
