@@ -33,7 +33,8 @@ navigation = st.navigation(
             for p in entries
         ]
         for section, entries in PAGES.items()
-    }
+    },
+    expanded=True,  # every page listed: past 10, Streamlit hides the rest behind "View more"
 )
 page_url = navigation.url_path or "home"
 presenting = "lesson" in st.query_params  # presenter mode: a lesson's step

@@ -88,8 +88,18 @@ def shown_metric(page, label: str) -> float:
 
 
 def download(page, button: str) -> str:
-    with page.expect_download(timeout=30_000) as info:
-        page.get_by_role("button", name=button).click()
+    """The file a download button gives. A click that lands while the previous download's
+    rerun redraws the buttons can be lost on a loaded machine: a person clicks again, so does
+    this (once)."""
+    for attempt in range(2):
+        try:
+            with page.expect_download(timeout=15_000 * (attempt + 1)) as info:
+                page.get_by_role("button", name=button).click()
+            break
+        except Exception:  # playwright's TimeoutError
+            if attempt:
+                raise
+            wait_idle(page)
     body = Path(info.value.path()).read_text(encoding="utf-8")
     wait_idle(page)  # a download button reruns the page; the next click waits for it
     return body
