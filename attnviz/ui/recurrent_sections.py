@@ -20,6 +20,7 @@ from attnviz.topics.recurrent.task import BASELINE, TOKEN_ACCURACY, TrainedRecur
 from attnviz.topics.recurrent.timing import LENGTHS, forward_times, summary
 from attnviz.ui.figures import show
 from attnviz.ui.layout import lazy_expander
+from attnviz.ui.measured import measured
 
 SPAN_WORDS = {
     "earlier": "has read the characters up to it (lower triangle)",
@@ -139,12 +140,9 @@ def timing_section(device: str) -> None:
             "self-attention layer computes every position at once, but its scores grow as T². "
             f"One forward pass of each, same width (128), batch 8, on **{device}**:"
         )
-        if st.button("Measure (about 5 s)", key="rn_measure", icon=":material/timer:"):
-            with st.spinner("Timing both at 16 … 1024 tokens"):
-                st.session_state["rn_timing"] = forward_times(LENGTHS, device, seconds=0.05)
-        rows = st.session_state.get("rn_timing")
-        if not rows or rows[0]["device"] != device:
-            st.caption("Press Measure: the numbers are taken live, not stored.")
+        take = lambda: forward_times(LENGTHS, device, seconds=0.05)  # noqa: E731
+        rows = measured("rn_timing", "rn_measure", device, "Timing both at 16 … 1024 tokens", take)
+        if rows is None:
             return
         figs = timing_views(rows)
         left, right = st.columns([1.4, 1])

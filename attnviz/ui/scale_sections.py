@@ -22,6 +22,7 @@ from attnviz.topics.scale.flash_views import flash_notes, kv_notes
 from attnviz.topics.scale.params import TABLE
 from attnviz.ui.figures import show
 from attnviz.ui.layout import lazy_expander
+from attnviz.ui.measured import measured
 from attnviz.ui.widgets import draw
 
 CONTROLS = {  # the part's own widgets, in the left column
@@ -146,12 +147,12 @@ def cost_main(figs: dict) -> None:
 def cost_views(rows: list[dict]) -> dict:
     """The measured time and memory, log–log, each algorithm's slope in its legend."""
     figs = {}
-    measured = rows[0]["measured"]
+    taken = rows[0]["measured"]  # memory measured (CUDA), or computed (CPU)
     for key, title, y_title, unit in (
         ("ms", "One attention layer's time against tokens T", "ms per call", "ms"),
         (
             "bytes",
-            "Peak memory against tokens T" + ("" if measured else " (computed: CPU)"),
+            "Peak memory against tokens T" + ("" if taken else " (computed: CPU)"),
             "bytes",
             "bytes",
         ),  # fmt: skip
@@ -177,12 +178,10 @@ def cost_timing(device: str) -> None:
             "writes the $T \\times T$ scores and weights; SDPA is PyTorch's fused kernel; "
             "linear attention sums $\\varphi(K)^\\top V$ once."
         )
-        if st.button("Measure (about 5 s)", key="sc_measure", icon=":material/timer:"):
-            with st.spinner("Timing three algorithms at 64 … 8,192 tokens"):
-                st.session_state["sc_timing"] = measure(LENGTHS, device, seconds=0.01)
-        rows = st.session_state.get("sc_timing")
-        if not rows or rows[0]["device"] != device:
-            st.caption("Press Measure: the numbers are taken live, not stored.")
+        take = lambda: measure(LENGTHS, device, seconds=0.01)  # noqa: E731
+        spinner = "Timing three algorithms at 64 … 8,192 tokens"
+        rows = measured("sc_timing", "sc_measure", device, spinner, take)
+        if rows is None:
             return
         figs = cost_views(rows)
         left, right = st.columns(2)

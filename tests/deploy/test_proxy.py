@@ -62,22 +62,39 @@ class Deployment:
         return {r for r, path in self.served() if re.search(rf"[?&]tab={tag}(&|$)", path)}
 
 
-@pytest.fixture(scope="module")
-def deployment(tmp_path_factory) -> Iterator[Deployment]:
+def start_deployment(database_url: str) -> tuple[subprocess.Popen, int, int, str, list[str]]:
+    """deploy/start.sh with 2 replicas on free ports: (process, port, base port, its "AttnViz
+    on" line or "" if it exited first, what it printed)."""
     port, base = free_port(), free_port()
-    database_url = f"sqlite:///{tmp_path_factory.mktemp('rooms')}/classroom.db"
     cmd = ["bash", "deploy/start.sh", "--replicas", "2", "--port", str(port)]
     cmd += ["--base-port", str(base)]
     env = {**os.environ, "ATTNVIZ_DATABASE_URL": database_url}
     proc = subprocess.Popen(
         cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
-    line = ""
+    printed: list[str] = []
     deadline = time.time() + 240
-    while time.time() < deadline and not line.startswith("AttnViz on"):
+    while time.time() < deadline:
         line = proc.stdout.readline()
+        printed.append(line)
+        if line.startswith("AttnViz on"):
+            return proc, port, base, line, printed
         if not line and proc.poll() is not None:
-            pytest.fail(f"deploy/start.sh exited with {proc.returncode}")
+            break
+    return proc, port, base, "", printed
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory) -> Iterator[Deployment]:
+    database_url = f"sqlite:///{tmp_path_factory.mktemp('rooms')}/classroom.db"
+    for attempt in range(2):  # a port picked free can be taken meanwhile (base + 1 unchecked)
+        proc, port, base, line, printed = start_deployment(database_url)
+        if line:
+            break
+        if proc.poll() is None:
+            proc.kill()
+        if attempt:
+            pytest.fail(f"deploy/start.sh exited with {proc.poll()}: {''.join(printed)[-2000:]}")
     run_dir = Path(re.search(r"logs in (\S+)\)", line).group(1))
     yield Deployment(proc, f"http://127.0.0.1:{port}", run_dir, line, base, database_url)
     if proc.poll() is None:
