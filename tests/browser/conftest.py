@@ -88,8 +88,10 @@ def page_probe(browser, app_url):
     found: dict[tuple[str, int, str], dict] = {}
     contexts: dict[tuple[int, int], object] = {}
 
-    def probe(url: str, viewport: dict, query: str) -> dict:
+    def probe(url: str, viewport: dict, query: str, again: bool = False) -> dict:
         key = (url, viewport["width"], query)
+        if again:  # a second look in a new tab (a loaded machine may lay a figure out late)
+            found.pop(key, None)
         if key not in found:
             size = (viewport["width"], viewport["height"])
             if size not in contexts:

@@ -118,8 +118,11 @@ def test_figures_drawn_outside_the_app_match_the_page(case, drawn_states, page_p
     where the real page places it (to 2 px, measured from the figure's first text)."""
     url, vp, query = case
     bare = drawn_states[(url, vp["width"])].get("bare", {})
+    probed = page_probe(url, vp, query)
+    if not matches(bare, probed):  # once more in a new tab: a loaded machine can lay out late
+        probed = page_probe(url, vp, query, again=True)
     compared = 0
-    for real in page_probe(url, vp, query)["text"]["figures"]:
+    for real in probed["text"]["figures"]:
         mine = bare.get(plain_title(real["title"]))
         if mine is None:
             continue  # a figure no scene view draws (a training panel's loss curve)
@@ -128,6 +131,21 @@ def test_figures_drawn_outside_the_app_match_the_page(case, drawn_states, page_p
         compared += 1
     kept = drawn_states[(url, vp["width"])].get("aspect kept", 0)
     assert compared or kept, "no figure of the page was drawn outside the app"
+
+
+def matches(bare: dict, probed: dict) -> bool:
+    """Whether every figure drawn outside the app places its texts as the page did (to 2 px)."""
+    for real in probed["text"]["figures"]:
+        mine = bare.get(plain_title(real["title"]))
+        if mine is None:
+            continue
+        if [t["text"] for t in mine["texts"]] != [t["text"] for t in real["texts"]]:
+            return False
+        if len(placed(mine)) != len(placed(real)) or any(
+            abs(a - b) > 2 for a, b in zip(placed(mine), placed(real), strict=True)
+        ):
+            return False
+    return True
 
 
 def placed(figure: dict) -> list[float]:
