@@ -43,7 +43,6 @@ from attnviz.ui.lessons.loader import bundled_lessons
 from attnviz.ui.lessons.model import Lesson, Step
 from attnviz.ui.navigation import all_pages
 from attnviz.ui.sidebar import css
-from attnviz.ui.training_panel import current_job
 from attnviz.ui.widgets import apply
 
 LESSON, STEP = "lesson", "step"
@@ -167,7 +166,11 @@ def carried_from(lesson: Lesson, number: int, step: Step) -> int | None:
     """The earlier step of this lesson whose training run the page still holds (a run goes on
     across the steps on its page), or None. A run is known by the step whose bar first saw it."""
     panel = TRAINING_PANELS.get(step.page)
-    job = current_job(panel) if panel else None
+    if not panel:
+        return None
+    from attnviz.ui.training_panel import current_job  # lazily: it imports torch (0.8 s cold)
+
+    job = current_job(panel)
     if job is None:
         return None
     seen = st.session_state.setdefault(RUNS_SEEN, {})

@@ -5,15 +5,33 @@ deploy/start.sh opens each replica's home page once, so this happens before stud
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import time
 
 import streamlit as st
+
+THREAD_NAME = "attnviz-warm-up"
+# the first page's browser fetches ~30 small scripts (its widgets' code) after the run: importing
+# torch holds the GIL for ~1 s and made each of them wait; so the warm-up starts after a pause
+DELAY_S = 2.5
 
 
 @st.cache_resource(show_spinner=False)
 def warm_up_server() -> threading.Thread:
-    """Start the warm-up once per server process (later calls return the same thread)."""
-    from attnviz.topics.pretrained.analysis import preload_projections
-    from attnviz.topics.pretrained.model import warm_in_background
+    """Start the warm-up once per server process (later calls return the same thread). Even the
+    imports happen on that thread: torch's takes ~0.9 s, which the first page must not wait for."""
+    thread = threading.Thread(target=_warm, name=THREAD_NAME, daemon=True)
+    thread.start()
+    return thread
 
-    return warm_in_background(also=(preload_projections,))
+
+def _warm() -> None:
+    """After DELAY_S, import the pretrained page's engine, load its model and sklearn (a
+    failure is left for the page to report)."""
+    time.sleep(DELAY_S)
+    with contextlib.suppress(Exception):
+        from attnviz.topics.pretrained.analysis import preload_projections
+        from attnviz.topics.pretrained.model import warm
+
+        warm(also=(preload_projections,))

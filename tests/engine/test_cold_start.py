@@ -16,7 +16,7 @@ def test_the_first_page_imports_no_torch():
     code = (
         "import sys\n"
         "import attnviz.ui.navigation, attnviz.ui.sidebar, attnviz.ui.lesson_export\n"
-        "import attnviz.ui.warm_up\n"
+        "import attnviz.ui.warm_up, attnviz.ui.classroom_student\n"
         "from attnviz.training.devices import available_devices\n"
         "print(available_devices())\n"
         "print('torch' in sys.modules)\n"
@@ -40,6 +40,35 @@ def test_the_device_list_agrees_with_torch():
     devices.available_devices.cache_clear()
     assert devices.available_devices() == expected
     assert devices.resolve_device("cuda") == ("cuda" if "cuda" in expected else "cpu")
+
+
+# a spy on the import system: the thread that first asks for torch, which it is then refused (so
+# the test does not pay for torch and the model)
+WARM_UP_SPY = """
+import sys, threading
+asked = []
+class Spy:
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch":
+            asked.append(threading.current_thread().name)
+            raise ImportError("refused by the test")
+sys.meta_path.insert(0, Spy())
+from attnviz.ui import warm_up
+warm_up.DELAY_S = 0  # the server pauses before warming up: not needed here
+thread = warm_up.warm_up_server()
+thread.join(30)
+print(asked == [warm_up.THREAD_NAME], thread.is_alive())
+"""
+
+
+def test_the_warm_up_imports_torch_on_its_own_thread():
+    """The first page's script run ends without waiting ~0.9 s for torch: the warm-up imports
+    the pretrained engine on its thread, not on the caller's."""
+    done = subprocess.run(
+        [sys.executable, "-c", WARM_UP_SPY], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "False"]  # asked on the warm-up thread only
 
 
 @pytest.mark.slow

@@ -219,8 +219,8 @@ _bundled: list[PretrainedModel] = []  # the one bundled model of this process, o
 
 def bundled_model() -> PretrainedModel:
     """The bundled MiniLM, loaded once per process (thread-safe) and shared read-only: the
-    server warms it in the background at start (`warm_in_background`), so the first visitor of
-    the pretrained page waits for nothing."""
+    server warms it in the background after its first page (attnviz.ui.warm_up, `warm`), so
+    the first visitor of the pretrained page waits for nothing."""
     with _BUNDLED_LOCK:
         if not _bundled:
             _bundled.append(load(None))
@@ -231,19 +231,23 @@ def bundled_model_ready() -> bool:
     return bool(_bundled)
 
 
+def warm(
+    text: str = "The cat sat on the mat.", also: tuple[Callable[[], object], ...] = ()
+) -> None:
+    """Load the bundled model and run it once (so torch's first-call costs are paid), then call
+    each of `also`. A failure is left for the page to report."""
+    with contextlib.suppress(Exception):  # the page loads it again and shows the reason
+        bundled_model().extract(text)
+        for step in also:
+            step()
+
+
 def warm_in_background(
     text: str = "The cat sat on the mat.", also: tuple[Callable[[], object], ...] = ()
 ) -> threading.Thread:
-    """Load the bundled model (and run it once, so torch's first-call costs are paid), then call
-    each of `also`, in a daemon thread; returns the thread. A failure is left for the page to
-    report."""
-
-    def warm() -> None:
-        with contextlib.suppress(Exception):  # the page loads it again and shows the reason
-            bundled_model().extract(text)
-            for step in also:
-                step()
-
-    thread = threading.Thread(target=warm, name="attnviz-warm-pretrained", daemon=True)
+    """`warm(text, also)` in a daemon thread; returns the thread."""
+    thread = threading.Thread(
+        target=warm, args=(text, also), name="attnviz-warm-pretrained", daemon=True
+    )
     thread.start()
     return thread
