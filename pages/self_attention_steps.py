@@ -3,13 +3,22 @@
 
 import streamlit as st
 
+from attnviz.io.matrix_text import decode_matrix
 from attnviz.topics.scene import SceneInputError
 from attnviz.topics.self_attention.params import MATRIX_URL_KEYS, STEP_NAMES
-from attnviz.topics.self_attention.scene import BIAS_KEYS, MATRIX_NAMES, SCENE, seeded_for, stages
+from attnviz.topics.self_attention.scene import (
+    BIAS_KEYS,
+    MATRIX_NAMES,
+    SCENE,
+    live_row_data,
+    seeded_for,
+    stages,
+)
 from attnviz.topics.self_attention.steps import step_labels
 from attnviz.ui import downloads, layout
 from attnviz.ui.figures import show
 from attnviz.ui.lesson_answers import publish
+from attnviz.ui.live_attention_row import live_row_view
 from attnviz.ui.matrix_editor import edit_matrix
 from attnviz.ui.scene_cache import scene_run
 from attnviz.ui.settings import settings
@@ -25,6 +34,10 @@ STEP_LATEX = (  # each step's formula, shown under its heading
     r"A_{ij} = \frac{e^{S_{ij}}}{\sum_{j'} e^{S_{ij'}}}",
     r"\mathrm{out} = A\,V",
 )
+OPEN_WEIGHTS = "sa_open_w"  # the table's key of the lazy expander "the weights behind Q, K, V"
+OPEN_EDITS = "sa_open_ed"  # the lazy expander "Edit z and the weights by hand" (a URL key)
+LIVE_FROM = STEP_NAMES.index("Q Kᵀ")  # the live row shows once the scores are revealed
+WEIGHT_NAMES = ("W_q", "B_q", "W_k", "B_k", "W_v", "B_v")
 GRID_PREFIX = {"sa_z": "x", "sa_wv": "d₂ ", "sa_bv": "d₂ "}  # the others: "e"
 
 
@@ -56,7 +69,23 @@ def hand_edits(values: dict) -> dict[str, str] | None:
     return None if None in texts.values() else texts
 
 
-def show_step(i: int, keys: tuple[str, ...], out, figs: dict) -> None:
+def link_edits(values: dict) -> dict[str, str]:
+    """The hand edits as the link holds them, while their grids are folded away (not built): a
+    text that does not fit its matrix is ignored, with a message, as an open grid would."""
+    texts = {}
+    for key, default in seeded_for(values).items():
+        text = st.query_params.get(key, "")
+        if text and not (key in BIAS_KEYS and not values["sa_bias"]):
+            try:
+                decode_matrix(text, default.shape)
+            except ValueError as err:
+                st.warning(f"The link's {MATRIX_NAMES[key]} was ignored: {err}.")
+                text = ""
+        texts[key] = text
+    return texts
+
+
+def show_step(i: int, keys: tuple[str, ...], out, figs: dict, values: dict) -> None:
     """Step i: its heading, formula, notes and matrices (and the weights behind Q, K, V)."""
     st.markdown(f"#### Step {i}: {STEP_NAMES[i - 1]}")
     latex = STEP_LATEX[i - 1]
@@ -66,8 +95,11 @@ def show_step(i: int, keys: tuple[str, ...], out, figs: dict) -> None:
     for key in keys:  # Q, K, V one below the other: each as wide as z, numbers readable
         st.caption(out.steps[key].note)
         show(figs[f"step_{key}"], f"step_{key}")
-    if keys == ("Q", "K", "V"):
-        with st.expander("the weights behind Q, K, V"):
+    if keys == ("Q", "K", "V"):  # built only while open: 6 figures fewer on every move
+        with layout.lazy_expander("the weights behind Q, K, V", OPEN_WEIGHTS) as box:
+            if not box.open:
+                return
+            figs = SCENE.views(out, values, only=WEIGHT_NAMES)
             for letter in "qkv":  # W next to its bias B: a row each for q, k, v
                 for col, name in zip(st.columns(2), (f"W_{letter}", f"B_{letter}"), strict=True):
                     with col:
@@ -85,7 +117,8 @@ layout.intro(
 preset_buttons(TABLE)
 reset_button(TABLE, on_reset=forget_hand_edits)
 
-edit_box = st.expander("Edit z and the weights by hand")  # full width; filled below
+# full width, filled below; its 7 grids are built only while open (~100 ms less render a move)
+edit_box = layout.lazy_expander("Edit z and the weights by hand", OPEN_EDITS)
 controls, stage = st.columns([1, 2.3], gap="medium")
 with controls:
     values = {"sa_reveal": draw(TABLE, "sa_reveal")}
@@ -107,8 +140,8 @@ with controls:
         )
     values["sa_row"] = draw(TABLE, "sa_row")
     values["sa_m"] = m = draw(TABLE, "sa_m")
-    one_row = values["sa_row"]
-    values["sa_i"] = draw(TABLE, "sa_i", high=max(m - 1, 1), disabled=m == 1 or not one_row)
+    # row i of the live view, and the one row the figures show in row mode
+    values["sa_i"] = draw(TABLE, "sa_i", high=max(m - 1, 1), disabled=m == 1)
     c1, c2 = st.columns(2)
     with c1:
         values |= {key: draw(TABLE, key) for key in ("sa_d", "sa_d2")}
@@ -116,8 +149,11 @@ with controls:
         values["sa_e"] = draw(TABLE, "sa_e")
     values |= {key: draw(TABLE, key) for key in ("sa_causal", "sa_scaled", "sa_bias")}
 values = SCENE.values(values, seed=settings().seed)
-with edit_box:
-    edits = hand_edits(values)
+if edit_box.open:
+    with edit_box:
+        edits = hand_edits(values)
+else:
+    edits = link_edits(values)
 if edits is None:
     st.stop()
 values = SCENE.values(values | edits)
@@ -129,9 +165,11 @@ except SceneInputError as err:
 publish(SCENE.answers(out, values))  # a lesson's question asks which key query i picks
 figs = SCENE.views(out, values)
 
-with stage:
+with stage:  # the live row first: in the projector's first screen, beside the controls
+    if STEP_NAMES.index(values["sa_reveal"]) >= LIVE_FROM:
+        live_row_view(live_row_data(out, values), lecture=settings().lecture)
     for i, keys in enumerate(stages(values), 1):
-        show_step(i, keys, out, figs)
+        show_step(i, keys, out, figs, values)
     if "weights" in sum(stages(values), ()):
         sums = out.steps["weights"].matrix.sum(axis=1)
         st.success(

@@ -168,7 +168,7 @@ def test_query_patch_is_in_the_url_and_reset_clears_hand_edits():
 
 def test_all_six_weight_figures_with_their_titles():
     """Repro (issue 10): a zip over 3 columns and 6 figures showed W_q, B_q, W_k only."""
-    at = open_page(STEPS, query={"sa_d": "2", "sa_e": "3", "sa_d2": "4"})
+    at = open_page(STEPS, query={"sa_d": "2", "sa_e": "3", "sa_d2": "4", "sa_open_w": "true"})
     no_exception(at)
     shapes = {"W_q": "2 × 3", "B_q": "1 × 3", "W_k": "2 × 3", "B_k": "1 × 3"}
     shapes |= {"W_v": "2 × 4", "B_v": "1 × 4"}
@@ -178,6 +178,7 @@ def test_all_six_weight_figures_with_their_titles():
 
 def test_hand_edit_grids_are_titled_and_a_bias_edit_changes_q():
     query = {"sa_m": "2", "sa_d": "2", "sa_e": "2", "sa_z": "1,0;0,1", "sa_wq": "1,0;0,1"}
+    query |= {"sa_open_ed": "true"}  # the grids are built only while their expander is open
     at = open_page(STEPS, query=query)
     heads = [m.value for m in at.markdown if "[" in m.value and "×" in m.value]
     for name in ("input $z$", "$W_q$", "$B_q$", "$W_k$", "$B_k$", "$W_v$", "$B_v$"):
@@ -192,7 +193,10 @@ def test_hand_edit_grids_are_titled_and_a_bias_edit_changes_q():
 
 
 def test_biases_off_hides_their_grids_and_zeroes_them():
-    at = open_page(STEPS, query={"sa_bias": "false", "sa_bq": "10,10,10"})
+    at = open_page(
+        STEPS,
+        query={"sa_bias": "false", "sa_bq": "10,10,10", "sa_open_w": "true", "sa_open_ed": "true"},
+    )
     no_exception(at)
     assert not any(m.value.startswith("$B_q$") for m in at.markdown)
     b_q = np.asarray(plotly_array(_fig(at, "B_q")["data"][0]["z"]), dtype=float)
@@ -217,7 +221,7 @@ def test_step_5_text_follows_the_mask():
 
 def test_bad_cell_message_counts_from_0_as_the_grid_does():
     """Repro (issue 10): a message said row/column (1, 2) for the grid's cell (0, 1)."""
-    at = open_page(STEPS, query={"sa_m": "2", "sa_d": "2"})
+    at = open_page(STEPS, query={"sa_m": "2", "sa_d": "2", "sa_open_ed": "true"})
     (grid,) = [d for d in at.dataframe if list(d.value.columns) == ["x0", "x1"]]
     assert list(grid.value.index) == [0, 1]  # rows and columns both count from 0
     message = bad_cells_message(np.array([[1.0, np.nan], [2.0, 3.0]]), "z")

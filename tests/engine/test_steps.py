@@ -83,6 +83,8 @@ def test_scene_says_which_hand_edit_cannot_be_read(text, why):
 
 def test_scene_views_follow_the_reveal_and_the_answer_is_the_top_key():
     scene, vals, out = scene_run(sa_reveal="Q, K, V")
+    assert list(scene.views(out, vals)) == ["step_z", "step_Q", "step_K", "step_V"]
+    vals = scene.values(vals, sa_open_w=True)  # the weights' expander open
     assert list(scene.views(out, vals)) == [
         *("step_z", "step_Q", "step_K", "step_V"),
         *("W_q", "B_q", "W_k", "B_k", "W_v", "B_v"),

@@ -32,8 +32,11 @@ TABLE = PageParams(
             low=0,
             high=7,
             step=1,
-            shown_when=(("sa_m", 8), ("sa_row", True)),  # its range is 0..m−1; used in row mode
+            shown_when=(("sa_m", 8),),  # its range is 0..m−1: the live row, and row mode's row
         ),
+        # the expander "the weights behind Q, K, V", built only while open (its key is the
+        # table's, so a link, a preset or a lesson step can open it)
+        Param("sa_open_w", "the weights behind Q, K, V (open)", "toggle", False),
     ),
     presets={
         "Lecture: 3 patches": {

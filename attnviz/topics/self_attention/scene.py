@@ -1,10 +1,12 @@
 """The Self-attention, step by step page as a scene (seed 004): an input z and the layer's six
 parameters (seeded, or edited by hand and kept in the URL as text), every intermediate of
-softmax(QKᵀ/√e)V (steps.compute_steps), the figures of the steps revealed so far, and the
-lesson answer `top_key` (the patch query i weights most)."""
+softmax(QKᵀ/√e)V (steps.compute_steps), the figures of the steps revealed so far, what the
+browser's live query-row view computes from (`live_row_data`), and the lesson answer `top_key`
+(the patch query i weights most)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection
 from dataclasses import dataclass
 
@@ -115,7 +117,8 @@ def views(
     out: SelfAttentionOutcome, values: Values, only: Collection[str] | None = None
 ) -> dict[str, go.Figure]:
     """Each revealed step's matrix (`step_<key>`, one query row only in row mode) and, with
-    Q, K, V, the six parameters behind them (`W_q`, `B_q`, …), in the page's order."""
+    Q, K, V, the six parameters behind them (`W_q`, `B_q`, …, in the page's order) while their
+    expander is open (`sa_open_w`) or when `only` names them."""
     row = query_index(out, values) if values["sa_row"] else None
     figs: dict[str, go.Figure] = {}
     for keys in stages(values):
@@ -123,7 +126,7 @@ def views(
             step = out.steps[key]
             if wants(only, f"step_{key}"):
                 figs[f"step_{key}"] = step_figure(key, step.matrix, step.title, row)
-        if keys == ("Q", "K", "V"):
+        if keys == ("Q", "K", "V") and (only is not None or values["sa_open_w"]):
             for letter in "qkv":  # W next to its bias B
                 named = {
                     f"W_{letter}": getattr(out.weights, f"w_{letter}"),
@@ -132,6 +135,25 @@ def views(
                 named = {name: m for name, m in named.items() if wants(only, name)}
                 figs |= dict(zip(named, weight_figures(named), strict=True))
     return figs
+
+
+def live_row_data(out: SelfAttentionOutcome, values: Values) -> dict:
+    """What the browser's live query-row view (attnviz/ui/live_attention_row.py) recomputes row
+    i of the layer from, JSON-ready: Q (m, e), K (m, e) and V (m, d₂) as the engine computed
+    them, the causal flag, the factor the scores are multiplied by (1/√e, or 1 unscaled), the
+    query row i and how far the reveal has got (an index into STEP_NAMES)."""
+    cfg = out.config
+    return {
+        "q": out.steps["Q"].matrix.tolist(),  # (m, e)
+        "k": out.steps["K"].matrix.tolist(),  # (m, e)
+        "v": out.steps["V"].matrix.tolist(),  # (m, d2)
+        "causal": cfg.causal,
+        "scaled": cfg.scaled,
+        "e": cfg.e,
+        "scale": 1.0 / math.sqrt(cfg.e) if cfg.scaled else 1.0,
+        "row": query_index(out, values),
+        "reveal": STEP_NAMES.index(values["sa_reveal"]),
+    }
 
 
 def answers(out: SelfAttentionOutcome, values: Values) -> dict[str, Answer]:
