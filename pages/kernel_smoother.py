@@ -20,13 +20,13 @@ SAY = {"error": st.error, "warning": st.warning, "info": st.info}
 
 
 def move_query() -> None:
-    """on_select: a click on the data figure moves the query there."""
+    """on_select: a click on the data figure moves the query there (the query's sliders are
+    drawn after it, in the same fragment, so they show it)."""
     points = st.session_state["ks_fit"].selection.get("points", [])
     if points:
         st.session_state["ks_qx"] = round(float(np.clip(points[0]["x"], -4, 6)), 1)
         if "y" in points[0] and st.session_state.get("_ks_dim") == 2:
             st.session_state["ks_qy"] = round(float(np.clip(points[0]["y"], -4, 6)), 1)
-        st.session_state["_ks_moved"] = True  # the query sliders live outside the fragment
 
 
 layout.intro(
@@ -63,7 +63,12 @@ job = SCENE.config(values)
 data = samples(values)
 st.session_state["_ks_dim"] = data.dim
 data_col.caption(f"{len(data.x_train)} training and {len(data.x_val)} validation samples")
-with places.stage:  # the query sits with the views it moves
+
+
+def query_sliders() -> None:
+    """The query's sliders, in the training panel's fragment with the views they move: a move
+    (or a click on the fit) reruns that fragment alone, not the page and its training form
+    (issue 26). The query is no part of the job, so a run's snapshot stays valid."""
     q_cols = st.columns(2)
     with q_cols[0]:
         values["ks_qx"] = draw(TABLE, "ks_qx", label="query x₁" if data.dim == 2 else "query x")
@@ -72,10 +77,10 @@ with places.stage:  # the query sits with the views it moves
 
 
 def draw_views(run: LiveRun) -> None:
-    """The fit, the query's weights and the weight matrix: of the run's θ when it was trained
-    with these settings (the panel gives a snapshot only then), else of the untrained model."""
-    if st.session_state.pop("_ks_moved", False):
-        st.rerun()  # a click moved the query: redraw the whole page, sliders included
+    """The query's sliders, then the fit, the query's weights and the weight matrix: of the
+    run's θ when it was trained with these settings (the panel gives a snapshot only then),
+    else of the untrained model."""
+    query_sliders()
     snapshot = run.snapshot or scene_run(SCENE, values)
     task, v = measure(snapshot, values)
     for level, text in notes(task, v):

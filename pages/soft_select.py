@@ -10,9 +10,8 @@ from attnviz.topics.soft_select.scene import (
     SCENE,
     example_table,
     live_data,
-    readable,
     table_text,
-    terms,
+    terms_text,
 )
 from attnviz.ui import downloads, layout
 from attnviz.ui.figures import show
@@ -113,8 +112,7 @@ with score_col:
 with weight_col:
     show(figs["weights"], "weights")
 st.markdown("**3. The weighted sum, term by term**")
-numbers = ["score a(q,k)", "weight α", "value v", "α · v"]
-st.dataframe(terms(out).style.format(readable, subset=numbers), hide_index=True)
+st.table(terms_text(out), hide_index=True)  # plain text cells: a Styler grid cost ~0.1 s a move
 show(figs["temperature"], "temperature")
 
 layout.try_this(SCENE.try_this)

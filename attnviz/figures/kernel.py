@@ -34,11 +34,22 @@ class Samples(Protocol):
     def dim(self) -> int: ...
 
 
-def _layout(title: str, x_title: str, y_title: str, height: int = 420) -> dict:
+# The margins Plotly's automargin reaches at the base font and a page's width (tick labels and
+# axis titles, the legend's rows, a colour bar), given up front: a query move draws each figure
+# once instead of twice (issue 26: Streamlit draws a changed chart anew, automargin then draws it
+# again). A larger font (lecture mode) or a legend wrapped on a phone still grows them.
+FIT_MARGIN = {1: {"l": 64, "r": 10, "b": 96}, 2: {"l": 76, "r": 92, "b": 124}}
+WEIGHTS_MARGIN = {1: {"l": 78, "r": 10, "b": 68}, 2: {"l": 70, "r": 84, "b": 68}}
+MATRIX_MARGIN = {"l": 76, "r": 98, "b": 74}
+
+
+def _layout(
+    title: str, x_title: str, y_title: str, height: int = 420, margin: dict | None = None
+) -> dict:
     return {
         "title": {"text": title},
         "height": height,
-        "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
+        "margin": {"l": 10, "r": 10, "t": 50, "b": 10} | (margin or {}),
         "xaxis": {"title": {"text": x_title}},
         "yaxis": {"title": {"text": y_title}},
         # below everything, in the figure's own bottom margin: Plotly reserves its rows there
@@ -112,7 +123,7 @@ def fit_1d(
         },
     ]
     title = "Data and the fitted f_θ(x); click a point to make it the query"
-    layout = _layout(title + note, "x", "y")
+    layout = _layout(title + note, "x", "y", margin=FIT_MARGIN[1])
     layout["shapes"] = _query_shapes(query, ellipse)
     return fast_figure(traces, layout)
 
@@ -192,7 +203,7 @@ def fit_2d(
     if ellipse is not None:
         traces.append(_ellipse_trace(ellipse))
     title = "f_θ over the plane; click anywhere to move the query"
-    layout = _layout(title + note, "x₁", "x₂", 480)
+    layout = _layout(title + note, "x₁", "x₂", 480, FIT_MARGIN[2])
     layout["xaxis"]["range"] = [float(axes[0][0]), float(axes[0][-1])]
     layout["yaxis"].update(range=[float(axes[1][0]), float(axes[1][-1])])
     return fast_figure(traces, layout)
@@ -273,7 +284,7 @@ def query_weights(
         }
         return fast_figure(
             [trace],
-            _layout(title, "sample x_s", "weight", 320),
+            _layout(title, "sample x_s", "weight", 320, WEIGHTS_MARGIN[1]),
         )
     trace = _points(
         data.x_train[:, 0],
@@ -287,7 +298,8 @@ def query_weights(
     )
     trace["customdata"] = w
     trace["hovertemplate"] = "x_s (%{x:.2f}, %{y:.2f})<br>weight %{customdata:.4f}<extra></extra>"
-    return fast_figure([trace], _layout(title + "; size and colour", "x₁", "x₂", 380))
+    layout = _layout(title + "; size and colour", "x₁", "x₂", 380, WEIGHTS_MARGIN[2])
+    return fast_figure([trace], layout)
 
 
 MATRIX_TICKS = 12  # sample numbers per axis of the weight matrix: upright, they fit a phone
@@ -312,5 +324,5 @@ def weight_matrix(weights: np.ndarray, order: np.ndarray) -> go.Figure:
     shown = labels[:: math.ceil(len(labels) / MATRIX_TICKS)]
     fig.update_xaxes(tickvals=shown, ticktext=shown, tickfont_size=12)
     fig.update_yaxes(tickvals=shown, ticktext=shown, tickfont_size=12)
-    fig.update_layout(height=max(460, min(40 + 9 * len(labels), 620)))
+    fig.update_layout(height=max(460, min(40 + 9 * len(labels), 620)), margin=MATRIX_MARGIN)
     return retitled(fig, "Weights: training point (row) ×<br>sample (column), sorted", TITLE_CHARS)

@@ -14,6 +14,13 @@ PX_PER_UNIT = 80.0  # ~ a 430 px plot showing −2..2: how labels and markers co
 LABEL_FONT = 16.0  # px; room for lecture mode's larger labels
 SWEEP_TITLE = "Weights as temperature T changes<br>(T → 0: hard select; T → ∞: mean)"
 ROOM_ENOUGH = 0.5  # data units: more room than this counts as free (keeps "top center")
+# The margins Plotly's automargin reaches at the base font (tick labels, axis titles, the
+# legend), given up front: a query move draws each figure once instead of twice (issue 26:
+# Streamlit draws a changed chart anew, and automargin then draws it again). Longer key names or
+# a larger font (lecture mode) still grow them.
+PLANE_MARGIN = {"l": 68, "r": 10, "b": 106}
+SWEEP_MARGIN = {"l": 72, "r": 104, "b": 68}
+BARS_MARGIN = {"l": 78, "r": 10, "b": 68}
 PLACES = {  # Plotly textposition -> the direction it puts the label in, from the marker
     "top center": (0.0, 1.0),
     "bottom center": (0.0, -1.0),
@@ -126,7 +133,7 @@ def key_plane(
     layout = {
         "title": {"text": "Keys (size = weight) and the query: click to move it"},
         "height": 430,
-        "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
+        "margin": {"t": 50, **PLANE_MARGIN},
         "clickmode": "event+select",
         "dragmode": False,
         "legend": {"orientation": "h", "y": -0.25},  # below: the plane keeps the width
@@ -185,5 +192,6 @@ def temperature_figure(
         },
     ]
     layout = {**fig.layout.to_plotly_json(), "shapes": shapes, "annotations": notes}
+    layout["margin"] = {**layout["margin"], **SWEEP_MARGIN}
     titled(layout, SWEEP_TITLE)  # full width: two lines, each short enough for a phone
     return fast_figure(list(fig.data), layout)

@@ -1,7 +1,7 @@
 """The Soft select page as a scene (seeds 001, 004): a query against a table of keys and values,
 scored, softmaxed at temperature T and mixed; views of the key plane, the scores, the weights and
-the temperature sweep; the lesson answer `top_key`; `live_data`, what the browser's live query
-view recomputes the weights from."""
+the temperature sweep; the table of terms as plain text (`terms_text`); the lesson answer
+`top_key`; `live_data`, what the browser's live query view recomputes the weights from."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from attnviz.figures import base as plots
-from attnviz.figures.select import key_plane, temperature_figure
+from attnviz.figures.select import BARS_MARGIN, key_plane, temperature_figure
 from attnviz.io.table_text import decode_table, encode_table
 from attnviz.topics.scene import Answer, Scene, SceneInputError, Values, wants
 from attnviz.topics.soft_select.params import TABLE, TRY_THIS
@@ -95,9 +95,10 @@ def readable(value: float) -> str:
 
 
 def _bar_labels(fig: go.Figure, values: np.ndarray) -> go.Figure:
-    """Label each bar with `readable` numbers (3 decimals are enough above the tiny ones)."""
+    """Label each bar with `readable` numbers (3 decimals are enough above the tiny ones), in
+    margins given up front."""
     fig.update_traces(text=[readable(v) if abs(v) < 5e-5 else f"{v:.3g}" for v in values])
-    return fig
+    return fig.update_layout(margin=BARS_MARGIN)  # drawn once, not again by automargin
 
 
 def views(
@@ -135,6 +136,14 @@ def terms(out: SoftSelectOutcome) -> pd.DataFrame:
             "α · v": sel.weights * out.values[:, 0],
         }
     )
+
+
+def terms_text(out: SoftSelectOutcome) -> pd.DataFrame:
+    """`terms` with its numbers as `readable` text (the page's table)."""
+    table = terms(out)
+    numbers = table.columns[1:]
+    table[numbers] = table[numbers].map(readable)
+    return table
 
 
 def live_data(out: SoftSelectOutcome) -> dict:
