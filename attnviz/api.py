@@ -251,7 +251,7 @@ def model_view(
     >>> model_view(text="The cat sat on the mat.")
     """
     page, out, picked = _pretrained(path_or_model, text, tokenizer, hide=hide)
-    return page.views(out, picked, {"model_view"})["model_view"]
+    return page.views(out, picked, {"model_view"}, compact=False)["model_view"]  # float weights
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ select box by keyboard) `--moves` times and time each move from the input event 
     server  that request → the last message of the rerun arrives (the server's rerun + transfer)
     render  that message → the last DOM change or long task (the browser drawing the result)
 
-(medians); then the pretrained page once with a 512-token input. It also prints the bytes the server sent per move, the server's CPU ms per move (read
+(medians); then the pretrained page once with a 512-token and once with a 64-token input. It also prints the bytes the server sent per move, the server's CPU ms per move (read
 from /proc, the server process only), the cold start (process start → health check → home page
 interactive) and each page's first visit (navigation → idle).
 
@@ -30,73 +30,14 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 
 from attnviz.ui.navigation import all_pages
-from benchmarks.load_procs import ProcessTree
+from benchmarks.browser_probe import CALM_MS, PROBE, READ, RESET, Move, cpu_seconds, wait_calm
 from tests.support.browser import IDLE, launch_args, page_url
 from tests.support.server import AppServer, start, stop, wait_healthy
-
-CALM_MS = 400  # the page counts as idle once nothing changed for this long
-PROBE = """
-(() => {
-  const av = window.__av = {sent: [], recv: [], bytes: 0, mut: 0, longEnd: 0, input: 0};
-  const Native = window.WebSocket;
-  window.WebSocket = class extends Native {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener('message', (e) => {
-        av.recv.push(performance.now());
-        av.bytes += e.data.byteLength || e.data.size || e.data.length || 0;
-      });
-    }
-    send(data) { av.sent.push(performance.now()); return super.send(data); }
-  };
-  new MutationObserver(() => { av.mut = performance.now(); })
-    .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-  try {
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) av.longEnd = Math.max(av.longEnd, e.startTime + e.duration);
-    }).observe({type: 'longtask', buffered: true});
-  } catch (e) {}
-  for (const kind of ['keydown', 'pointerdown', 'input']) {
-    addEventListener(kind, (e) => { if (!av.input) av.input = e.timeStamp; }, true);
-  }
-})();
-"""
-RESET = "() => { const a = window.__av; a.sent = []; a.recv = []; a.bytes = 0; a.input = 0; }"
-READ = "() => ({...window.__av, now: performance.now()})"
-
-
-@dataclass
-class Move:
-    send: float
-    server: float
-    render: float
-    total: float
-    bytes: int
-    cpu_ms: float
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of the server process itself (not its training workers)."""
-    return ProcessTree([pid]).cpu_seconds(roots_only=True)
-
-
-def wait_calm(page, timeout: float = 60) -> dict:
-    """Wait until the script is not running and nothing changed for CALM_MS; the probe's record."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        page.wait_for_timeout(100)
-        rec = page.evaluate(READ)
-        last = max(rec["mut"], rec["longEnd"], *(rec["recv"] or [0]))
-        if page.locator(IDLE).count() and rec["now"] - last > CALM_MS:
-            return rec
-    raise TimeoutError("the page kept changing")
-
 
 SLIDER = "[data-testid='stMain'] [data-testid='stSlider'] input[type='range']:not([disabled])"
 BOX = "[data-testid='stMain'] [data-testid='stSelectbox'] input"
@@ -170,26 +111,33 @@ def time_moves(page, path: str, pid: int, moves: int) -> tuple[str, list[Move]]:
     return kind, out
 
 
-LIVE_PROBE = """() => {
+# the live views (issue 26), by page: the line printed, the view's root class, the focusable
+# handle that arrow keys move, and the part whose text changes with every move
+LIVE_VIEWS = {
+    "soft-select": ("soft-select (live)", ".lsv", "[data-testid='liveSelectHandle']", ".lsv-bars"),
+    "self-attention": ("self-attention (live)", ".lar", ".lar-picker", ".lar-table"),
+}
+LIVE_PROBE = """([view, changing]) => {
   const host = [...document.querySelectorAll('[data-testid="stBidiComponentIsolated"]')]
-    .find((el) => el.shadowRoot && el.shadowRoot.querySelector('.lsv'));
+    .find((el) => el.shadowRoot && el.shadowRoot.querySelector(view));
   const root = host.shadowRoot, live = window.__live = {input: 0, text: 0, frame: 0};
   root.addEventListener('keydown', (e) => { live.input = e.timeStamp; live.text = 0; }, true);
   new MutationObserver(() => {
     if (live.text) return;
     live.text = performance.now();
     requestAnimationFrame(() => { live.frame = performance.now(); });
-  }).observe(root.querySelector('.lsv-bars'), {subtree: true, characterData: true, childList: true});
+  }).observe(root.querySelector(changing), {subtree: true, characterData: true, childList: true});
 }"""
 
 
-def live_moves(page, pid: int, moves: int) -> tuple[list[Move], int]:
-    """The soft-select page's live view (issue 26), `moves` arrow keys on its handle 100 ms
-    apart (no sync rerun between them): per key, total = the key's input event → the weight bars'
-    text changed, render = that → the next frame; send and server are 0 (no round trip), cpu ms
-    the server's per key. Also how many messages the page sent to the server meanwhile."""
-    page.locator("[data-testid='liveSelectHandle']").focus()
-    page.evaluate(LIVE_PROBE)
+def live_moves(page, path: str, pid: int, moves: int) -> tuple[list[Move], int]:
+    """The page's live view (LIVE_VIEWS, issue 26), `moves` arrow keys (right, left, ...) on its
+    handle 100 ms apart (no sync rerun between them): per key, total = the key's input event →
+    the view's numbers changed, render = that → the next frame; send and server are 0 (no round
+    trip), cpu ms the server's per key. Also how many messages the page sent to the server."""
+    _, view, handle, changing = LIVE_VIEWS[path]
+    page.locator(handle).focus()
+    page.evaluate(LIVE_PROBE, [view, changing])
     page.evaluate(RESET)
     cpu, timed = cpu_seconds(pid), []
     for i in range(moves):
@@ -263,17 +211,20 @@ def students(server: AppServer, n: int) -> subprocess.Popen | None:
 
 
 LONG_TEXT = " ".join(["the cat sat on the mat because it was warm"] * 52)  # ~520 tokens
+SHORT_TEXT = " ".join(["the cat sat on the mat because it was warm"] * 6) + " and dry"  # 64
+SHORT_RUNS = 3  # new 64-token sentences timed (each ends on another word: never a cached one)
 
 
-def long_input(browser, url: str, pid: int) -> Move:
-    """The pretrained page with a 512-token input typed in (Ctrl+Enter commits the text)."""
+def long_input(browser, url: str, pid: int, text: str = LONG_TEXT) -> Move:
+    """The pretrained page with a new input typed in (Ctrl+Enter commits the text): LONG_TEXT,
+    512 tokens, or SHORT_TEXT, 64 tokens with [CLS] and [SEP]."""
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.add_init_script(PROBE)
     page.goto(f"{url}/pretrained")
     page.wait_for_selector("[data-testid='stMain'] textarea", timeout=90_000)
     wait_calm(page, timeout=120)
     area = page.locator("[data-testid='stMain'] textarea").first
-    area.fill(LONG_TEXT)
+    area.fill(text)
     page.evaluate(RESET)
     cpu = cpu_seconds(pid)
     area.press("Control+Enter")
@@ -328,17 +279,19 @@ def main() -> None:
                 first, page = first_visit(browser, server.url, path)
                 kind, moves = time_moves(page, path, server.pid, args.moves)
                 report(path, first, kind, moves)
-                if path == "soft-select":  # the live view: no server round trip (issue 26)
-                    live, sent = live_moves(page, server.pid, args.moves)
-                    report("soft-select (live)", float("nan"), "live", live)
+                if path in LIVE_VIEWS:  # the live view: no server round trip (issue 26)
+                    live, sent = live_moves(page, path, server.pid, args.moves)
+                    report(LIVE_VIEWS[path][0], float("nan"), "live", live)
                     print(f"{'':<22} (live: {sent} messages to the server during its moves)")
                 page.close()
             if "pretrained" in paths:
-                move = long_input(browser, server.url, server.pid)
-                report("pretrained, 512 tokens", float("nan"), "text", [move])
-                floor = model_floor(LONG_TEXT)
-                print(f"{'':<22} (the model alone: {floor:.0f} ms for its forward pass with "
-                      f"attentions; the page takes {move.total / floor:.1f}× that)")  # fmt: skip
+                short = [SHORT_TEXT.replace("dry", word) for word in ("dry", "soft", "old")]
+                for tokens, texts in ((512, [LONG_TEXT]), (64, short[:SHORT_RUNS])):
+                    moves = [long_input(browser, server.url, server.pid, text) for text in texts]
+                    report(f"pretrained, {tokens} tokens", float("nan"), "text", moves)
+                    floor, total = model_floor(texts[0]), median([m.total for m in moves])
+                    print(f"{'':<22} (the model alone: {floor:.0f} ms for its forward pass with "
+                          f"attentions; the page takes {total / floor:.1f}× that)")  # fmt: skip
         finally:
             if load is not None:
                 load.terminate()

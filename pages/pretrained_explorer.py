@@ -30,6 +30,7 @@ from attnviz.ui.pretrained_views import (
     generation_section,
     queries_and_keys_together,
     query_key_download,
+    sized,
 )
 from attnviz.ui.scene_cache import scene_run
 from attnviz.ui.text_sections import md_literal
@@ -95,6 +96,7 @@ with view_col:
     click = None if hv.query is None else "pe_query"  # hidden specials shift the indices
     head_view(hv.weights, hv.tokens, hv.heads, hv.query, "pe_hv", click)
 figs = SCENE.views(out, values, only={"pe_head_map", "qk_products", "qk_scores", "qk_softmax"})
+figs = {name: sized(fig) for name, fig in figs.items()}  # lecture mode: Plotly's own margins
 with big_col:
     show(figs["pe_head_map"], "pe_head_map")
 publish(SCENE.answers(out, values))  # a lesson's question asks which token it picks

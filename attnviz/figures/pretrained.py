@@ -6,8 +6,11 @@ wholly in the future)."""
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import plotly.graph_objects as go
+from plotly.colors import get_colorscale
 
 from attnviz.figures.base import bar_chart, fast_figure, heatmap_spec
 from attnviz.figures.fonts import NARROW_TITLE, titled
@@ -16,7 +19,8 @@ from attnviz.figures.text import block_average, shown
 
 MODEL_VIEW_POOL = 32  # cells per block side: a block is ~80 px wide on a projector
 LONG_MAP_CELLS = 256  # a map of more tokens is max-pooled to this side (~2 px a cell at 480 px)
-PRINTED_BARS = 64  # a bar chart of more keys prints no value over each bar (the hover has it)
+PRINTED_BARS = 32  # a bar chart of more keys prints no value over each bar (the hover has it):
+# 64 values over 10-px bars are unreadable, and the browser lays out each text (issue 26)
 MAP_HEIGHT = 450  # px: Plotly's default, set explicitly so lecture mode grows it for the labels
 
 
@@ -40,7 +44,49 @@ def token_map(
     if pooled:  # a longer title: wrapped, with the top margin grown for its lines
         layout = titled(layout, f"{title} (max-pooled to {LONG_MAP_CELLS}²)", NARROW_TITLE)
     layout["height"] = max(layout.get("height") or 0, MAP_HEIGHT)
-    return fast_figure([trace], layout)
+    return fast_figure([trace], settle_margins(layout, right=90))
+
+
+SETTLED_MIN = 33  # an axis of more token labels gets its margins here (settle_margins)
+GLYPH_EM = 0.65  # a generous average glyph width / font size (axes.CHAR_EM is 0.6)
+
+
+def _extent(axis: dict, title_px: int) -> int | None:
+    """px the labels of a token axis (and its title) need beside the plot: None for an axis of
+    no categories (numbers)."""
+    labels = axis.get("categoryarray")
+    if labels is None:
+        return None
+    font = (axis.get("tickfont") or {}).get("size") or 12
+    longest = max((len(html.unescape(str(s))) for s in labels), default=1)
+    title = (axis.get("title") or {}).get("text")
+    return int(longest * GLYPH_EM * font) + 56 + (title_px if title else 0)
+
+
+def settle_margins(layout: dict, right: int) -> dict:
+    """A token map's or bar chart's layout with margins computed from its labels and automargin
+    off on its token axes, once one holds SETTLED_MIN tokens or more (issue 26): Plotly's
+    automargin measured every label, grew the margins and drew the figure again, ~70 ms of a new
+    64-token sentence over the page's four such figures. The page turns automargin back on in lecture mode
+    (`free_margins`), whose larger fonts these margins were not computed for."""
+    x, y = layout.get("xaxis") or {}, layout.get("yaxis") or {}
+    if not any(len(a.get("categoryarray") or ()) >= SETTLED_MIN for a in (x, y)):
+        return layout
+    top = (layout.get("margin") or {}).get("t") or 50
+    left, bottom = _extent(y, 8), _extent(x, 0)
+    layout["margin"] = {"l": left or 72, "r": right, "b": bottom or 72, "t": top}
+    for axis in (x, y):  # a numeric axis (a few short ticks) keeps automargin: it places its title
+        axis["automargin"] = axis.get("categoryarray") is None
+    layout["xaxis"], layout["yaxis"] = x, y
+    return layout
+
+
+def free_margins(fig: go.Figure) -> go.Figure:
+    """A copy of `fig` with Plotly's automargin back on (lecture mode's larger labels)."""
+    fig = go.Figure(fig)
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
+    return fig
 
 
 def seen_max_pool(m: np.ndarray, size: int) -> np.ndarray:
@@ -88,11 +134,14 @@ def _tile_labels(names: list[str], heads: int, layers: int) -> tuple[list[str], 
     return x, y
 
 
-def model_view(attentions: np.ndarray, tokens: list[str], reduce: str = "max") -> go.Figure:
+def model_view(
+    attentions: np.ndarray, tokens: list[str], reduce: str = "max", compact: bool = False
+) -> go.Figure:
     """All layers × heads in one heatmap: block (l, h) is that head's (T, T) map, rows are
     layers, blank lines between blocks; inputs longer than MODEL_VIEW_POOL are pooled per block
     (`reduce` "max": its largest weight, so sharp weights stay visible; "mean": averaged). One
-    trace on one pair of categorical axes, so 72 maps of 512 tokens draw as fast as one image."""
+    trace on one pair of categorical axes, so 72 maps of 512 tokens draw as fast as one image.
+    `compact`: the weights sent as bytes (see `compact_weights`; a quarter of the float32 cells)."""
     layers, heads, t = attentions.shape[0], attentions.shape[1], attentions.shape[-1]
     pooled = t > MODEL_VIEW_POOL
     n = min(t, MODEL_VIEW_POOL)
@@ -111,13 +160,15 @@ def model_view(attentions: np.ndarray, tokens: list[str], reduce: str = "max") -
         "hoverongaps": False,
         "hovertemplate": "%{y}<br>%{x}<br>weight %{z:.3f}<extra></extra>",
     }
+    if compact:
+        compact_weights(trace)
     centre = n // 2
     how = "max-pooled" if reduce == "max" else "block-averaged"
     layout = {
         "height": 110 * layers + 90,
         # the margins Plotly's automargin reaches at the base font (layer labels, the head axis,
         # the colour bar), given up front: the browser draws the figure once instead of twice
-        "margin": {"l": 64, "r": 92, "t": 60, "b": 76},
+        "margin": {"l": 64, "r": 100, "t": 60, "b": 76},  # r: the colour bar's 0.25 … 0.75
         "xaxis": {  # head numbers over an axis title below the maps ("head 11" × 12 do not fit
             # a phone; ticks on top would sit on the title, which Plotly places by its margin)
             "type": "category",
@@ -146,6 +197,42 @@ def model_view(attentions: np.ndarray, tokens: list[str], reduce: str = "max") -
     return fast_figure([trace], layout)
 
 
+WEIGHT_STEPS = 254  # a weight w in [0, 1] is sent as the byte 1 + round(254 w); 0: a blank cell
+WEIGHT_TICKS = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+def weight_codes(z: np.ndarray) -> np.ndarray:
+    """Weights in [0, 1] with NaN blanks (any shape) as uint8 codes: 0 for a blank cell, else
+    1 + round(WEIGHT_STEPS · w) (1 … 255; each weight within 1/508 of its code's)."""
+    codes = 1 + np.rint(np.clip(np.nan_to_num(z, nan=0.0), 0, 1) * WEIGHT_STEPS)
+    return np.where(np.isnan(z), 0, codes).astype(np.uint8)
+
+
+def compact_weights(trace: dict) -> dict:
+    """A weights heatmap trace (z in [0, 1], NaN blank, colour scale "Blues") sent as one byte a
+    cell instead of four (issue 26: the model view was 470 of the 597 kB a new 64-token sentence
+    sent): z as `weight_codes`, the colour scale stretched over the codes with code 0
+    transparent (so a blank stays blank; white in high contrast's Greys), a colour bar that reads
+    weights, and `meta["weight_codes"]` saying how to decode (figures.summary reads it). The
+    hover names the cell without its weight (a blank's code would read as one): the chosen head's
+    own map has each weight exactly."""
+    z = trace["z"]
+    scale = [
+        [(1 + WEIGHT_STEPS * float(at)) / 255, colour] for at, colour in get_colorscale("Blues")
+    ]
+    ticks = [1 + WEIGHT_STEPS * w for w in WEIGHT_TICKS]
+    trace.update(
+        z=weight_codes(z),
+        zmin=0,
+        zmax=255,
+        colorscale=[[0.0, "rgba(255,255,255,0)"], *scale],
+        colorbar={"tickvals": ticks, "ticktext": [f"{w:g}" for w in WEIGHT_TICKS]},
+        hovertemplate="%{y}<br>%{x}<extra></extra>",
+        meta={"weight_codes": {"blank": 0, "offset": 1, "steps": WEIGHT_STEPS}},
+    )
+    return trace
+
+
 def qk_products(q: np.ndarray, keys: np.ndarray, tokens: list[str], query_token: str) -> go.Figure:
     """q ∘ k_j for every key j: (T, d_head); row sums are the dot products q·k_j (the page's
     text under it says so). The dimensions are a numeric axis: Plotly spaces their ticks to the
@@ -162,7 +249,7 @@ def qk_products(q: np.ndarray, keys: np.ndarray, tokens: list[str], query_token:
     layout["xaxis"] = {"title": {"text": "dimension of the head"}, "automargin": True}
     layout["height"] = max(layout.get("height") or 0, MAP_HEIGHT)
     titled(layout, layout["title"]["text"])  # full width: one line, even in lecture mode
-    return fast_figure([trace], layout)
+    return fast_figure([trace], settle_margins(layout, right=90))
 
 
 def qk_bars(
@@ -178,6 +265,13 @@ def qk_bars(
     if len(labels) > PRINTED_BARS:  # unreadable, and the browser lays out each: hover only
         for fig in figs:
             fig.data[0].text, fig.data[0].textposition = None, "none"
+    for fig in figs:  # settled on a plain copy of the layout (no validation of 64 labels)
+        settled = settle_margins(fig.layout.to_plotly_json(), right=20)
+        fig.update_layout(margin=settled["margin"])
+        for name in ("xaxis", "yaxis"):  # unchanged (None stays None) below SETTLED_MIN
+            fig.layout[name].automargin = settled[name].get(
+                "automargin", fig.layout[name].automargin
+            )
     return figs
 
 

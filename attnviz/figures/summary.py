@@ -73,6 +73,9 @@ def _axis_labels(values, n: int, word: str) -> list[str]:
 def _cells(trace) -> tuple[np.ndarray, list[str], list[str]]:
     """(z as a float matrix, row labels, column labels) of one heatmap trace."""
     z = np.array(trace.z, dtype=np.float64)
+    codes = trace.meta.get("weight_codes") if isinstance(trace.meta, dict) else None
+    if codes:  # weights sent as bytes (figures.pretrained.compact_weights): decoded
+        z = np.where(z == codes["blank"], np.nan, (z - codes["offset"]) / codes["steps"])
     if z.ndim == 1:
         z = z[None, :]
     rows = _axis_labels(trace.y, z.shape[0], "row")

@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from attnviz.figures.generation import generation_map, step_bars
+from attnviz.figures.pretrained import free_margins
 from attnviz.topics.pretrained import scene
 from attnviz.topics.pretrained.analysis import blank_future
 from attnviz.topics.pretrained.generation import Generation, generate, step_rows
@@ -32,6 +33,7 @@ from attnviz.topics.scene import Values
 from attnviz.ui import downloads
 from attnviz.ui.figures import show
 from attnviz.ui.scene_cache import scene_run
+from attnviz.ui.settings import settings
 from attnviz.ui.text_sections import md_literal
 from attnviz.ui.widgets import draw
 
@@ -87,11 +89,17 @@ def cached_projection(out: PretrainedOutcome, values: Values) -> np.ndarray:
     return _projection(_key(values, ("pe_layer", "pe_head", "pe_proj")), out, values)
 
 
+def sized(fig: go.Figure) -> go.Figure:
+    """`fig` as built, or in lecture mode a copy with Plotly's automargin back on: a long
+    input's maps and bars come with margins computed for the base font (settle_margins)."""
+    return fig if settings().font_scale == 1.0 else free_margins(fig)
+
+
 def across_layers_and_heads(out: PretrainedOutcome, values: Values) -> None:
     """Rollout over all layers (with its note and file) beside the table of what each head does."""
     a, b = st.columns(2)
     with a:
-        show(SCENE.views(out, values, only={"rollout"})["rollout"], "rollout")
+        show(sized(SCENE.views(out, values, only={"rollout"})["rollout"]), "rollout")
         rollout_note(out, values)
     with b:
         numbers = {
@@ -114,7 +122,7 @@ def compare_with_second_sentence(out: PretrainedOutcome, values: Values) -> None
     if not values["pe_other"].strip():
         return
     second = scene_run(SCENE, {**values, "pe_text": values["pe_other"]})
-    show(SCENE.views(out, values, only={"diff"}, second=second)["diff"], "diff")
+    show(sized(SCENE.views(out, values, only={"diff"}, second=second)["diff"]), "diff")
     st.caption(
         "Position i of both sentences; where their tokens differ the label shows both "
         "(first|second). Red: the first sentence puts more weight there."

@@ -248,16 +248,19 @@ def views(
     *,
     points: np.ndarray | None = None,
     second: PretrainedOutcome | None = None,
+    compact: bool = True,
 ) -> dict[str, go.Figure]:
     """The main flow's views and "diff" when named in `only`; `only` None: the views the page
     shows as opened with `values` (the rollout while "Across layers and heads" is open
     (`pe_open_layers`), the projection while "Queries and keys together" is (`pe_open_proj`)).
     `points` (the projection) and `second` (the second sentence's outcome) may be handed in
-    when the caller has them already; otherwise they are computed here."""
+    when the caller has them already; otherwise they are computed here. The model view's
+    weights are bytes (`compact`, what the page sends) or, with compact=False, float32 (the
+    notebook API's)."""
     p, figs = pick(out, values), {}
     if wants(only, "model_view"):
         tokens, att = visible(out.attended.attentions, out.attended.tokens, p.hide)
-        figs["model_view"] = model_view(drawn(out, att), tokens)
+        figs["model_view"] = model_view(drawn(out, att), tokens, compact=compact)
     if wants(only, "pe_head_map"):
         figs["pe_head_map"] = _head_map(out, p)
     if any(wants(only, name) for name in ("qk_products", "qk_scores", "qk_softmax")):
