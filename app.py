@@ -2,10 +2,14 @@
 the one list of pages), a lesson's step (presenter mode: attnviz.ui.lesson_player), the shared
 sidebar, then the page; after the first page, the server warms up in the background."""
 
-# pandas first, in every session's thread: Plotly reads sys.modules["pandas"] without importing it
-# (get_module(should_load=False)), so a figure built while another thread (a session, the
-# warm-up) is still importing pandas meets a half-made module ("partially initialized module
-# 'pandas' has no attribute 'Series'": a page's fragment died so in a loaded test run)
+# first, in every session's thread: wait until the server's heavy imports are done, so that no
+# session imports pandas or torch while another thread does (a half-made module: see preload.py)
+from attnviz.ui import preload  # isort: skip
+
+preload.wait()
+# pandas next: Plotly reads sys.modules["pandas"] without importing it (get_module(
+# should_load=False)); under `streamlit run` (no preload) a figure built while another thread is
+# still importing pandas met a half-made module ("partially initialized module 'pandas'")
 import pandas  # noqa: F401  isort: skip
 import streamlit as st
 

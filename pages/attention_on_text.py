@@ -124,6 +124,7 @@ left.download_button(
     "text_attention.csv",
     "text/csv",
     key="ta_dl_csv",
+    on_click="ignore",  # no rerun: one raced the file's fetch (a stuck button)
 )
 right.download_button(
     "Download attention (JSON)",
@@ -131,4 +132,5 @@ right.download_button(
     "text_attention.json",
     "application/json",
     key="ta_dl_json",
+    on_click="ignore",  # no rerun: one raced the file's fetch (a stuck button)
 )

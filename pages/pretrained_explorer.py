@@ -141,11 +141,13 @@ d1.download_button(
     lambda: array_to_npy(out.attended.attentions),
     "attentions.npy",
     key="pe_npy",
+    on_click="ignore",  # no rerun: one raced the file's fetch (a stuck button)
 )
 d2.download_button(
     "Download this head (.csv)",
     lambda: pd.DataFrame(hv.weights[head], index=hv.tokens, columns=hv.tokens).to_csv(),
     "head.csv",
     key="pe_csv",
+    on_click="ignore",  # no rerun: one raced the file's fetch (a stuck button)
 )
 layout.try_this(SCENE.try_this)

@@ -29,6 +29,7 @@ def matrices(
         f"{file_stem}.csv",
         "text/csv",
         key=f"{key}_csv",
+        on_click="ignore",  # no rerun: one raced the file's fetch (a stuck button)
     )
     right.download_button(
         "Download JSON",
@@ -36,4 +37,5 @@ def matrices(
         f"{file_stem}.json",
         "application/json",
         key=f"{key}_json",
+        on_click="ignore",  # no rerun: one raced the file's fetch (a stuck button)
     )

@@ -1,5 +1,5 @@
 """The self-attention page's live query-row view (issue 26): a components-v2 component
-(static/live_attention_row.js + .css; it runs in the app's page, no iframe, offline) that computes
+(attnviz.ui.live_component: static/live_gesture.js + live_attention_row.js + .css) that computes
 query row i of the layer in the browser (scores, scaled, masked, softmax weights, output row)
 while a row is picked by arrow keys, clicks or a pointer sweep, and sends the row back once per
 gesture. This module owns its mount and the way a gesture becomes the page's query patch:
@@ -16,16 +16,12 @@ import math
 import streamlit as st
 
 from attnviz.topics.self_attention.params import TABLE
-from attnviz.ui.sidebar import STATIC
+from attnviz.ui.live_component import live_component
 
 KEY = "sa_live"
 SYNCED = "sa_live_synced"  # the id of the last gesture put into the slider
 
-LIVE = st.components.v2.component(
-    "attnviz_live_attention_row",
-    js=(STATIC / "live_attention_row.js").read_text(encoding="utf-8"),
-    css=(STATIC / "live_attention_row.css").read_text(encoding="utf-8"),
-)
+LIVE = live_component("attnviz_live_attention_row", "live_attention_row")
 
 
 def row_value(raw: object, m: int) -> int | None:

@@ -1,5 +1,5 @@
 """The soft-select page's live query view (issue 26): a components-v2 component
-(static/live_select.js + .css; it runs in the app's page, no iframe, offline) that recomputes the
+(attnviz.ui.live_component: static/live_gesture.js + live_select.js + .css) that recomputes the
 weights and the soft output in the browser while the query is dragged or moved by arrow keys, and
 sends the query back once per gesture. This module owns its mount and the way a gesture becomes
 the page's query: `take_live_query`, an on-change callback, writes it into the ss_q1/ss_q2
@@ -15,16 +15,12 @@ import math
 import streamlit as st
 
 from attnviz.topics.soft_select.params import TABLE
-from attnviz.ui.sidebar import STATIC
+from attnviz.ui.live_component import live_component
 
 KEY = "ss_live"
 SYNCED = "ss_live_synced"  # the id of the last gesture put into the sliders
 
-LIVE = st.components.v2.component(
-    "attnviz_live_select",
-    js=(STATIC / "live_select.js").read_text(encoding="utf-8"),
-    css=(STATIC / "live_select.css").read_text(encoding="utf-8"),
-)
+LIVE = live_component("attnviz_live_select", "live_select")
 
 
 def _slider_value(key: str, raw: object) -> float | None:

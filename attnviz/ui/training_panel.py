@@ -271,6 +271,7 @@ def draw_curves(key: str, job: Job, state: JobState, model_name: str = "") -> No
             f"{key}_history.csv",
             "text/csv",
             key=f"{key}_history_csv",
+            on_click="ignore",  # no rerun: one raced the file's fetch (a stuck button)
             icon=":material/download:",
         )
 

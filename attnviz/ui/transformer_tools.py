@@ -144,6 +144,7 @@ def save_and_load(
         lambda: save_model(model, spec_json)[0],
         "attnviz_model.safetensors",
         key="tt_dl_w",
+        on_click="ignore",  # no rerun: one raced the file's fetch (a stuck button)
     )
     b.download_button(
         "Download config (.json)",
@@ -151,6 +152,7 @@ def save_and_load(
         "attnviz_model.json",
         "application/json",
         key="tt_dl_c",
+        on_click="ignore",  # no rerun: one raced the file's fetch (a stuck button)
     )
     up_w = a.file_uploader("load weights (.safetensors)", type=["safetensors"], key="tt_up_w")
     up_c = b.file_uploader("load config (.json)", type=["json"], key="tt_up_c")

@@ -46,6 +46,7 @@ def offer(page_url: str) -> None:
             f"attnviz-{page.url}.html",
             "text/html",
             key="view_export_html",
+            on_click="ignore",  # no rerun: one raced the file's fetch (a stuck button)
             help="One file with every figure of this page (interactive, offline: plotly.js is "
             "inside, ~5 MB) and the settings as a caption.",
         )

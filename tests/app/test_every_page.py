@@ -73,7 +73,7 @@ def strongest(fig: dict) -> tuple[float, list[str]]:
         if t["type"] != kind or (kind == "scatter" and "lines" not in t.get("mode", "lines")):
             continue
         z = plotly_array(t["z" if kind == "heatmap" else "y"]).astype(float)
-        z = np.atleast_2d(z)
+        z = np.atleast_2d(as_the_colour_bar_reads(t, z) if kind == "heatmap" else z)
         r, c = np.unravel_index(np.nanargmax(z), z.shape)
         if best is not None and z[r, c] <= best[0]:
             continue
@@ -87,6 +87,17 @@ def strongest(fig: dict) -> tuple[float, list[str]]:
             parts = [cut(t["x"][c])]
         best = (float(z[r, c]), parts)
     return best
+
+
+def as_the_colour_bar_reads(trace: dict, z: np.ndarray) -> np.ndarray:
+    """Cells in the units a person reads off the colour bar: where its ticks are labelled with
+    numbers other than their positions (cells sent as byte codes), the line through the ticks."""
+    bar = trace.get("colorbar") or {}
+    at, text = bar.get("tickvals"), bar.get("ticktext")
+    if not at or not text or len(at) < 2:
+        return z
+    at, read = np.asarray(at, float), np.asarray([float(label) for label in text])
+    return read[0] + (z - at[0]) * (read[-1] - read[0]) / (at[-1] - at[0])
 
 
 def cut(label) -> str:

@@ -2,6 +2,7 @@
 torch (1–2 s), the device list is read without it on a CPU-only build, and the bundled
 pretrained model is loaded once per process, in the background."""
 
+import ast
 import subprocess
 import sys
 
@@ -69,6 +70,40 @@ def test_the_warm_up_imports_torch_on_its_own_thread():
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "False"]  # asked on the warm-up thread only
+
+
+# a spy on the import system: the threads that ask for pandas and SQLAlchemy, before and after the
+# server's preload has run and its gate was passed
+PRELOAD_SPY = """
+import sys, threading
+asked = set()
+class Spy:
+    def find_spec(self, name, path=None, target=None):
+        if name in ("pandas", "sqlalchemy"):
+            asked.add(threading.current_thread().name)
+sys.meta_path.insert(0, Spy())
+from attnviz.ui import preload
+preload.wait()  # not started (a bare `streamlit run`): returns at once, nothing imported
+print("pandas" in sys.modules, asked == set())
+preload.start()
+preload.wait()
+print(asked == {"attnviz-preload"}, "pandas" in sys.modules, "sqlalchemy" in sys.modules)
+"""
+
+
+def test_the_server_preloads_pandas_on_its_own_thread_before_any_session():
+    """attnviz.ui.serve starts the preload; app.py's first statements wait for it, so no session
+    meets pandas half made and the first page's run does not pay for it."""
+    done = subprocess.run(
+        [sys.executable, "-c", PRELOAD_SPY], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True", "True", "True", "True"]
+    body = ast.parse((ROOT / "app.py").read_text(encoding="utf-8")).body[1:]  # after the docstring
+    assert [ast.unparse(statement) for statement in body[:2]] == [
+        "from attnviz.ui import preload",
+        "preload.wait()",
+    ]
 
 
 @pytest.mark.slow

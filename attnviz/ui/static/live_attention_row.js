@@ -7,9 +7,6 @@
 // weights A_ij and the output row Σ_j A_ij v_j. Columns past the page's reveal stay hidden. The
 // row goes back (setStateValue "row" = [i, gesture id]) once per gesture: on pointer-up, or
 // 300 ms after the last key; the page then moves its `sa_i` slider there. Text nodes only.
-const QUIET_MS = 300; // sync after this long without a key
-const STALE_MS = 5000; // a sync the server never echoed stops holding the row after this
-const VIEWS = new WeakMap(); // parentElement -> the view's state (one per mounted component)
 // the reveal (index into the page's STEP_NAMES) from which each column shows
 const SHOWN_FROM = { score: 2, scaled: 3, masked: 4, weight: 5, output: 6 };
 
@@ -145,12 +142,7 @@ function pick(v, i) {
 }
 
 function sync(v) {
-  clearTimeout(v.timer);
-  if (!v.dirty) return;
-  v.dirty = false;
-  if (v.i === v.d.row && !v.pending) return; // the server has it, and nothing else is on its way
-  v.pending = { id: Date.now() + Math.random(), at: performance.now() };
-  v.setStateValue("row", [v.i, v.pending.id]);
+  sendGesture(v, "row", [v.i], v.i === v.d.row);
 }
 
 const KEYS = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 };
@@ -191,21 +183,8 @@ function listen(v) {
     event.preventDefault();
     event.stopPropagation(); // the page's ← / → step buttons must not hear it
     pick(v, next);
-    clearTimeout(v.timer);
-    v.timer = setTimeout(() => sync(v), QUIET_MS);
+    syncSoon(v, sync);
   });
-}
-
-// Whether the server's row may move the view: not while the person is picking, and not while a
-// sent gesture has not come back yet (data from an older rerun would jump it back).
-function serverOwnsRow(v, d) {
-  if (v.dragging || v.dirty) return false;
-  if (!v.pending) return true;
-  if (d.synced === v.pending.id || performance.now() - v.pending.at > STALE_MS) {
-    v.pending = null;
-    return true;
-  }
-  return false;
 }
 
 export default function (component) {
@@ -221,7 +200,7 @@ export default function (component) {
   v.setStateValue = setStateValue;
   v.d = data;
   v.root.classList.toggle("lar-lecture", !!data.lecture);
-  if (serverOwnsRow(v, data)) v.i = data.row;
+  if (serverOwns(v, data)) v.i = data.row;
   v.i = Math.max(0, Math.min(data.q.length - 1, v.i));
   layout(v);
   update(v);

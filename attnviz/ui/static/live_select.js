@@ -9,9 +9,6 @@
 const SVG = "http://www.w3.org/2000/svg";
 const SIZE = 260; // the plane's viewBox, SIZE × SIZE user units: one unit per CSS pixel at full size
 const PAD = 22;
-const QUIET_MS = 300; // sync after this long without an arrow key
-const STALE_MS = 5000; // a sync the server never echoed stops holding the handle after this
-const VIEWS = new WeakMap(); // parentElement -> the view's state (one per mounted component)
 
 // ---- the math (a faithful copy of attnviz/core/attention.py `score` and `masked_softmax`) ----
 const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);
@@ -174,13 +171,7 @@ function moveTo(v, q1, q2) {
 }
 
 function sync(v) {
-  clearTimeout(v.timer);
-  if (!v.dirty) return;
-  v.dirty = false;
-  const same = v.q[0] === v.d.query[0] && v.q[1] === v.d.query[1];
-  if (same && !v.pending) return; // the server has it already, and nothing else is on its way
-  v.pending = { id: Date.now() + Math.random(), at: performance.now() };
-  v.setStateValue("query", [v.q[0], v.q[1], v.pending.id]);
+  sendGesture(v, "query", [v.q[0], v.q[1]], v.q[0] === v.d.query[0] && v.q[1] === v.d.query[1]);
 }
 
 function pointAt(v, event) {
@@ -213,21 +204,8 @@ function listen(v) {
     if (!dir) return;
     event.preventDefault();
     moveTo(v, v.q[0] + dir[0] * v.d.step, v.q[1] + dir[1] * v.d.step);
-    clearTimeout(v.timer);
-    v.timer = setTimeout(() => sync(v), QUIET_MS);
+    syncSoon(v, sync);
   });
-}
-
-// Whether the server's query may move the handle: not while the person is moving it, and not
-// while a sent gesture has not come back yet (data from an older rerun would jump it back).
-function serverOwnsQuery(v, d) {
-  if (v.dragging || v.dirty) return false;
-  if (!v.pending) return true;
-  if (d.synced === v.pending.id || performance.now() - v.pending.at > STALE_MS) {
-    v.pending = null;
-    return true;
-  }
-  return false;
 }
 
 export default function (component) {
@@ -245,7 +223,7 @@ export default function (component) {
   v.dec = Math.max(0, Math.ceil(-Math.log10(data.step) - 1e-9));
   v.root.classList.toggle("lsv-lecture", !!data.lecture);
   v.f = frame(data);
-  if (serverOwnsQuery(v, data)) v.q = data.query.slice();
+  if (serverOwns(v, data)) v.q = data.query.slice();
   drawGrid(v, v.f);
   drawKeys(v, v.f);
   update(v);
