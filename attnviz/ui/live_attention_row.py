@@ -16,7 +16,7 @@ import math
 import streamlit as st
 
 from attnviz.topics.self_attention.params import TABLE
-from attnviz.ui.live_component import live_component
+from attnviz.ui.live_component import live_component, mount, sent_gesture
 
 KEY = "sa_live"
 SYNCED = "sa_live_synced"  # the id of the last gesture put into the slider
@@ -38,9 +38,8 @@ def row_value(raw: object, m: int) -> int | None:
 def take_live_row() -> None:
     """on_row_change: the picked row becomes the `sa_i` slider's value (and is remembered as
     synced). A malformed message from the browser is ignored."""
-    state = st.session_state.get(KEY) or {}
-    sent = state.get("row") if hasattr(state, "get") else None
-    if not isinstance(sent, list) or len(sent) != 2:
+    sent = sent_gesture(KEY, "row", 2)
+    if sent is None:
         return
     row = row_value(sent[0], st.session_state.get("sa_m", TABLE["sa_m"].default))
     if row is None:
@@ -51,8 +50,4 @@ def take_live_row() -> None:
 
 def live_row_view(data: dict, lecture: bool = False) -> None:
     """Mount the live view over `data` (attnviz.topics.self_attention.scene.live_row_data)."""
-    LIVE(
-        key=KEY,
-        data={**data, "lecture": lecture, "synced": st.session_state.get(SYNCED)},
-        on_row_change=take_live_row,
-    )
+    mount(LIVE, KEY, SYNCED, data, lecture, on_row_change=take_live_row)

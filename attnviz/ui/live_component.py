@@ -21,3 +21,18 @@ def live_component(name: str, stem: str) -> Any:
         js=f"{gesture}\n{own}",
         css=(STATIC / f"{stem}.css").read_text(encoding="utf-8"),
     )
+
+
+def sent_gesture(key: str, field: str, size: int) -> list | None:
+    """The live view `key`'s last gesture, [value…, gesture id] of `size` items as the browser
+    sent it under `field`; None when the message is malformed (it is then ignored)."""
+    state = st.session_state.get(key) or {}
+    sent = state.get(field) if hasattr(state, "get") else None
+    return sent if isinstance(sent, list) and len(sent) == size else None
+
+
+def mount(component: Any, key: str, synced: str, data: dict, lecture: bool, **on_change) -> None:
+    """Mount `component` over `data`, with lecture mode and the id of the last gesture the page
+    took in (`synced`, a session key): the view then knows which rerun answers its gesture."""
+    data = {**data, "lecture": lecture, "synced": st.session_state.get(synced)}
+    component(key=key, data=data, **on_change)

@@ -15,7 +15,7 @@ import math
 import streamlit as st
 
 from attnviz.topics.soft_select.params import TABLE
-from attnviz.ui.live_component import live_component
+from attnviz.ui.live_component import live_component, mount, sent_gesture
 
 KEY = "ss_live"
 SYNCED = "ss_live_synced"  # the id of the last gesture put into the sliders
@@ -36,9 +36,8 @@ def _slider_value(key: str, raw: object) -> float | None:
 def take_live_query() -> None:
     """on_query_change: the dragged query becomes the sliders' value (and is remembered as
     synced). A malformed message from the browser is ignored."""
-    state = st.session_state.get(KEY) or {}
-    sent = state.get("query") if hasattr(state, "get") else None
-    if not isinstance(sent, list) or len(sent) != 3:
+    sent = sent_gesture(KEY, "query", 3)
+    if sent is None:
         return
     q1, q2 = _slider_value("ss_q1", sent[0]), _slider_value("ss_q2", sent[1])
     if q1 is None or q2 is None:
@@ -49,8 +48,4 @@ def take_live_query() -> None:
 
 def live_query_view(data: dict, lecture: bool = False) -> None:
     """Mount the live view over `data` (attnviz.topics.soft_select.scene.live_data)."""
-    LIVE(
-        key=KEY,
-        data={**data, "lecture": lecture, "synced": st.session_state.get(SYNCED)},
-        on_query_change=take_live_query,
-    )
+    mount(LIVE, KEY, SYNCED, data, lecture, on_query_change=take_live_query)
