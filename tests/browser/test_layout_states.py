@@ -113,7 +113,9 @@ def cases(known: dict | None = None) -> list:
 
 @pytest.mark.browser
 @pytest.mark.parametrize("case", cases())
-def test_figures_drawn_outside_the_app_match_the_page(case, drawn_states, page_probe):
+def test_figures_drawn_outside_the_app_match_the_page(
+    case, drawn_states, page_probe, browser, tmp_path_factory
+):
     """The defaults drawn outside the app read the same texts as the real page, each placed
     where the real page places it (to 2 px, measured from the figure's first text)."""
     url, vp, query = case
@@ -121,6 +123,9 @@ def test_figures_drawn_outside_the_app_match_the_page(case, drawn_states, page_p
     probed = page_probe(url, vp, query)
     if not matches(bare, probed):  # once more in a new tab: a loaded machine can lay out late
         probed = page_probe(url, vp, query, again=True)
+        # the widths the bare figures were drawn at came from the first look, which may have
+        # been the late one: drawn again at this look's widths
+        bare = bare_defaults(url, bool(query), probed["text"], browser, tmp_path_factory) or bare
     compared = 0
     for real in probed["text"]["figures"]:
         mine = bare.get(plain_title(real["title"]))
@@ -131,6 +136,24 @@ def test_figures_drawn_outside_the_app_match_the_page(case, drawn_states, page_p
         compared += 1
     kept = drawn_states[(url, vp["width"])].get("aspect kept", 0)
     assert compared or kept, "no figure of the page was drawn outside the app"
+
+
+def bare_defaults(url: str, lecture: bool, real: dict, browser, tmp_path_factory) -> dict:
+    """{title: figure} of the page's defaults drawn outside the app at the widths, and with the
+    template, of the real page's figures `real` (one page probe's text)."""
+    specs = view_specs(url, {}, lecture)
+    widths = drawn_widths(specs, real)
+    jobs = []
+    for name, spec in specs.items():
+        if name in widths and not kept_aspect(spec):
+            spec["layout"]["template"] = real["template"]
+            jobs.append([spec, widths[name]])
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    page.goto(page_html(tmp_path_factory.mktemp("again")).as_uri())
+    page.evaluate("document.fonts.load('16px \"Source Sans\"')")
+    drawn = {plain_title(figure["title"]): figure for figure in draw(page, jobs)}
+    page.close()
+    return drawn
 
 
 def matches(bare: dict, probed: dict) -> bool:
