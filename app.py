@@ -1,5 +1,5 @@
-"""AttnViz entry point: page settings, navigation over the page table (attnviz.ui.navigation.PAGES,
-the one list of pages), a lesson's step (presenter mode: attnviz.ui.lesson_player), the shared
+"""AttnViz entry point: page settings, navigation over the page table (attnviz.topics.registry,
+the one table of pages), a lesson's step (presenter mode: attnviz.ui.lecture.presenter), the shared
 sidebar, then the page; after the first page, the server warms up in the background."""
 
 # first, in every session's thread: wait until the server's heavy imports are done, so that no
@@ -13,13 +13,14 @@ preload.wait()
 import pandas  # noqa: F401  isort: skip
 import streamlit as st
 
-from attnviz.ui.boundary import error_boundary
-from attnviz.ui.lesson_export import this_view_as_a_step
-from attnviz.ui.navigation import PAGES
+from attnviz.topics.registry import HOME, page, sections
+from attnviz.ui.common import here
+from attnviz.ui.common.boundary import error_boundary
+from attnviz.ui.common.settings import remember
+from attnviz.ui.common.sidebar import FAVICON, adopt_aliases, draw_sidebar, lecture_requested
+from attnviz.ui.common.view_export import offer as offer_view_export
+from attnviz.ui.lecture.step_export import this_view_as_a_step
 from attnviz.ui.offline import forbid_address_lookups
-from attnviz.ui.settings import remember
-from attnviz.ui.sidebar import FAVICON, adopt_aliases, draw_sidebar, lecture_requested
-from attnviz.ui.view_export import offer as offer_view_export
 from attnviz.ui.warm_up import warm_up_server
 
 forbid_address_lookups()  # no outside request, even for a cross-origin websocket
@@ -33,31 +34,37 @@ st.set_page_config(
 navigation = st.navigation(
     {
         section: [
-            st.Page(p.path, title=p.title, url_path=p.url, icon=p.icon, default=(p.url == "home"))
+            st.Page(p.script, title=p.title, url_path=p.url, icon=p.icon, default=p is HOME)
             for p in entries
         ]
-        for section, entries in PAGES.items()
+        for section, entries in sections().items()
     },
     expanded=True,  # every page listed: past 10, Streamlit hides the rest behind "View more"
 )
-page_url = navigation.url_path or "home"
+current = here.enter(page(navigation.url_path or HOME.url))  # the Page this run draws
 presenting = "lesson" in st.query_params  # presenter mode: a lesson's step
 if presenting or "_lesson_goto" in st.session_state:
-    from attnviz.ui.lesson_player import REQUESTED, ask, enter_step, follow_request, presenter_bar
+    from attnviz.ui.lecture.presenter import (
+        REQUESTED,
+        ask,
+        enter_step,
+        follow_request,
+        presenter_bar,
+    )
 
     if REQUESTED in st.session_state:
         follow_request()  # Present / Previous / Next was pressed: go to that step's page
-    enter_step(page_url)  # the step's settings, before any widget is drawn
+    enter_step(current)  # the step's settings, before any widget is drawn
 elif "room" in st.query_params:  # a student in a live classroom room: follow the presenter
-    from attnviz.ui.classroom_student import follow_room
+    from attnviz.ui.lecture.student import follow_room
 
-    follow_room(page_url)
+    follow_room(current)
 remember(draw_sidebar())
-question = presenter_bar(page_url) if presenting else None
-this_view_as_a_step(page_url)
-with error_boundary(page_url):
+question = presenter_bar(current) if presenting else None
+this_view_as_a_step(current)
+with error_boundary(current):
     navigation.run()
-    offer_view_export(page_url)  # "Download this view as HTML" and "Copy as Python"
+    offer_view_export(current)  # "Download this view as HTML" and "Copy as Python"
 if presenting:
-    ask(question, page_url)  # after the page: its answer comes from what the page just drew
+    ask(question, current)  # after the page: its answer comes from what the page just drew
 warm_up_server()  # once per server, after the first page is drawn: the pretrained model loads

@@ -3,8 +3,11 @@
 From Python, `import attnviz as av` gives the notebook API (attnviz.api), loaded on first use so
 that importing attnviz stays light (no torch, no plotly until a scene runs):
 
-    s = av.scene("text", ta_text="The cat sat on the mat.", ta_heads=4)
-    s.views()["heads"]
+    av.pages()                              # every page with a scene, by url
+    s = av.scene(av.pages()[0])             # a page at its defaults (settings as keywords)
+    s.views()                               # {view name: plotly Figure}
+
+(The README's "From Python" section has worked examples per page.)
 """
 
 __version__ = "0.1.0"

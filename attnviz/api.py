@@ -3,11 +3,10 @@ draw, export as standalone HTML, and write back as the code that reproduces it; 
 view / head view of a Hugging Face encoder folder (the bundled MiniLM by default).
 
     >>> import attnviz as av
-    >>> av.pages()[:3]
-    ['soft-select', 'self-attention', 'kernel-smoother']
-    >>> s = av.scene("text", ta_text="The cat sat on the mat.", ta_heads=4)
-    >>> figures = s.views()              # {view name: plotly Figure}; figures["heads"] displays
-    >>> s.answers()["top_key"].answer    # what a lesson's question would answer
+    >>> av.pages()                       # the url of every page with a scene, in the app's order
+    >>> s = av.scene(url, **settings)    # a page with its settings (keys as in its links)
+    >>> figures = s.views()              # {view name: plotly Figure}; a figure displays itself
+    >>> s.answers()                      # {name: Answer}: what a lesson's question would answer
     >>> s.export_html("view.html")       # one offline file; returns its size in bytes
     >>> print(s.python())                # the code that makes this scene again
 
@@ -32,26 +31,27 @@ import plotly.graph_objects as go
 
 from attnviz.io.html_export import figures_html, head_view_block, write_html
 from attnviz.topics import settings
-from attnviz.topics.registry import SCENE_MODULES
+from attnviz.topics.registry import has_scene, scene_urls
 from attnviz.topics.registry import scene as _scene
 from attnviz.topics.scene import Answer, Scene, SceneInputError
 
 __all__ = ["SceneView", "head_view", "model_view", "page_link", "pages", "scene"]
 
-HEAD_VIEW_DIR = Path(__file__).parent / "ui" / "head_view"  # the component's .js and .css
-HEAD_VIEW_PAGES = ("text", "pretrained")
+HEAD_VIEW_DIR = (
+    Path(__file__).parent / "ui" / "common" / "head_view"
+)  # the component's .js and .css
 UNTRAINED = "A training page: these are the views of its untrained model (step 0), as before Start."
 LINK_ONLY = ("lesson", "step")  # presenter-mode keys of a link: not settings of the page
 
 
 def pages() -> list[str]:
     """The url of every page that has a scene, in the app's navigation order."""
-    return list(SCENE_MODULES)
+    return scene_urls()
 
 
 def _page(url: str) -> Scene:
-    if url not in SCENE_MODULES:
-        raise SceneInputError(f"no page {url!r}; the pages are: {', '.join(SCENE_MODULES)}")
+    if not has_scene(url):
+        raise SceneInputError(f"no page {url!r}; the pages are: {', '.join(scene_urls())}")
     return _scene(url)
 
 
@@ -107,7 +107,8 @@ class SceneView:
         """The page's views (and its head view, on the text and pretrained pages) as one
         standalone HTML document; the values are its caption."""
         note = UNTRAINED if self.page.train is not None else ""
-        data = _head_view_data(self.url, self.result, self.values)
+        hv = self.page.head_view
+        data = hv(self.result, self.values) if hv is not None else None
         extra = head_view_block(data, *_head_view_files()) if data else ""
         title = title or f"AttnViz: {self.url}"
         return figures_html(title, self.views(), self.changed(), note=note, extra=extra)
@@ -117,12 +118,10 @@ class SceneView:
         in it once)."""
         return write_html(Path(path), self.html(title))
 
-    def trained(self) -> dict[str, go.Figure]:
-        """A training page: train its job to the end here, and the trained snapshot's views."""
-        if self.page.train is None:
-            raise SceneInputError(f"{self.url} is not a training page")
-        snapshot = self.page.train(self.page.config(self.values))
-        return self.page.views(snapshot, self.values)
+    def trained(self, only: Collection[str] | None = None) -> dict[str, go.Figure]:
+        """A training page: train its job to the end here, and the trained model's views
+        ({view name: figure}, those named in `only`)."""
+        return self.page.trained(self.values, only)[1]
 
 
 def scene(url: str, values: Mapping[str, Any] | None = None, **more: Any) -> SceneView:
@@ -130,8 +129,8 @@ def scene(url: str, values: Mapping[str, Any] | None = None, **more: Any) -> Sce
     `more` (e.g. ``ta_text="..."``); an unknown page, setting or value raises SceneInputError (a
     ValueError) with a message naming it.
 
-    >>> s = scene("soft-select", ss_temp=0.05)
-    >>> s.views()["weights"]
+    >>> s = scene(pages()[0])
+    >>> s.views()
     """
     page = _page(url)
     return SceneView(page, page.values(values, **more))
@@ -145,7 +144,8 @@ def _lookup(page: Scene, key: str):
 
 
 def page_link(link: str) -> SceneView:
-    """The scene a shareable link opens: 'text?ta_text=Hi&ta_heads=2' (a full URL works too).
+    """The scene a shareable link opens: '<page>?<setting>=<value>&…' as the app's address bar
+    holds it (a full URL works too; the README has examples).
     Unlike the app, which ignores what it cannot read, an unknown setting or an unreadable
     value raises SceneInputError naming it."""
     parts = urlsplit(link.strip())
@@ -185,22 +185,6 @@ def _head_view_files() -> tuple[str, str]:
     return tuple((HEAD_VIEW_DIR / f"head_view.{ext}").read_text("utf-8") for ext in ("js", "css"))
 
 
-def _head_view_data(url: str, result: Any, values: Mapping[str, Any]) -> dict | None:
-    """The head view's data as the page draws it (text and pretrained pages), else None."""
-    from attnviz.figures.head_view import head_view_data
-
-    if url == "pretrained":
-        from attnviz.topics.pretrained.scene import head_view_input
-
-        hv = head_view_input(result, values)
-        return head_view_data(hv.weights, hv.tokens, sorted(hv.heads), hv.query)
-    if url == "text":
-        weights, tokens = result.attention.weights, result.attention.tokens
-        query = min(int(values["ta_query"]), len(tokens) - 1)
-        return head_view_data(weights, tokens, list(range(weights.shape[0])), query)
-    return None
-
-
 # --- a Hugging Face encoder folder, outside the app's sandbox (a notebook is your own machine)
 
 
@@ -227,9 +211,9 @@ def _model(path_or_model: Any, tokenizer: Any = None):
 
 def _pretrained(path_or_model: Any, text: str, tokenizer: Any, **values: Any):
     from attnviz.topics.pretrained.model import MAX_TOKENS
+    from attnviz.topics.pretrained.scene import SCENE as page
     from attnviz.topics.pretrained.scene import PretrainedInput, PretrainedOutcome, rollout
 
-    page = _page("pretrained")
     picked = page.table.defaults() | settings.TABLE.defaults() | {"pe_text": text}
     picked |= {f"pe_{k}": v for k, v in values.items()}
     attended = _model(path_or_model, tokenizer).extract(text, MAX_TOKENS)

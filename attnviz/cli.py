@@ -3,7 +3,7 @@
     attnviz                                  # the app on http://localhost:8501
     attnviz serve --port 8600 --lecture      # lecture mode on by default
     attnviz handout 01_select_to_self_attention handout.html   # a bundled lesson or a .toml file
-    attnviz export 'text?ta_text=Hello+world&ta_heads=2' view.html
+    attnviz export '<page>?<setting>=<value>' view.html   # as the app's address bar holds it
 
 The app's script (app.py), its pages and its Streamlit settings are found beside the package: in
 a checkout, the repository root; in an installed wheel, attnviz/_app (copied there by setup.py's
@@ -19,7 +19,9 @@ import tomllib
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
-LECTURE_ENV = "ATTNVIZ_LECTURE"  # "1": lecture mode on at a session's start (attnviz.ui.sidebar)
+LECTURE_ENV = (
+    "ATTNVIZ_LECTURE"  # "1": lecture mode on at a session's start (attnviz.ui.common.sidebar)
+)
 
 
 def app_dir() -> Path:
@@ -62,8 +64,8 @@ def serve(port: int | None, lecture: bool, extra: list[str]) -> None:
 def handout(lesson: str, out: Path) -> None:
     """A lesson's handout: `lesson` is a .toml file or a bundled lesson's name (its file stem,
     or the stem's number: '01')."""
-    from attnviz.ui import lesson_handout
-    from attnviz.ui.lessons.loader import LESSONS_DIR
+    from attnviz.lessons import handout as lesson_handout
+    from attnviz.lessons.loader import LESSONS_DIR
 
     path = Path(lesson)
     if not path.is_file():
@@ -112,7 +114,7 @@ def parser() -> argparse.ArgumentParser:
     hand.add_argument("lesson", help="a lesson .toml file or a bundled lesson's name ('01')")
     hand.add_argument("out", type=Path, help="the HTML file to write")
     exp = commands.add_parser("export", help="write a page's view as one offline HTML file")
-    exp.add_argument("link", help="a page and its link's query: 'text?ta_text=Hi&ta_heads=2'")
+    exp.add_argument("link", help="a page and its link's query, as the app's address bar holds it")
     exp.add_argument("out", type=Path, help="the HTML file to write")
     return top
 

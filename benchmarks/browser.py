@@ -34,7 +34,7 @@ import time
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 
-from attnviz.ui.navigation import all_pages
+from attnviz.topics.registry import all_pages
 from benchmarks.browser_probe import CALM_MS, PROBE, READ, RESET, Move, cpu_seconds, wait_calm
 from tests.support.browser import IDLE, launch_args, page_url
 from tests.support.server import AppServer, start, stop, wait_healthy

@@ -24,9 +24,20 @@ from torch import nn
 
 from attnviz.topics.circuits.grokking import grokking_step
 from attnviz.topics.circuits.induction import induction_bump, repeated_copy_loss
-from attnviz.topics.circuits.presets import GROKKING_PRESETS, INDUCTION_PRESETS, SINK_PRESETS
+from attnviz.topics.circuits.params import GROKKING, INDUCTION, SINKS
+from attnviz.topics.circuits.scene import SCENE, preset_jobs
 from attnviz.topics.circuits.sinks import eviction_losses, sink_shares
 from attnviz.topics.live import train
+
+INDUCTION_PRESETS = preset_jobs(INDUCTION)  # the page's presets, as their Start submits them
+GROKKING_PRESETS = preset_jobs(GROKKING)
+SINK_PRESETS = {  # each sink preset, without and with a BOS token
+    f"{name}, {'BOS' if bos else 'no BOS'}": SCENE.config(
+        SCENE.values(SCENE.table.presets[name], ci_bos=bos)
+    )
+    for name in preset_jobs(SINKS)
+    for bos in (False, True)
+}
 
 
 def heads(values: np.ndarray) -> str:
@@ -104,7 +115,7 @@ def steps_per_second(params, loss_fn, n_train: int, steps: int = 300, batch: int
 
 def against_plain() -> None:
     torch.set_num_threads(1)
-    job = INDUCTION_PRESETS["2 layers, attention only"]
+    job = INDUCTION_PRESETS["Induction: 2 layers"]
     ours = job.spec.build()
     c = ours.config
     plain = PlainModel(c.vocab_size, c.max_len, c.d_model, c.n_head, c.n_layer)

@@ -249,7 +249,7 @@ async def classroom(url: str, database_url: str, students: int, window: float, s
     `students` students joining and voting within `window` s; `kill(replica)`, if given, kills
     the replica not serving the projector halfway through."""
     from attnviz.classroom import Store, StoreConfig
-    from attnviz.ui.lessons.loader import bundled_lessons
+    from attnviz.lessons.loader import bundled_lessons
 
     choices = list(bundled_lessons()[LESSON].steps[STEP - 1].question.options)
     rng, tally = random.Random(seed), Tally()

@@ -7,12 +7,12 @@ import streamlit as st
 from attnviz.topics.scale.params import DEFAULT_TEXT, MAX_CHARS, MAX_TOKENS
 from attnviz.topics.scale.scene import SCENE, token_count
 from attnviz.topics.scene import SceneInputError
-from attnviz.ui import layout
-from attnviz.ui import scale_sections as parts
-from attnviz.ui.lesson_answers import publish
-from attnviz.ui.scene_cache import scene_run
-from attnviz.ui.settings import settings
-from attnviz.ui.widgets import draw, preset_buttons, reset_button
+from attnviz.ui.common import layout
+from attnviz.ui.common.scene_cache import scene_run
+from attnviz.ui.common.settings import settings
+from attnviz.ui.common.widgets import draw, preset_buttons, reset_button
+from attnviz.ui.lecture.answers import publish
+from attnviz.ui.parts import scale as parts
 
 TABLE = SCENE.table
 

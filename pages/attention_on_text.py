@@ -10,13 +10,14 @@ from attnviz.topics.scene import SceneInputError
 from attnviz.topics.text.attention import MAX_TOKENS, attention_csv, attention_json, valid_heads
 from attnviz.topics.text.params import HEAD_VIEW_HEADS, MAX_CHARS, PRONOUN_TEXT
 from attnviz.topics.text.scene import SCENE
-from attnviz.ui import layout, text_sections
-from attnviz.ui.figures import show
-from attnviz.ui.head_view import head_view
-from attnviz.ui.lesson_answers import publish
-from attnviz.ui.scene_cache import scene_run
-from attnviz.ui.settings import settings
-from attnviz.ui.widgets import draw, preset_buttons, reset_button
+from attnviz.ui.common import layout
+from attnviz.ui.common.figures import show
+from attnviz.ui.common.head_view import head_view
+from attnviz.ui.common.scene_cache import scene_run
+from attnviz.ui.common.settings import settings
+from attnviz.ui.common.widgets import draw, preset_buttons, reset_button
+from attnviz.ui.lecture.answers import publish
+from attnviz.ui.parts import text as parts
 
 TABLE = SCENE.table
 
@@ -68,7 +69,7 @@ if out.attention.truncated_from > t:
     )
     st.warning(msg)
 
-text_sections.pronoun_note(values["ta_text"], PRONOUN_TEXT)
+parts.pronoun_note(values["ta_text"], PRONOUN_TEXT)
 if t == 1:
     st.info("One token can only attend to itself: every weight is 1. Type a longer text.")
 show(SCENE.views(out, values, only={"heads_grid"})["heads_grid"], "heads_grid")
@@ -79,7 +80,7 @@ st.caption(
     r"neg_sq_dist $-\lVert q-k\rVert^2$. RoPE rotates $q$ and $k$ by their position "
     "instead of adding a vector to the embedding."
 )
-text_sections.bpe_note(tokens, values["ta_tok"])
+parts.bpe_note(tokens, values["ta_tok"])
 bpe = values["ta_tok"] == "bpe"
 vocab_note = f" (BPE vocabulary: {bpe_learned_size(values['ta_vocab'])} entries)" if bpe else ""
 st.markdown(f"**{t} tokens**{vocab_note}: each with its id")
@@ -104,17 +105,17 @@ with row_col:
 with view_col:
     sync_head_pills(heads)
     picked = draw(TABLE, HEAD_VIEW_HEADS, choices=list(range(heads)))
-    shown_heads = text_sections.heads_to_draw(picked, heads)
+    shown_heads = parts.heads_to_draw(picked, heads)
     head_view(out.attention.weights, tokens, shown_heads, query, "ta_hv", "ta_query")
-text_sections.long_input(figs, tokens, head)
+parts.long_input(figs, tokens, head)
 
-text_sections.vectors(out, values)
-text_sections.padding(out, values)
+parts.vectors(out, values)
+parts.padding(out, values)
 st.subheader("Experiments")
-text_sections.shuffle(out, values)
-text_sections.saturation(out, values)
-text_sections.causal(out, values)
-text_sections.temperature(out, values)
+parts.shuffle(out, values)
+parts.saturation(out, values)
+parts.causal(out, values)
+parts.temperature(out, values)
 
 layout.try_this(SCENE.try_this)
 left, right = st.columns(2)

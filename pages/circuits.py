@@ -6,13 +6,11 @@ import streamlit as st
 from attnviz.figures.circuits import ablation_figure, head_names
 from attnviz.topics.circuits.params import INDUCTION
 from attnviz.topics.circuits.scene import SCENE, ablation, notes, so_far
-from attnviz.ui import layout
-from attnviz.ui.figures import show
-from attnviz.ui.scene_cache import job_or_stop
-from attnviz.ui.settings import settings
-from attnviz.ui.training_form import training_form
-from attnviz.ui.training_panel import LiveRun, training_panel
-from attnviz.ui.widgets import draw, preset_buttons, reset_button
+from attnviz.ui.common import layout
+from attnviz.ui.common.figures import show
+from attnviz.ui.common.widgets import draw
+from attnviz.ui.training.page import TrainingPage
+from attnviz.ui.training.panel import LiveRun
 
 TABLE = SCENE.table
 SETTINGS = {  # each experiment's own settings, drawn only while it is chosen
@@ -21,27 +19,23 @@ SETTINGS = {  # each experiment's own settings, drawn only while it is chosen
     "Attention sinks": ("ci_attn", "ci_bos", "ci_window"),
 }
 
-layout.intro(
+page = TrainingPage(
+    SCENE,
     "Watching circuits form",
     "Three stories of how attention heads *form* during training, each small enough to train "
     "live on one CPU core: an **induction head** (a two-layer attention-only model learns to "
     "copy what followed the last occurrence of the current token, with a sudden drop in loss), "
     "**grokking** (a network memorises a + b mod p, then much later generalises) and **attention "
     "sinks** (heads park their attention on the first token). Pick a preset, press **Start**.",
+    ["Experiment"],
+    per_row=3,
 )
-preset_buttons(TABLE, per_row=3)
-reset_button(TABLE)
-places = layout.training_layout(["Experiment", "Training"])
-experiment_col, train_col = places.groups
+(experiment_col,) = page.groups
 with experiment_col:
     drawn = {"ci_exp": draw(TABLE, "ci_exp")}
     drawn |= {key: draw(TABLE, key) for key in SETTINGS[drawn["ci_exp"]]}
-with train_col:
-    drawn |= training_form(TABLE)
-
-glob = settings()
-values = SCENE.values(drawn, seed=glob.seed, device=glob.device)
-job, untrained = job_or_stop(SCENE, values)  # what Start submits; step 0
+values = page.settle(drawn)
+untrained = page.untrained()  # step 0
 
 
 def place(figures: dict) -> None:
@@ -84,15 +78,6 @@ def draw_live(run: LiveRun) -> None:
             ablation_tool(run)
 
 
-with places.stage:
-    training_panel(
-        "ci",
-        job.spec,
-        job.train,
-        draw_live,
-        problems=job.train.problems(),
-        buttons_in=places.buttons,
-        curves_last=True,
-    )
+page.panel(draw_live, problems=page.job.train.problems(), curves_last=True)
 
 layout.try_this(SCENE.try_this)

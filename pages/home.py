@@ -3,8 +3,8 @@ classroom room by its code."""
 
 import streamlit as st
 
-from attnviz.ui.classroom_student import join_box
-from attnviz.ui.navigation import PAGES
+from attnviz.topics.registry import HOME, sections
+from attnviz.ui.lecture.student import join_box
 
 st.title("AttnViz: see, poke and train attention")
 st.markdown(
@@ -14,11 +14,11 @@ st.markdown(
     "and folds the sidebar away; High contrast darkens text, borders and colour scales."
 )
 join_box()  # a live classroom's room code, typed by a student
-for section, entries in PAGES.items():
-    entries = [page for page in entries if page.url != "home"]
+for section, entries in sections().items():
+    entries = [page for page in entries if page is not HOME]
     if not entries:
         continue
     st.subheader("Lessons for a lecture" if section == "Start" else section)
     for page in entries:
-        st.page_link(page.path, label=page.title, icon=page.icon)
+        st.page_link(page.script, label=page.title, icon=page.icon)
         st.caption(page.blurb)

@@ -3,8 +3,8 @@ cross-attention over the image's regions is drawn on the image (Show, Attend and
 layout over its scene (attnviz.topics.captioning.scene)."""
 
 from attnviz.topics.captioning.scene import SCENE, captioned, figures
-from attnviz.ui import layout
-from attnviz.ui.captioning_sections import (
+from attnviz.ui.common.widgets import draw
+from attnviz.ui.parts.captioning import (
     heads_section,
     held_out_section,
     matrix_view,
@@ -13,15 +13,13 @@ from attnviz.ui.captioning_sections import (
     share_section,
     words_view,
 )
-from attnviz.ui.scene_cache import job_or_stop
-from attnviz.ui.settings import settings
-from attnviz.ui.training_form import training_form
-from attnviz.ui.training_panel import LiveRun, training_panel
-from attnviz.ui.widgets import draw, preset_buttons, reset_button
+from attnviz.ui.training.page import TrainingPage
+from attnviz.ui.training.panel import LiveRun
 
 TABLE = SCENE.table
 
-layout.intro(
+page = TrainingPage(
+    SCENE,
     "Captioning: words that look at the image",
     "A small CNN turns the image into a 6 × 6 grid of region vectors; a decoder writes the "
     "caption one word at a time, and before each word it attends over the regions (the "
@@ -29,11 +27,9 @@ layout.intro(
     "generated, their captions follow a small grammar (“a large red square left of a small "
     "blue circle”), and blue triangles can be held out of training. Press **Start** and watch "
     "each word learn where to look (Show, Attend and Tell; Xu et al., 2015).",
+    ["Scenes", "Captioner"],
 )
-preset_buttons(TABLE, per_row=2)
-reset_button(TABLE)
-places = layout.training_layout(["Scenes", "Captioner", "Training"])
-data_col, model_col, train_col = places.groups
+data_col, model_col = page.groups
 with data_col:
     chosen = {key: draw(TABLE, key) for key in ("cp_shapes", "cp_ntrain", "cp_held")}
 with model_col:
@@ -43,12 +39,8 @@ with model_col:
     chosen["cp_d"] = draw(TABLE, "cp_d")
     chosen["cp_layers"] = draw(TABLE, "cp_layers", disabled=not transformer)
     chosen["cp_heads"] = draw(TABLE, "cp_heads", disabled=not transformer)
-with train_col:
-    chosen |= training_form(TABLE)
-
-glob = settings()
-values = SCENE.values(chosen, seed=glob.seed, device=glob.device)
-job, untrained = job_or_stop(SCENE, values)  # what Start submits; step 0
+values = page.settle(chosen)
+job, untrained = page.job, page.untrained()  # what Start submits; step 0
 
 
 def draw_live(run: LiveRun) -> None:
@@ -69,7 +61,4 @@ def draw_live(run: LiveRun) -> None:
     held_out_section(seen)
 
 
-with places.stage:
-    training_panel("cp", job.spec, job.train, draw_live, buttons_in=places.buttons)
-
-layout.try_this(SCENE.try_this)
+page.panel(draw_live)

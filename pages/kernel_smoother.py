@@ -7,13 +7,12 @@ import streamlit as st
 from attnviz.core.kernels import LEARNED
 from attnviz.data.toy import DATASETS
 from attnviz.topics.kernel.scene import SCENE, measure, notes, samples
-from attnviz.ui import downloads, layout
-from attnviz.ui.figures import show
-from attnviz.ui.scene_cache import scene_run
-from attnviz.ui.settings import settings
-from attnviz.ui.training_form import training_form
-from attnviz.ui.training_panel import LiveRun, training_panel
-from attnviz.ui.widgets import draw, preset_buttons, reset_button
+from attnviz.ui.common import downloads, layout
+from attnviz.ui.common.figures import show
+from attnviz.ui.common.scene_cache import scene_run
+from attnviz.ui.common.widgets import draw
+from attnviz.ui.training.page import TrainingPage
+from attnviz.ui.training.panel import LiveRun
 
 TABLE = SCENE.table
 SAY = {"error": st.error, "warning": st.warning, "info": st.info}
@@ -29,7 +28,8 @@ def move_query() -> None:
             st.session_state["ks_qy"] = round(float(np.clip(points[0]["y"], -4, 6)), 1)
 
 
-layout.intro(
+page = TrainingPage(
+    SCENE,
     "Attention as a learned kernel smoother",
     "Seed 000 defines attention as a learnable function: "
     r"$f_\theta(x) = \frac{1}{n(x)} \sum_s \alpha(x, x_s)\, g(x_s)$ with "
@@ -39,12 +39,9 @@ layout.intro(
     r"$\exp\langle \theta_q x, \theta_k x_s \rangle$ or **Mahalanobis** "
     r"$\exp(-\lVert \theta (x - x_s) \rVert^2)$ with $\theta \in \mathbb{R}^{K \times J}$. "
     "Press Start and watch θ learn.",
+    ["Data", "Model"],
 )
-preset_buttons(TABLE)
-reset_button(TABLE)
-
-places = layout.training_layout(["Data", "Model", "Training"])  # Start in the first screen
-data_col, model_col, train_col = places.groups
+data_col, model_col = page.groups
 with data_col:
     drawn = {"ks_data": draw(TABLE, "ks_data")}
     st.caption(DATASETS[drawn["ks_data"]])
@@ -55,11 +52,7 @@ with model_col:
     drawn["ks_g"] = draw(TABLE, "ks_g")
     drawn["ks_width"] = draw(TABLE, "ks_width", disabled=kernel == "dot_product")
     drawn |= {key: draw(TABLE, key) for key in ("ks_norm", "ks_loo")}
-with train_col:
-    drawn |= training_form(TABLE)
-
-values = SCENE.values(drawn, seed=settings().seed, device=settings().device)
-job = SCENE.config(values)
+values = page.settle(drawn)
 data = samples(values)
 st.session_state["_ks_dim"] = data.dim
 data_col.caption(f"{len(data.x_train)} training and {len(data.x_val)} validation samples")
@@ -109,9 +102,6 @@ def draw_views(run: LiveRun) -> None:
     )
 
 
-with places.stage:
-    training_panel(
-        "ks", job.spec, job.train, draw_views, buttons_in=places.buttons, curves_last=True
-    )
+page.panel(draw_views, curves_last=True)
 
 layout.try_this(SCENE.try_this)

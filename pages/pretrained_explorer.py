@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.io.export import array_to_npy
+from attnviz.io.user_text import md_literal
 from attnviz.topics.pretrained.model import MAX_TOKENS
 from attnviz.topics.pretrained.scene import (
     CAUSAL_NOTE,
@@ -15,11 +16,13 @@ from attnviz.topics.pretrained.scene import (
     query_key,
 )
 from attnviz.topics.scene import SceneInputError
-from attnviz.ui import layout
-from attnviz.ui.figures import show
-from attnviz.ui.head_view import head_view
-from attnviz.ui.lesson_answers import publish
-from attnviz.ui.pretrained_views import (
+from attnviz.ui.common import layout
+from attnviz.ui.common.figures import show
+from attnviz.ui.common.head_view import head_view
+from attnviz.ui.common.scene_cache import scene_run
+from attnviz.ui.common.widgets import draw, preset_buttons, reset_button
+from attnviz.ui.lecture.answers import publish
+from attnviz.ui.parts.pretrained import (
     LAYERS_LABEL,
     OPEN_LAYERS,
     OPEN_PROJECTION,
@@ -32,9 +35,6 @@ from attnviz.ui.pretrained_views import (
     query_key_download,
     sized,
 )
-from attnviz.ui.scene_cache import scene_run
-from attnviz.ui.text_sections import md_literal
-from attnviz.ui.widgets import draw, preset_buttons, reset_button
 
 TABLE = SCENE.table
 

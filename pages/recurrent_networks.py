@@ -6,9 +6,10 @@ import streamlit as st
 
 from attnviz.data.dates import MAX_IN, NOTES
 from attnviz.topics.recurrent.scene import SCENE, restored
-from attnviz.ui import layout
-from attnviz.ui.figures import show
-from attnviz.ui.recurrent_sections import (
+from attnviz.ui.common import layout
+from attnviz.ui.common.figures import show
+from attnviz.ui.common.widgets import draw
+from attnviz.ui.parts.recurrent import (
     PROBE_NOTE,
     encoder_section,
     length_section,
@@ -16,38 +17,31 @@ from attnviz.ui.recurrent_sections import (
     timing_section,
     your_date,
 )
-from attnviz.ui.scene_cache import job_or_stop
-from attnviz.ui.settings import settings
-from attnviz.ui.training_form import training_form
-from attnviz.ui.training_panel import LiveRun, training_panel
-from attnviz.ui.widgets import draw, preset_buttons, reset_button
+from attnviz.ui.training.page import TrainingPage
+from attnviz.ui.training.panel import LiveRun
 
 TABLE = SCENE.table
 
-layout.intro(
+page = TrainingPage(
+    SCENE,
     "Recurrent networks and attention",
     "An RNN reads a sentence one character at a time; a decoder then writes the translation. "
     "Without attention, everything it writes must come from the encoder's last state, one vector. "
     "With attention (Bahdanau et al., 2015) the decoder looks back over **every** encoder state "
     "as it writes each character. Both models train here side by side on the same dates "
     "(“23 nov 2026” → “2026-11-23”). Press **Start** and watch the alignment form.",
+    ["Task", "Model"],
+    per_row=3,
 )
-preset_buttons(TABLE, per_row=3)
-reset_button(TABLE)
-places = layout.training_layout(["Task", "Model", "Training"])
-task_col, model_col, train_col = places.groups
+task_col, model_col = page.groups
 with task_col:
     chosen = {"rn_task": draw(TABLE, "rn_task")}
     st.caption(NOTES[chosen["rn_task"]])
     chosen["rn_ntrain"] = draw(TABLE, "rn_ntrain")
 with model_col:
     chosen |= {key: draw(TABLE, key) for key in ("rn_cell", "rn_bi", "rn_score", "rn_hidden")}
-with train_col:
-    chosen |= training_form(TABLE)
-
-glob = settings()
-values = SCENE.values(chosen, seed=glob.seed, device=glob.device)
-job, untrained = job_or_stop(SCENE, values)  # what Start submits; step 0
+values = page.settle(chosen)
+untrained = page.untrained()  # step 0
 
 
 def draw_live(run: LiveRun) -> None:
@@ -73,9 +67,6 @@ def draw_live(run: LiveRun) -> None:
     encoder_section(snapshot, shown, pair)
 
 
-with places.stage:
-    training_panel("rn", job.spec, job.train, draw_live, buttons_in=places.buttons,
-                   model_name="with attention")  # fmt: skip
-
-timing_section(glob.device)
+page.panel(draw_live, model_name="with attention")
+timing_section(values["device"])
 layout.try_this(SCENE.try_this)

@@ -15,14 +15,14 @@ from attnviz.topics.self_attention.scene import (
     stages,
 )
 from attnviz.topics.self_attention.steps import step_labels
-from attnviz.ui import downloads, layout
-from attnviz.ui.figures import show
-from attnviz.ui.lesson_answers import publish
-from attnviz.ui.live_attention_row import live_row_view
-from attnviz.ui.matrix_editor import edit_matrix
-from attnviz.ui.scene_cache import scene_run
-from attnviz.ui.settings import settings
-from attnviz.ui.widgets import draw, preset_buttons, reset_button
+from attnviz.ui.common import downloads, layout
+from attnviz.ui.common.figures import show
+from attnviz.ui.common.matrix_editor import edit_matrix
+from attnviz.ui.common.scene_cache import scene_run
+from attnviz.ui.common.settings import settings
+from attnviz.ui.common.widgets import draw, preset_buttons, reset_button
+from attnviz.ui.lecture.answers import publish
+from attnviz.ui.parts.self_attention import live_row_view
 
 TABLE = SCENE.table
 STEP_LATEX = (  # each step's formula, shown under its heading

@@ -13,13 +13,13 @@ from attnviz.topics.soft_select.scene import (
     table_text,
     terms_text,
 )
-from attnviz.ui import downloads, layout
-from attnviz.ui.figures import show
-from attnviz.ui.lesson_answers import publish
-from attnviz.ui.live_select import live_query_view
-from attnviz.ui.scene_cache import scene_run
-from attnviz.ui.settings import settings
-from attnviz.ui.widgets import draw, preset_buttons, reset_button
+from attnviz.ui.common import downloads, layout
+from attnviz.ui.common.figures import show
+from attnviz.ui.common.scene_cache import scene_run
+from attnviz.ui.common.settings import settings
+from attnviz.ui.common.widgets import draw, preset_buttons, reset_button
+from attnviz.ui.lecture.answers import publish
+from attnviz.ui.parts.soft_select import live_query_view
 
 TABLE = SCENE.table
 

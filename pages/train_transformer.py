@@ -5,13 +5,12 @@ import streamlit as st
 
 from attnviz.topics.transformer.scene import SCENE, probe
 from attnviz.topics.transformer.task import SEQUENCE_ACCURACY
-from attnviz.ui import layout
-from attnviz.ui.scene_cache import scene_run
-from attnviz.ui.settings import settings
-from attnviz.ui.training_form import training_form
-from attnviz.ui.training_panel import LiveRun, training_panel
-from attnviz.ui.transformer_tools import attention_by_layer, trained_tools
-from attnviz.ui.widgets import draw, preset_buttons, reset_button
+from attnviz.ui.common import layout
+from attnviz.ui.common.scene_cache import scene_run
+from attnviz.ui.common.widgets import draw
+from attnviz.ui.parts.transformer import attention_by_layer, trained_tools
+from attnviz.ui.training.page import TrainingPage
+from attnviz.ui.training.panel import LiveRun
 
 TABLE = SCENE.table
 TASK_NOTES = {
@@ -25,16 +24,16 @@ TASK_NOTES = {
 }
 
 
-layout.intro(
+page = TrainingPage(
+    SCENE,
     "Train a transformer live",
     "A tiny transformer (pre-LayerNorm blocks, multi-head self-attention, an MLP) learns a toy task "
     "in seconds on a CPU. Pick a preset, press **Start**, and watch the loss fall and the attention "
     "maps of one fixed example sharpen. Encoders see the whole sequence; causal decoders only the past.",
+    ["Task", "Model"],
+    per_row=3,
 )
-preset_buttons(TABLE, per_row=3)
-reset_button(TABLE)
-places = layout.training_layout(["Task", "Model", "Training"])  # Start in the first screen
-task_col, model_col, train_col = places.groups
+task_col, model_col = page.groups
 with task_col:
     drawn = {"tt_task": draw(TABLE, "tt_task")}
     st.caption(TASK_NOTES[drawn["tt_task"]])
@@ -42,11 +41,8 @@ with task_col:
 with model_col:
     drawn |= {key: draw(TABLE, key) for key in ("tt_layers", "tt_heads", "tt_d", "tt_drop")}
     drawn["tt_pos"] = draw(TABLE, "tt_pos")
-with train_col:
-    drawn |= training_form(TABLE)
-
-values = SCENE.values(drawn, seed=settings().seed, device=settings().device)
-job = SCENE.config(values)
+values = page.settle(drawn)
+job = page.job
 example = probe(job.spec.task)
 st.caption(f"{example.notes} Probe example: `{' '.join(example.tokens)}`")
 
@@ -85,14 +81,6 @@ def draw_live(run: LiveRun) -> None:
     trained_tools(run.spec, run.snapshot, step)
 
 
-with places.stage:
-    training_panel(
-        "tt",
-        job.spec,
-        job.train,
-        draw_live,
-        problems=job.spec.model.problems(),
-        buttons_in=places.buttons,
-    )
+page.panel(draw_live, problems=job.spec.model.problems())
 
 layout.try_this(SCENE.try_this)

@@ -5,12 +5,9 @@ import streamlit as st
 
 from attnviz.topics.vision.params import PATCHES
 from attnviz.topics.vision.scene import LIVE_VIEWS, SCENE, images_and_vit, read
-from attnviz.ui import layout
-from attnviz.ui.scene_cache import job_or_stop
-from attnviz.ui.settings import settings
-from attnviz.ui.training_form import training_form
-from attnviz.ui.training_panel import LiveRun, training_panel
-from attnviz.ui.vision_sections import (
+from attnviz.ui.common import layout
+from attnviz.ui.common.widgets import draw
+from attnviz.ui.parts.vision import (
     attention_views,
     distance_views,
     mistake_gallery,
@@ -20,21 +17,21 @@ from attnviz.ui.vision_sections import (
     scores_and_answers,
     vit_vs_cnn,
 )
-from attnviz.ui.widgets import draw, preset_buttons, reset_button
+from attnviz.ui.training.page import TrainingPage
+from attnviz.ui.training.panel import LiveRun
 
 TABLE = SCENE.table
 
-layout.intro(
+page = TrainingPage(
+    SCENE,
     "Vision: attention over patches",
     "A Vision Transformer cuts an image into p × p patches, flattens each into one token (seed "
     "004: z is m patches × d), adds positions and a class token, and lets every patch attend to "
     "every other. A small CNN of about the same size learns the same images in the same run. "
     "Press **Start** and watch where the class token looks, head by head, as both learn.",
+    ["Images", "ViT"],
 )
-preset_buttons(TABLE, per_row=2)
-reset_button(TABLE)
-places = layout.training_layout(["Images", "ViT", "Training"])
-data_col, model_col, train_col = places.groups
+data_col, model_col = page.groups
 with data_col:
     chosen = {"vi_data": draw(TABLE, "vi_data")}
     chosen["vi_task"] = draw(TABLE, "vi_task", disabled=chosen["vi_data"] != "shapes")
@@ -43,12 +40,8 @@ with model_col:
     chosen["vi_patch"] = draw(TABLE, "vi_patch", choices=PATCHES[chosen["vi_data"]])
     model_keys = ("vi_layers", "vi_heads", "vi_d", "vi_pos", "vi_pool")
     chosen |= {key: draw(TABLE, key) for key in model_keys}
-with train_col:
-    chosen |= training_form(TABLE)
-
-glob = settings()
-values = SCENE.values(chosen, seed=glob.seed, device=glob.device)
-job, untrained = job_or_stop(SCENE, values)  # what Start submits; step 0
+values = page.settle(chosen)
+untrained = page.untrained()  # step 0
 st.caption(images_and_vit(values)[0].notes)
 
 
@@ -78,8 +71,6 @@ def draw_live(run: LiveRun) -> None:
     real_vit(frame.image)
 
 
-with places.stage:
-    training_panel("vi", job.spec, job.train, draw_live, buttons_in=places.buttons,
-                   model_name="ViT")  # fmt: skip
+page.panel(draw_live, model_name="ViT")
 
 layout.try_this(SCENE.try_this)

@@ -11,7 +11,7 @@ import sys
 
 from playwright.sync_api import sync_playwright
 
-from attnviz.ui.navigation import all_pages
+from attnviz.topics.registry import all_pages
 from tests.support import server
 from tests.support.browser import SHOTS, launch_args, open_app_page, warm_up
 

@@ -14,7 +14,8 @@ from attnviz.figures.fonts import NARROW_TITLE, titled
 
 ZERO_WIDTH = "\u200b"  # makes repeated characters distinct categories without showing a mark
 MODEL_COLOURS = {"with attention": "#1c7ed6", "no attention": "#2f9e44"}
-TIMING_COLOURS = {"RNN encoder": "#e8590c", "self-attention": "#1c7ed6"}
+ATTENTION = "self-attention layer"  # the timing chart's name for the parallel model
+TIMING_COLOURS = {"RNN encoder": "#e8590c", ATTENTION: "#1c7ed6"}
 
 
 def character_axis(chars: Sequence[str]) -> list[str]:
@@ -116,7 +117,7 @@ def timing_figure(rows: list[dict], title: str) -> go.Figure:
     lengths = np.array([r["length"] for r in rows], dtype=np.float32)
     series = {
         "RNN encoder": ("rnn_ms", "rnn_steps"),
-        "self-attention": ("attention_ms", "attention_steps"),
+        ATTENTION: ("attention_ms", "attention_steps"),
     }
     traces = [
         {
@@ -153,7 +154,7 @@ def steps_figure(rows: list[dict]) -> go.Figure:
             "hovertemplate": f"{name}<br>%{{x}} tokens: %{{y}} steps one after another"
             "<extra></extra>",
         }
-        for name, key in (("RNN encoder", "rnn_steps"), ("self-attention", "attention_steps"))
+        for name, key in (("RNN encoder", "rnn_steps"), (ATTENTION, "attention_steps"))
     ]
     layout = base_layout("Steps that must run one after another", 380)
     layout["xaxis"] = {"title": {"text": "sequence length (tokens)"}, "type": "log"}

@@ -5,25 +5,15 @@ with an internal field name such as `model.rank`."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from typing import Any
 
-from attnviz.topics import registry, settings
+from attnviz.topics import settings
 from attnviz.topics.params import Param
 from attnviz.topics.scene import Scene
 
 SOME_SETTINGS = "the page's settings"  # when no single setting explains the change
 TYPED = ("text_input", "text_area")  # what a user types is named, never repeated
-
-
-@functools.cache
-def scene_of_prefix(prefix: str) -> Scene | None:
-    """The scene whose parameter table has `prefix` ("ks"); None when no page has it."""
-    for url in registry.SCENE_MODULES:
-        if registry.params_module(url).TABLE.prefix == prefix:
-            return registry.scene(url)
-    return None
 
 
 def shown(param: Param, value: Any) -> str:

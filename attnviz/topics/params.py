@@ -1,6 +1,6 @@
 """A page's parameters as one typed table: key, widget, default, choices, URL binding, presets.
 
-Widgets (attnviz.ui.widgets), presets, the URL and the page's Reset button all derive from
+Widgets (attnviz.ui.common.widgets), presets, the URL and the page's Reset button all derive from
 the table, so a preset sets every parameter of its page and a link reproduces every setting.
 Plain data: no streamlit here, so tests and lessons can read the tables.
 """

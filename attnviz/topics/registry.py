@@ -1,46 +1,236 @@
-"""The one list of scenes, by page url: navigation, tests, lessons, handouts and benchmarks read
-it. Each module defines `SCENE` (attnviz.topics.scene.Scene); importing one loads only its own
-topic, so reading one page's table does not load torch for another."""
+"""The one table of pages: each page's url, title, section, icon, blurb, page script and scene.
+
+The navigation (app.py), the home page, lessons, handouts, the notebook API, tests and benchmarks
+read it; what a page is (a training page, the answers it publishes, a lesson step's problems, its
+head view, its view aliases) is a question to its Scene (attnviz.topics.scene), never another
+table keyed by url. Plain data (no streamlit import): a scene module is imported only when its
+scene is asked for, so reading the table loads no torch.
+
+Adding a page: a topic folder (attnviz/topics/<topic>/ with params.py and scene.py), a page
+script (pages/<page>.py) and one entry below.
+"""
 
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 
 from attnviz.topics.params import PageParams
 from attnviz.topics.scene import Scene
 
-# page url (attnviz.ui.navigation) -> the module holding its SCENE, in navigation order
-SCENE_MODULES = {
-    "soft-select": "attnviz.topics.soft_select.scene",
-    "self-attention": "attnviz.topics.self_attention.scene",
-    "kernel-smoother": "attnviz.topics.kernel.scene",
-    "recurrent": "attnviz.topics.recurrent.scene",
-    "text": "attnviz.topics.text.scene",
-    "train-transformer": "attnviz.topics.transformer.scene",
-    "watch-circuits": "attnviz.topics.circuits.scene",
-    "attention-at-scale": "attnviz.topics.scale.scene",
-    "vision-patches": "attnviz.topics.vision.scene",
-    "captioning": "attnviz.topics.captioning.scene",
-    "pretrained": "attnviz.topics.pretrained.scene",
-}
+
+@dataclass(frozen=True)
+class Page:
+    """One page of the app."""
+
+    url: str  # url_path: the page's address is /<url>; links and lessons name pages by it
+    title: str
+    section: str  # the navigation's group
+    icon: str
+    blurb: str  # one line: what it teaches (the home page lists it)
+    script: str  # the page script, relative to the repository root
+    topic: str | None = None  # the module holding its SCENE; None: a page without one
+
+    @property
+    def scene(self) -> Scene | None:
+        """The page's scene (imports its topic), None for a page without one."""
+        return None if self.topic is None else _import(self.topic).SCENE
+
+    def params(self):
+        """The module of the page's parameter table and Try-this list (`TABLE`, `TRY_THIS`), next
+        to its scene; lighter to import than the scene (no figures)."""
+        return _import(self.topic.removesuffix(".scene") + ".params")
+
+
+def _entry(url, title, section, icon, blurb, script, topic=None) -> Page:
+    return Page(url, title, section, icon, blurb, f"pages/{script}.py", topic)
+
+
+_TOPIC = "attnviz.topics.{}.scene"
+PAGES: list[Page] = [
+    _entry("home", "Home", "Start", ":material/home:", "What each page teaches.", "home"),
+    _entry(
+        "lessons",
+        "Lessons",
+        "Start",
+        ":material/slideshow:",
+        "Guided stories across the pages for a lecture: predict, then reveal.",
+        "guided_lessons",
+    ),
+    _entry(
+        "soft-select",
+        "Soft select",
+        "Foundations",
+        ":material/join:",
+        "A query picks from a table of keys and values: hard select vs softmax weights.",
+        "soft_select",
+        _TOPIC.format("soft_select"),
+    ),
+    _entry(
+        "self-attention",
+        "Self-attention, step by step",
+        "Foundations",
+        ":material/stairs:",
+        "Every matrix of Q = zW_q + B_q … softmax(QKᵀ/√e)V with its numbers and shape.",
+        "self_attention_steps",
+        _TOPIC.format("self_attention"),
+    ),
+    _entry(
+        "kernel-smoother",
+        "Attention as a kernel smoother",
+        "Learning attention",
+        ":material/scatter_plot:",
+        "f(x) = Σ α(x, x_s) g(x_s) / n(x): learn a dot-product or Mahalanobis kernel live.",
+        "kernel_smoother",
+        _TOPIC.format("kernel"),
+    ),
+    _entry(
+        "recurrent",
+        "Recurrent networks and attention",
+        "Recurrence",
+        ":material/repeat:",
+        "An RNN translates dates with and without attention: the alignment forms as it learns.",
+        "recurrent_networks",
+        _TOPIC.format("recurrent"),
+    ),
+    _entry(
+        "text",
+        "Attention on text",
+        "Transformers",
+        ":material/text_fields:",
+        "Your sentence: tokens, positions, heads, masks; why positions and why ÷√d_k.",
+        "attention_on_text",
+        _TOPIC.format("text"),
+    ),
+    _entry(
+        "train-transformer",
+        "Train a transformer live",
+        "Transformers",
+        ":material/model_training:",
+        "A tiny transformer learns reverse, sort, copy, … in seconds; watch its attention form.",
+        "train_transformer",
+        _TOPIC.format("transformer"),
+    ),
+    _entry(
+        "watch-circuits",
+        "Watching circuits form",
+        "Transformers",
+        ":material/hub:",
+        "Induction heads, grokking and attention sinks form as you watch a tiny model train.",
+        "circuits",
+        _TOPIC.format("circuits"),
+    ),
+    _entry(
+        "attention-at-scale",
+        "Attention at scale",
+        "Transformers",
+        ":material/speed:",
+        "Why attention costs T²: windows, linear attention, FlashAttention, the KV cache.",
+        "attention_at_scale",
+        _TOPIC.format("scale"),
+    ),
+    _entry(
+        "vision-patches",
+        "Vision: attention over patches",
+        "Vision",
+        ":material/grid_view:",
+        "A tiny ViT beside a CNN on digits and shapes: where each head looks, live.",
+        "vision",
+        _TOPIC.format("vision"),
+    ),
+    _entry(
+        "captioning",
+        "Captioning: words that look at the image",
+        "Vision",
+        ":material/image_search:",
+        "A captioner writes what it sees; each word's attention is drawn on the image, live.",
+        "image_captioning",
+        _TOPIC.format("captioning"),
+    ),
+    _entry(
+        "pretrained",
+        "Pretrained model explorer",
+        "Real models",
+        ":material/psychology:",
+        "Every layer and head of a real model (MiniLM), queries and keys, rollout, head types.",
+        "pretrained_explorer",
+        _TOPIC.format("pretrained"),
+    ),
+]
+HOME = PAGES[0]
+
+
+def _import(module: str):
+    return importlib.import_module(module)
+
+
+def all_pages() -> list[Page]:
+    """Every page in navigation order."""
+    return list(PAGES)
+
+
+def sections() -> dict[str, list[Page]]:
+    """The pages by navigation section, in order."""
+    out: dict[str, list[Page]] = {}
+    for entry in PAGES:
+        out.setdefault(entry.section, []).append(entry)
+    return out
+
+
+def page(url: str) -> Page:
+    """The page at `url` (KeyError: no page there)."""
+    for entry in PAGES:
+        if entry.url == url:
+            return entry
+    raise KeyError(url)
+
+
+def scene_pages() -> list[Page]:
+    """The pages that have a scene, in navigation order."""
+    return [entry for entry in PAGES if entry.topic is not None]
+
+
+def scene_urls() -> list[str]:
+    """The url of every page that has a scene, in navigation order."""
+    return [entry.url for entry in scene_pages()]
+
+
+def has_scene(url: str) -> bool:
+    """Whether the page at `url` exists and has a scene."""
+    return url in scene_urls()
 
 
 def scene(url: str) -> Scene:
     """The scene of the page at `url` (KeyError: no page there has one)."""
-    return importlib.import_module(SCENE_MODULES[url]).SCENE
+    found = page(url).scene
+    if found is None:
+        raise KeyError(url)
+    return found
 
 
 def scenes() -> dict[str, Scene]:
     """Every scene, by page url."""
-    return {url: scene(url) for url in SCENE_MODULES}
+    return {entry.url: entry.scene for entry in scene_pages()}
 
 
 def params_module(url: str):
-    """The module of the page's parameter table and Try-this list (`TABLE`, `TRY_THIS`), next
-    to its scene; lighter to import than the scene (no figures)."""
-    return importlib.import_module(SCENE_MODULES[url].removesuffix(".scene") + ".params")
+    """The module of the page's parameter table and Try-this list."""
+    return page(url).params()
 
 
 def page_tables() -> dict[str, PageParams]:
     """Every page's parameter table, by page url."""
-    return {url: params_module(url).TABLE for url in SCENE_MODULES}
+    return {entry.url: entry.params().TABLE for entry in scene_pages()}
+
+
+def register(entry: Page) -> Page:
+    """Add a page to the table (a plug-in, or a test's throwaway page); a page already at that url
+    is replaced. Returns the entry."""
+    unregister(entry.url)
+    PAGES.append(entry)
+    return entry
+
+
+def unregister(url: str) -> None:
+    """Remove the page at `url` from the table (nothing when there is none)."""
+    PAGES[:] = [entry for entry in PAGES if entry.url != url]

@@ -65,11 +65,19 @@ def _no_answers(result: Any, values: Values) -> dict[str, Answer]:
     return {}
 
 
+def _no_problems(state: Values) -> list[tuple[str, str]]:
+    return []
+
+
+def _last_snapshot(trained: Any) -> Any:
+    return trained.snapshot
+
+
 @dataclass(frozen=True)
 class Scene:
     """One page's settings → config → result → views, Streamlit-free."""
 
-    url: str  # the page's url path (attnviz.ui.navigation)
+    url: str  # the page's url path (its entry in attnviz.topics.registry)
     table: PageParams
     try_this: tuple[str, ...]
     config: Callable[[Values], Any]
@@ -77,13 +85,34 @@ class Scene:
     views: Callable[..., dict[str, Any]]  # (result, values, only=None) -> {name: go.Figure}
     main_view: str  # the view a handout or a thumbnail shows
     answers: Callable[[Any, Values], dict[str, Answer]] = _no_answers
+    # the names of the answers `answers` publishes (a lesson's `computed:<name>` may name them)
+    answer_names: tuple[str, ...] = ()
+    # a lesson step's settings that do not fit each other: state -> [(parameter key, reason)]
+    problems: Callable[[Values], list[tuple[str, str]]] = _no_problems
+    # the head view's data as the page draws it (pages with one): (result, values) -> dict
+    head_view: Callable[[Any, Values], dict] | None = None
+    # views drawn in another view's place under their own name: name -> the view it stands for
+    # (a run's maps in place of the untrained model's)
+    view_aliases: Mapping[str, str] = field(default_factory=dict)
     # training pages: the trained result of a job, run to its end in this process
+    # (attnviz.topics.live.TrainedRun), and what the views draw of it (its last snapshot)
     train: Callable[[Job], Any] | None = None
+    trained_result: Callable[[Any], Any] = _last_snapshot
     # settings kept in the URL as text but drawn by no widget of the table (a hand-edited table
     # of keys and values, a matrix): key -> default text ("" = the page's example)
     extras: Mapping[str, str] = field(default_factory=dict)
     # a result can be tens of MB (a real model's maps at 512 tokens): the UI keeps fewer
     large_results: bool = False
+
+    @property
+    def trains(self) -> bool:
+        """A training page: Start trains its job live (its panel is keyed by the table's
+        prefix)."""
+        return self.train is not None
+
+    def stands_for(self, view: str) -> str:
+        """The view whose place `view` is drawn in (itself unless it is an alias)."""
+        return self.view_aliases.get(view, view)
 
     def values(self, overrides: Values | None = None, **more: Any) -> dict[str, Any]:
         """Every value the scene reads: global settings (seed, device, …) and the page's table at
@@ -120,6 +149,15 @@ class Scene:
                 if value is not None:
                     read[key] = value
         return self.values(read)
+
+    def trained(self, values: Values | None = None, only: Collection[str] | None = None):
+        """(trained run, views): a training page's job for `values` trained to its end in this
+        process (seconds to minutes), and the views of the trained model."""
+        if self.train is None:
+            raise SceneInputError(f"{self.url} is not a training page")
+        values = self.values() if values is None else values
+        run = self.train(self.config(values))
+        return run, self.views(self.trained_result(run), values, only)
 
     def compute(self, values: Values | None = None, only: Collection[str] | None = None):
         """(result, views) for `values` (None: the defaults)."""

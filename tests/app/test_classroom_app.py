@@ -13,9 +13,9 @@ from streamlit.testing.v1 import AppTest
 
 from attnviz.classroom import Store, StoreConfig
 from attnviz.classroom.config import URL_VARIABLE, sqlite_url
-from attnviz.ui.classroom_presenter import ROOMS
-from attnviz.ui.lesson_player import lessons
-from attnviz.ui.voter_id import SESSION_ID
+from attnviz.ui.lecture.presenter import lessons
+from attnviz.ui.lecture.room import ROOMS
+from attnviz.ui.lecture.voter_id import SESSION_ID
 from tests.support.apptest import no_exception
 from tests.support.pages import ROOT
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import tomllib
 
-from attnviz.ui.boundary import MESSAGE, RAISE_VARIABLE
+from attnviz.ui.common.boundary import MESSAGE, RAISE_VARIABLE
 from tests.support.apptest import open_page
 from tests.support.pages import ROOT
 

@@ -16,7 +16,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attnviz.figures.base import BASE_FONT
-from attnviz.topics.registry import SCENE_MODULES, scene
+from attnviz.topics.registry import scene, scene_urls
 from tests.support.apptest import (
     figures,
     keyed_widgets,
@@ -40,7 +40,7 @@ def test_page_opens_cleanly(path):
     no_exception(at)
     assert not at.error, [e.value for e in at.error]
     assert at.title or at.get("page_link"), "a page shows a title"
-    if URLS[path] in SCENE_MODULES:
+    if URLS[path] in scene_urls():
         main_figure_is_summarised(at, URLS[path])
 
 

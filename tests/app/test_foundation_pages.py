@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from attnviz.ui.matrix_editor import bad_cells_message
+from attnviz.ui.common.matrix_editor import bad_cells_message
 from tests.support.apptest import figures, no_exception, open_page, plotly_array
 
 SOFT = "pages/soft_select.py"

@@ -11,9 +11,9 @@ import time
 
 import pytest
 
-from attnviz.ui import rich_text
-from attnviz.ui.lesson_handout import handout_html, main, settle_threads, write_handout
-from attnviz.ui.lessons.loader import bundled_lessons, parse_lesson
+from attnviz.lessons import rich_text
+from attnviz.lessons.handout import handout_html, main, settle_threads, write_handout
+from attnviz.lessons.loader import bundled_lessons, parse_lesson
 
 LESSON = """
 title = "Two steps"

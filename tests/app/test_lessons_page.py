@@ -11,14 +11,13 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attnviz.topics.registry import page_tables
-from attnviz.ui.lesson_player import lessons
-from attnviz.ui.lessons.links import PUBLIC_URL_ENV
-from attnviz.ui.navigation import all_pages
+from attnviz.lessons.links import PUBLIC_URL_ENV
+from attnviz.topics.registry import all_pages, page_tables
+from attnviz.ui.lecture.presenter import lessons
 from tests.support.apptest import no_exception, open_page
 from tests.support.pages import ROOT
 
-PATHS = {entry.url: entry.path for entry in all_pages()}
+PATHS = {entry.url: entry.script for entry in all_pages()}
 
 
 def open_step(slug: str, number: int) -> AppTest:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from attnviz.ui.live_attention_row import row_value
+from attnviz.ui.parts.self_attention import row_value
 
 
 @pytest.mark.parametrize(("raw", "m", "expected"), [(0, 4, 0), (3, 4, 3), (3.0, 4, 3), (7, 8, 7)])

@@ -9,13 +9,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attnviz.topics.params import PageParams, Param
-from attnviz.topics.registry import page_tables
-from attnviz.ui.navigation import all_pages
+from attnviz.topics.registry import all_pages, page_tables
 from tests.support.apptest import no_exception, open_page
 from tests.support.pages import ROOT
 
 MENUS = ("home", "lessons")  # pages that list other pages (and lessons) and set nothing
-PAGES = {p.url: p.path for p in all_pages() if p.url not in MENUS}
+PAGES = {p.url: p.script for p in all_pages() if p.url not in MENUS}
 TABLES = page_tables()
 
 

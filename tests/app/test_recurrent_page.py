@@ -171,7 +171,7 @@ def test_the_timing_is_measured_live_and_said_in_a_sentence(page):
     no_exception(at)
     fig = figure(at, "One forward pass")
     assert fig["layout"]["xaxis"]["type"] == "log" and fig["layout"]["yaxis"]["type"] == "log"
-    assert [t["name"] for t in fig["data"]] == ["RNN encoder", "self-attention"]
+    assert [t["name"] for t in fig["data"]] == ["RNN encoder", "self-attention layer"]
     assert plotly_array(fig["data"][0]["x"]).tolist() == [16, 32, 64, 128, 256, 512, 1024]
     steps = figure(at, "Steps that must run")
     assert plotly_array(steps["data"][0]["y"]).tolist() == [16, 32, 64, 128, 256, 512, 1024]

@@ -4,7 +4,7 @@ so the test costs a fraction of a second)."""
 
 from __future__ import annotations
 
-from attnviz.ui import scale_sections
+from attnviz.ui.parts import scale as scale_sections
 from tests.support.apptest import figures, no_exception, open_page, plotly_array
 
 PAGE = "pages/attention_at_scale.py"

@@ -10,12 +10,11 @@ import json
 import numpy as np
 import pytest
 
-from attnviz.topics.registry import SCENE_MODULES, scene
-from attnviz.ui.lesson_answers import FACTS
-from attnviz.ui.navigation import all_pages
+from attnviz.topics.registry import all_pages, scene, scene_urls
+from attnviz.ui.lecture.answers import FACTS
 from tests.support.apptest import figures, no_exception, open_page, plotly_array
 
-PATHS = {p.url: p.path for p in all_pages()}
+PATHS = {p.url: p.script for p in all_pages()}
 
 
 def difference(a, b, path: str = "") -> str | None:
@@ -41,7 +40,7 @@ def difference(a, b, path: str = "") -> str | None:
     return None if a == b else f"{path}: {str(a)[:60]!r} != {str(b)[:60]!r}"
 
 
-@pytest.mark.parametrize("url", list(SCENE_MODULES))
+@pytest.mark.parametrize("url", list(scene_urls()))
 def test_the_page_draws_every_view_of_its_scene(url):
     page = scene(url)
     result, views = page.compute()

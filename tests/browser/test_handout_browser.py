@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from attnviz.ui.lesson_handout import handout_html, step_run
-from attnviz.ui.lessons.loader import parse_lesson
+from attnviz.lessons.handout import handout_html, step_run
+from attnviz.lessons.loader import parse_lesson
 from tests.support.figure_text import clipped, collisions, read_figure_text
 
 LESSON = """

@@ -17,7 +17,7 @@ import json
 
 import pytest
 
-from attnviz.topics.registry import SCENE_MODULES
+from attnviz.topics.registry import scene_urls
 from tests.support.bare_figures import (
     draw,
     drawn_widths,
@@ -107,7 +107,7 @@ def cases(known: dict | None = None) -> list:
             if (url, vp["width"]) in known
             else [],
         )
-        for url, (vp, query) in itertools.product(SCENE_MODULES, VIEWS)
+        for url, (vp, query) in itertools.product(scene_urls(), VIEWS)
     ]
 
 

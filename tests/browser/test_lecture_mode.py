@@ -12,8 +12,8 @@ import plotly.graph_objects as go
 import pytest
 
 from attnviz.figures.fonts import titled
-from attnviz.ui.figures import high_contrast, styled, wrap_title
-from attnviz.ui.settings import GlobalSettings
+from attnviz.ui.common.figures import high_contrast, styled, wrap_title
+from attnviz.ui.common.settings import GlobalSettings
 from tests.support.browser import (
     LECTURE_VIEWPORTS,
     assert_no_exception,

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from attnviz.ui.lesson_player import SPACE_TAKEN, answer_line, lessons
+from attnviz.ui.lecture.presenter import answer_line, lessons, trains
 from tests.support.browser import assert_no_exception, open_app_page, wait_idle
 
 pytestmark = pytest.mark.browser
@@ -48,7 +48,7 @@ def test_present_then_walk_the_lesson_with_the_keyboard(page, app_url):
     at_step(page, 1)
     wait_idle(page)
     assert f"step 1 of {total}" in bar_text(page)
-    assert lesson.steps[0].page not in SPACE_TAKEN
+    assert not trains(lesson.steps[0])
     page.keyboard.press("Space")
     at_step(page, 2)
     assert_no_exception(page, "lesson-walk")

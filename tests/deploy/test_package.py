@@ -57,7 +57,7 @@ def test_the_wheel_holds_the_script_static_files_lessons_and_pages(wheel):
     expected = {f"attnviz/_app/{path}" for path, _, _ in app_pages()} | {
         "attnviz/_app/app.py",
         "attnviz/_app/.streamlit/config.toml",
-        "attnviz/ui/head_view/head_view.js",
+        "attnviz/ui/common/head_view/head_view.js",
     }
     expected |= {f"attnviz/_app/lessons/{p.name}" for p in (ROOT / "lessons").glob("*.toml")}
     expected |= {f"attnviz/ui/static/{p.name}" for p in (ROOT / "attnviz/ui/static").iterdir()}

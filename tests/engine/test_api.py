@@ -15,8 +15,8 @@ import attnviz as av
 from attnviz import cli
 from attnviz.api import page_link, python_code
 from attnviz.io.html_export import figures_html, head_view_block
-from attnviz.topics.registry import SCENE_MODULES
 from attnviz.topics.registry import scene as registry_scene
+from attnviz.topics.registry import scene_urls
 from attnviz.topics.scene import SceneInputError
 from tests.support.pages import ROOT
 
@@ -40,7 +40,7 @@ def test_importing_attnviz_loads_no_torch_or_plotly():
 
 
 def test_pages_are_the_registry_in_order():
-    assert av.pages() == list(SCENE_MODULES)
+    assert av.pages() == list(scene_urls())
 
 
 def test_scene_values_views_and_answers_are_the_page_scenes():

@@ -14,8 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnviz.topics.circuits.presets import GROKKING_PRESETS, INDUCTION_PRESETS, SINK_PRESETS
-from attnviz.topics.circuits.scene import SCENE, ablation, phase_change
+from attnviz.topics.circuits.scene import SCENE, ablation, phase_change, preset_jobs
 from tests.support.trained import FINAL
 
 URL = "watch-circuits"
@@ -92,16 +91,32 @@ def test_softmax_parks_attention_on_position_0(trained):
     assert run.snapshot["scores"]["sink"][1].max() >= 0.4, run.snapshot["scores"]["sink"]
 
 
-@pytest.mark.parametrize(
-    ("preset", "engine"),
-    [
-        (TWO, INDUCTION_PRESETS["2 layers, attention only"]),
-        (ONE, INDUCTION_PRESETS["1 layer, attention only"]),
-        ("Grokking: a+b mod 53", GROKKING_PRESETS["a + b mod 53, 40 % of pairs"]),
-        ("Sinks: softmax without BOS", SINK_PRESETS["softmax, no BOS"]),
-        ("Sinks: softmax + 1", SINK_PRESETS["softmax1, no BOS"]),
-        ("Sinks: sigmoid", SINK_PRESETS["sigmoid, no BOS"]),
-    ],
-)
-def test_each_page_preset_submits_the_engines_measured_job(preset, engine):
-    assert SCENE.config(SCENE.values(SCENE.table.preset(preset))) == engine
+# each preset as the measurements describe it (README, benchmarks/circuits.py): experiment,
+# layers / modulus / attention, steps, learning rate, batches
+MEASURED = {
+    TWO: ("induction", 2, 1000, 1e-2, 64),
+    ONE: ("induction", 1, 1000, 1e-2, 64),
+    "Grokking: a+b mod 53": ("grokking", 53, 6000, 1e-3, None),
+    "Sinks: softmax without BOS": ("sinks", "softmax", 2000, 1e-2, 64),
+    "Sinks: softmax + 1": ("sinks", "softmax1", 2000, 1e-2, 64),
+    "Sinks: sigmoid": ("sinks", "sigmoid", 2000, 1e-2, 64),
+}
+
+
+def described(job) -> tuple:
+    """A preset's Job in the words of MEASURED."""
+    spec, train = job.spec, job.train
+    batch = train.batch_size if train.batch_mode == "minibatch" else None
+    if hasattr(spec, "p"):
+        return ("grokking", spec.p, train.steps, train.lr, batch)
+    if spec.data.seg_max == 16:  # the induction experiment's data (sinks: 15, fits a BOS)
+        return ("induction", spec.model.n_layer, train.steps, train.lr, batch)
+    return ("sinks", spec.model.attention, train.steps, train.lr, batch)
+
+
+def test_the_presets_are_written_once_and_submit_the_measured_jobs():
+    """The page's table is the one place the presets are written: the engine's jobs (what the
+    benchmarks train and the figures were measured on) are derived from it."""
+    jobs = preset_jobs()
+    assert {name: described(job) for name, job in jobs.items()} == MEASURED
+    assert set(preset_jobs("Induction heads")) == {TWO, ONE}

@@ -16,8 +16,9 @@ from tests.support.pages import ROOT
 def test_the_first_page_imports_no_torch():
     code = (
         "import sys\n"
-        "import attnviz.ui.navigation, attnviz.ui.sidebar, attnviz.ui.lesson_export\n"
-        "import attnviz.ui.warm_up, attnviz.ui.classroom_student\n"
+        "import attnviz.topics.registry, attnviz.ui.common.here, attnviz.ui.common.sidebar\n"
+        "import attnviz.ui.lecture.step_export, attnviz.ui.common.boundary\n"
+        "import attnviz.ui.warm_up, attnviz.ui.lecture.student\n"
         "from attnviz.training.devices import available_devices\n"
         "print(available_devices())\n"
         "print('torch' in sys.modules)\n"

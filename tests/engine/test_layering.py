@@ -1,5 +1,5 @@
 """Architecture rules: the engine never imports streamlit, and imports between the engine's rooms
-only run downward (ui > classroom > topics > figures > models > training > data > io > core): a
+only run downward (ui > classroom > lessons > topics > figures > models > training > data > io > core): a
 topic's scene builds its page's figures, and figures take arrays, never engine types."""
 
 import ast
@@ -10,7 +10,18 @@ from pathlib import Path
 from tests.support.pages import ROOT
 
 # high to low
-ROOMS = ("ui", "classroom", "topics", "figures", "models", "training", "data", "io", "core")
+ROOMS = (
+    "ui",
+    "classroom",
+    "lessons",
+    "topics",
+    "figures",
+    "models",
+    "training",
+    "data",
+    "io",
+    "core",
+)
 PACKAGE = ROOT / "attnviz"
 # the front door, above every room: the package, the notebook API and the `attnviz` command
 FRONT = {"__init__.py", "api.py", "cli.py"}

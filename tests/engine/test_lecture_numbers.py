@@ -10,7 +10,7 @@ import pytest
 
 from attnviz.figures.fonts import scale_fonts
 from attnviz.topics.registry import page_tables, scene
-from attnviz.ui.settings import GlobalSettings
+from attnviz.ui.common.settings import GlobalSettings
 
 LECTURE = GlobalSettings("cpu", 0, lecture=True, export_format="png").font_scale
 CASES = [

@@ -1,4 +1,4 @@
-"""Lessons (attnviz.ui.lessons): a malformed lesson gets a LessonError naming the file and the
+"""Lessons (attnviz.lessons): a malformed lesson gets a LessonError naming the file and the
 line (syntax, unknown page or parameter with a suggestion, bad value, answer not among the options,
 missing narration, step count), in a small text and in mutated copies of the bundled files."""
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from attnviz.ui.lessons.loader import LESSONS_DIR, bundled_lessons, load_lesson, parse_lesson
-from attnviz.ui.lessons.model import HOME, LessonError, tables
+from attnviz.lessons.loader import LESSONS_DIR, bundled_lessons, load_lesson, parse_lesson
+from attnviz.lessons.model import HOME, LessonError, tables
 
 LESSONS = bundled_lessons()
 HEADER = 'title = "T"\nsummary = "S"\nseeds = ["004"]\n\n'

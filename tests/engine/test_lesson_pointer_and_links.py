@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from attnviz.ui.lessons.links import (
+from attnviz.lessons.links import (
     PUBLIC_URL_ENV,
     BadAddress,
     absolute_link,
@@ -14,8 +14,8 @@ from attnviz.ui.lessons.links import (
     browser_base,
     configured_base,
 )
-from attnviz.ui.lessons.loader import bundled_lessons, parse_lesson
-from attnviz.ui.lessons.model import FIGURE_MAX, LessonError
+from attnviz.lessons.loader import bundled_lessons, parse_lesson
+from attnviz.lessons.model import FIGURE_MAX, LessonError
 
 LESSON = """title = "T"
 summary = "S"

@@ -1,4 +1,4 @@
-"""Lessons (attnviz.ui.lessons): the bundled files load and every step is a real, valid state of its
+"""Lessons (attnviz.lessons): the bundled files load and every step is a real, valid state of its
 page that survives the URL; step_toml round-trips. Malformed files: test_lesson_errors.py."""
 
 from __future__ import annotations
@@ -9,13 +9,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from attnviz.lessons.loader import LESSONS_DIR, bundled_lessons, parse_lesson
+from attnviz.lessons.model import Step, computed_names, tables
+from attnviz.lessons.writer import step_toml
 from attnviz.topics.params import CHOICE_WIDGETS, RANGE_WIDGETS, Param
-from attnviz.topics.registry import scene
-from attnviz.ui.lessons.loader import LESSONS_DIR, bundled_lessons, parse_lesson
-from attnviz.ui.lessons.model import COMPUTED, Step, tables
-from attnviz.ui.lessons.values import page_problems
-from attnviz.ui.lessons.writer import step_toml
-from attnviz.ui.navigation import all_pages
+from attnviz.topics.registry import all_pages, scene
 
 LESSONS = bundled_lessons()
 STEPS = [(slug, i, step) for slug, lesson in LESSONS.items() for i, step in enumerate(lesson.steps)]
@@ -62,7 +60,7 @@ def test_every_step_is_a_valid_state_of_a_real_page(slug, index, step):
     state = step.state()
     assert list(state) == table.keys
     assert all(table[key].valid(value) for key, value in state.items())
-    assert page_problems(step.page, state) == []
+    assert scene(step.page).problems(state) == []
     sentences = len(
         re.findall(r"[.!?:](?=\s+[A-Z\"(*]|$)", re.sub(r"\$[^$]*\$", "x", step.narration))
     )
@@ -100,11 +98,11 @@ def test_a_steps_query_round_trips_through_the_url(slug, index, step):
 def test_questions_have_their_answer_among_the_options_or_computed_on_their_page():
     questions = [(s.page, s.question) for _, _, s in STEPS if s.question is not None]
     computed = {q.computed for _, q in questions} - {None}
-    assert computed == set(COMPUTED)  # each documented name is used, and only those
+    assert computed == set(computed_names())  # each name a scene publishes is used, and only those
     for page, q in questions:
         assert q.prompt.strip() and q.explain.strip()
         if q.computed:
-            assert page in COMPUTED[q.computed] and q.options == ()
+            assert page in computed_names()[q.computed] and q.options == ()
         else:
             assert len(q.options) >= 2 and q.answer in q.options
 
@@ -148,7 +146,7 @@ def views(draw):
     table = tables()[page]
     keys = draw(st.sets(st.sampled_from([p.key for p in table.params if p.url])))
     params = {key: draw(values(table[key])) for key in keys}
-    assume(not page_problems(page, table.defaults() | params))
+    assume(not scene(page).problems(table.defaults() | params))
     return page, params
 
 

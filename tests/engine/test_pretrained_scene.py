@@ -91,7 +91,7 @@ def test_a_lesson_step_pointing_into_a_closed_section_opens_it():
     """A step whose figure lies in a section closed by default sets the key that opens it (else
     presenter mode would point at nothing), and a preset that a Try-this sends to the rollout or
     the head table opens it too."""
-    from attnviz.ui.lessons.loader import bundled_lessons
+    from attnviz.lessons.loader import bundled_lessons
 
     steps = [s for lesson in bundled_lessons().values() for s in lesson.steps]
     inside = [

@@ -8,10 +8,9 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from attnviz.topics.registry import SCENE_MODULES, page_tables, scene
+from attnviz.topics.registry import all_pages, page_tables, scene, scene_urls
 from attnviz.topics.scene import SceneInputError
 from attnviz.topics.soft_select.select import example_table
-from attnviz.ui.navigation import all_pages
 
 MENUS = ("home", "lessons")  # pages that list other pages (and lessons) and set nothing
 TABLES = page_tables()
@@ -19,7 +18,7 @@ SLOW = {"pretrained"}  # loads a real model: seconds, not milliseconds
 
 
 def test_every_page_but_the_menus_has_a_scene():
-    assert list(SCENE_MODULES) == [p.url for p in all_pages() if p.url not in MENUS]
+    assert list(scene_urls()) == [p.url for p in all_pages() if p.url not in MENUS]
 
 
 def _cases() -> list:

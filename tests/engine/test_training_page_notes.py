@@ -5,7 +5,7 @@ their labels (attnviz.topics.changes), and the metric's panel before the first e
 from types import SimpleNamespace
 
 from attnviz.figures.training import curves_figure
-from attnviz.topics.changes import SOME_SETTINGS, changed_settings, scene_of_prefix
+from attnviz.topics.changes import SOME_SETTINGS, changed_settings
 from attnviz.topics.registry import scene
 
 KERNEL = scene("kernel-smoother")
@@ -39,10 +39,6 @@ def test_a_change_no_single_setting_explains_is_still_said_in_words():
     now = {key: value for key, value in run.items() if key != "ks_rank"}
     now["ks_n"], run = 100, {**run, "ks_n": 100, "ks_rank": 3}  # ks_rank unknown now
     assert changed_settings(KERNEL, run, now) == [SOME_SETTINGS]
-
-
-def test_the_panel_key_finds_its_page():
-    assert scene_of_prefix("ks") is KERNEL and scene_of_prefix("zz") is None
 
 
 def history(steps: list[int], evals: list[int]) -> SimpleNamespace:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from attnviz.topics.registry import SCENE_MODULES, params_module
+from attnviz.topics.registry import params_module, scene_urls
 from tests.support.pages import ROOT
 
 
@@ -26,7 +26,7 @@ def _marked_claims() -> set[tuple[str, int]]:
 def test_every_try_this_item_has_a_test():
     marked = _marked_claims()
     missing = []
-    for url in SCENE_MODULES:
+    for url in scene_urls():
         items = getattr(params_module(url), "TRY_THIS", None)
         assert items, f"{url} has no TRY_THIS list (the page's Try this box)"
         missing += [
@@ -37,6 +37,6 @@ def test_every_try_this_item_has_a_test():
 
 def test_no_marker_points_at_a_missing_item():
     for url, number in _marked_claims():
-        assert url in SCENE_MODULES, f"try_this marker names an unknown page {url!r}"
+        assert url in scene_urls(), f"try_this marker names an unknown page {url!r}"
         items = params_module(url).TRY_THIS
         assert 1 <= number <= len(items), f"{url} has no Try this item {number}"

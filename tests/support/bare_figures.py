@@ -22,10 +22,10 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit  # registers Streamlit's Plotly template, as `st.plotly_chart` sends it
 
+from attnviz.lessons.loader import bundled_lessons
 from attnviz.topics.registry import page_tables, scene
-from attnviz.ui.figures import styled
-from attnviz.ui.lessons.loader import bundled_lessons
-from attnviz.ui.settings import GlobalSettings
+from attnviz.ui.common.figures import styled
+from attnviz.ui.common.settings import GlobalSettings
 from tests.support.figure_text import read_figure_text
 
 LECTURE_LOOK = GlobalSettings("cpu", 0, lecture=True, export_format="png", high_contrast=True)

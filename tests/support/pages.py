@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from attnviz.ui.navigation import all_pages
+from attnviz.topics.registry import all_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def app_pages() -> list[tuple[str, str, str]]:
     """[(file, title, url path)] in navigation order."""
-    return [(p.path, p.title, p.url) for p in all_pages()]
+    return [(p.script, p.title, p.url) for p in all_pages()]

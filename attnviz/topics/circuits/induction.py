@@ -55,6 +55,7 @@ class SegmentData:
 
 
 ATTENTION_ONLY = TransformerConfig(n_layer=2, n_head=2, d_model=32, mlp=False, causal=True)
+INDUCTION_DATA = SegmentData(seg_min=8, seg_max=16, seed=0)  # the page's induction experiment
 
 
 @dataclass(frozen=True)

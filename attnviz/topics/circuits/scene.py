@@ -30,13 +30,13 @@ from attnviz.topics import live
 from attnviz.topics.circuits.grokking import GrokkingJobSpec, grokking_step
 from attnviz.topics.circuits.induction import (
     ATTENTION_ONLY,
+    INDUCTION_DATA,
     InductionJobSpec,
     ablation_losses,
     repeated_copy_loss,
     score_history,
 )
 from attnviz.topics.circuits.params import GROKKING, INDUCTION, SINKS, TABLE, TRY_THIS
-from attnviz.topics.circuits.presets import INDUCTION_DATA
 from attnviz.topics.circuits.scores import phase_change_step
 from attnviz.topics.circuits.sinks import SINK_DATA, eviction_losses
 from attnviz.topics.scene import Job, Scene, Values, wants
@@ -251,6 +251,18 @@ def ablation(spec: InductionJobSpec, snapshot: dict) -> tuple[float, np.ndarray]
     return repeated_copy_loss(model, data), ablation_losses(model, data)
 
 
+def preset_jobs(experiment: str | None = None) -> dict[str, Job]:
+    """The page's presets (written once, in its table) as the Jobs their Start submits, by
+    preset name; only the `experiment`'s when given. The measured figures of each (the README,
+    the notes above) come from training these: benchmarks/circuits.py, the tests."""
+    jobs = {}
+    for name, preset in TABLE.presets.items():
+        values = SCENE.values(preset)
+        if experiment is None or values["ci_exp"] == experiment:
+            jobs[name] = config(values)
+    return jobs
+
+
 SCENE = Scene(
     url="watch-circuits",
     table=TABLE,
@@ -260,4 +272,5 @@ SCENE = Scene(
     views=views,
     main_view="ci_progress",
     train=live.train,
+    trained_result=lambda run: so_far(run.history, run.snapshots, None),
 )

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from attnviz.figures.head_view import head_view_data
 from attnviz.figures.pretrained import model_view, qk_bars, qk_products, qk_scatter, token_map
 from attnviz.figures.text import shown
 from attnviz.topics.pretrained import analysis
@@ -285,6 +286,12 @@ def answers(out: PretrainedOutcome, values: Values) -> dict[str, Answer]:
     return {"top_token": Answer.of(*top_token(tokens, row, shown_positions(tokens, p.hide)))}
 
 
+def head_view(out: PretrainedOutcome, values: Values) -> dict:
+    """The head view's data as the page draws it (the chosen layer's heads and query)."""
+    hv = head_view_input(out, values)
+    return head_view_data(hv.weights, hv.tokens, sorted(hv.heads), hv.query)
+
+
 SCENE = Scene(
     url="pretrained",
     table=TABLE,
@@ -294,5 +301,7 @@ SCENE = Scene(
     views=views,
     main_view="model_view",
     answers=answers,
+    answer_names=("top_token",),
+    head_view=head_view,
     large_results=True,  # ~80 MB pickled at 512 tokens
 )

@@ -231,4 +231,5 @@ SCENE = Scene(
     views=views,
     main_view="sc_main",
     answers=answers,
+    answer_names=("scores_kept", "reach"),  # the chosen mask's count of scores; how far back
 )

@@ -138,7 +138,7 @@ def views(
 
 
 def live_row_data(out: SelfAttentionOutcome, values: Values) -> dict:
-    """What the browser's live query-row view (attnviz/ui/live_attention_row.py) recomputes row
+    """What the browser's live query-row view (attnviz/ui/parts/self_attention.py) recomputes row
     i of the layer from, JSON-ready: Q (m, e), K (m, e) and V (m, d₂) as the engine computed
     them, the causal flag, the factor the scores are multiplied by (1/√e, or 1 unscaled), the
     query row i and how far the reveal has got (an index into STEP_NAMES)."""
@@ -163,6 +163,13 @@ def answers(out: SelfAttentionOutcome, values: Values) -> dict[str, Answer]:
     return {"top_key": Answer.of(patches[int(row.argmax())], patches)}
 
 
+def problems(state: Values) -> list[tuple[str, str]]:
+    """A lesson step's settings that do not fit each other: the query patch past m."""
+    if state["sa_i"] >= state["sa_m"]:
+        return [("sa_i", f"query patch {state['sa_i']} of m = {state['sa_m']} patches")]
+    return []
+
+
 SCENE = Scene(
     url="self-attention",
     table=TABLE,
@@ -172,5 +179,7 @@ SCENE = Scene(
     views=views,
     main_view="step_z",  # the one step every reveal shows
     answers=answers,
+    answer_names=("top_key",),
+    problems=problems,
     extras=dict.fromkeys(MATRIX_URL_KEYS, ""),
 )

@@ -147,7 +147,7 @@ def terms_text(out: SoftSelectOutcome) -> pd.DataFrame:
 
 
 def live_data(out: SoftSelectOutcome) -> dict:
-    """What the browser's live query view (attnviz/ui/live_select.py) recomputes the weights
+    """What the browser's live query view (attnviz/ui/parts/soft_select.py) recomputes the weights
     from, JSON-ready: the table, the score function with its parameters exactly as `score` gets
     them, the temperature, the query and the query sliders' range and step."""
     cfg, slider = out.config, TABLE["ss_q1"]
@@ -179,5 +179,6 @@ SCENE = Scene(
     views=views,
     main_view="weights",
     answers=answers,
+    answer_names=("top_key",),
     extras={"ss_table": ""},
 )

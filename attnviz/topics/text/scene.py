@@ -14,6 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.core.positional import sinusoidal
+from attnviz.figures.head_view import head_view_data
 from attnviz.figures.long_maps import top_k_figure, window_figure
 from attnviz.figures.text import (
     heads_grid,
@@ -29,6 +30,7 @@ from attnviz.figures.text import (
 from attnviz.topics.scene import Answer, Scene, SceneInputError, Values
 from attnviz.topics.text import experiments
 from attnviz.topics.text.attention import PAIR_MAX, TextAttention, TextConfig, analyse, valid_heads
+from attnviz.topics.text.checks import problems
 from attnviz.topics.text.params import TABLE, TEMPERATURES, TRY_THIS
 
 LONG_INPUT = 64  # above this many tokens the grid is pooled: add each query's top-k and a window
@@ -244,6 +246,13 @@ def answers(out: TextOutcome, values: Values) -> dict[str, Answer]:
     return {"top_token": Answer.of(top, tokens)}
 
 
+def head_view(result: TextOutcome, values: Values) -> dict:
+    """The head view's data as the page draws it: every head, the chosen query token."""
+    weights, tokens = result.attention.weights, result.attention.tokens  # (H, T, T)
+    query = min(int(values["ta_query"]), len(tokens) - 1)
+    return head_view_data(weights, tokens, list(range(weights.shape[0])), query)
+
+
 SCENE = Scene(
     url="text",
     table=TABLE,
@@ -253,4 +262,7 @@ SCENE = Scene(
     views=views,
     main_view="heads_grid",
     answers=answers,
+    answer_names=("top_token",),
+    problems=problems,
+    head_view=head_view,
 )

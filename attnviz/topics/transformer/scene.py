@@ -121,4 +121,5 @@ SCENE = Scene(
     views=views,
     main_view="tt_init_layer0",
     train=live.train,
+    view_aliases={"tt_live_layer0": "tt_init_layer0"},  # a run's maps replace Step 0's
 )

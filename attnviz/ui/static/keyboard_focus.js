@@ -1,4 +1,4 @@
-// Training pages (attnviz/ui/keyboard_focus.py): make Space reach the training buttons on a page
+// Training pages (attnviz/ui/common/keyboard_focus.py): make Space reach the training buttons on a page
 // just opened. Streamlit listens for a button's shortcut on the app's document, so a key only
 // counts once the page holds the keyboard focus. Two cases where it did not:
 // 1. nothing in the page was focused yet: the window asks for the focus and the page's main

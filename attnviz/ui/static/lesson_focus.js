@@ -1,4 +1,4 @@
-// Presenter mode (attnviz/ui/lesson_focus.py): find the step's figure on the page, scroll it just
+// Presenter mode (attnviz/ui/lecture/focus.py): find the step's figure on the page, scroll it just
 // below the lesson's bar and mark it. A figure is named by text from its Plotly title, a heading,
 // a section's (expander's) label or a paragraph that starts in bold: the first visible one whose
 // text starts with it, else the first that contains it; case and spaces are ignored, so a title

@@ -1,4 +1,4 @@
-// The self-attention page's live query-row view (attnviz/ui/live_attention_row.py, a
+// The self-attention page's live query-row view (attnviz/ui/parts/self_attention.py, a
 // components-v2 component: it runs in the app's page, no iframe, offline). The server sends Q, K,
 // V as the engine computed them, the causal flag and the factor the scores are multiplied by
 // (1/√e, or 1 unscaled) (attnviz/topics/self_attention/scene.py `live_row_data`); here query row

@@ -1,4 +1,4 @@
-// Shared by the live views (live_select.js, live_attention_row.js): attnviz/ui/live_component.py
+// Shared by the live views (live_select.js, live_attention_row.js): attnviz/ui/common/live_component.py
 // puts this file before each view's own script. It owns the round trip of a gesture: the view
 // answers every move itself, sends the result once per gesture (on pointer-up, or QUIET_MS after
 // the last key), and lets the server's value move the view only when no gesture is on its way.

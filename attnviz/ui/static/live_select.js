@@ -1,4 +1,4 @@
-// The soft-select page's live query view (attnviz/ui/live_select.py, a components-v2 component:
+// The soft-select page's live query view (attnviz/ui/parts/soft_select.py, a components-v2 component:
 // it runs in the app's page, no iframe, offline). The server sends the table, the score function
 // with its parameters exactly as the engine's `score` gets them, the temperature and the query
 // (attnviz/topics/soft_select/scene.py `live_data`); here the weights α = softmax(a(q, k_j) / T)

@@ -1,4 +1,4 @@
-// The live classroom's voter id (attnviz/ui/voter_id.py): a random id per browser, kept in
+// The live classroom's voter id (attnviz/ui/lecture/voter_id.py): a random id per browser, kept in
 // localStorage so that a reload votes as the same device (the store counts one vote per id per
 // round). 32 lower-case hex digits (a uuid4 without dashes); no personal data. Components v2:
 // runs in the app's page, offline; sends the id once per mount.

@@ -1,0 +1,122 @@
+"""A guided lesson as data: an ordered list of steps, each a page, the parameters it sets, a
+narration, what to point at (and the figure that is: the presenter scrolls to it and marks it),
+and optionally a predict-then-reveal question.
+
+Plain Python (no streamlit): the loader, the tests and the presenter all read these. A step's
+complete state is its page's table defaults overlaid with the parameters it sets; its URL query is
+that state as the page's widgets write it (`Param.url_text`), non-default values only.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+from attnviz.topics import registry
+from attnviz.topics.params import PageParams
+from attnviz.topics.registry import page_tables, scenes
+
+HOME = registry.HOME.url  # the one page a step may name that has no parameter table
+MIN_STEPS, MAX_STEPS = 1, 30
+COMPUTED_PREFIX = "computed:"
+FIGURE_MAX = 100
+FIGURE_HELP = (  # what a step's `figure` may name, as the loader's errors say it
+    "text from a figure's title, a heading, a section's label or a bold lead on the step's "
+    "page (the first that starts with it, else the first that holds it; case and spaces "
+    "ignored)"
+)
+
+
+class LessonError(ValueError):
+    """A lesson file that cannot be played: the message names the file and, where known, the line."""
+
+    def __init__(self, name: str, line: int | None, detail: str):
+        self.name = name
+        self.line = line
+        self.detail = detail
+        where = f"{name}, line {line}" if line is not None else name
+        super().__init__(f"{where}: {detail}")
+
+
+@functools.cache
+def tables() -> dict[str, PageParams]:
+    """Every page's parameter table (imported once)."""
+    return page_tables()
+
+
+def computed_names() -> dict[str, tuple[str, ...]]:
+    """Each computed answer's name -> the pages whose scene publishes it (Scene.answer_names)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for url, scene in scenes().items():
+        for name in scene.answer_names:
+            found[name] = (*found.get(name, ()), url)
+    return found
+
+
+def page_names() -> tuple[str, ...]:
+    """The pages a step may name: every page with a parameter table, and home."""
+    return (HOME, *tables())
+
+
+@dataclass(frozen=True)
+class Question:
+    """Predict, then reveal: students choose among `options` before the figure is shown."""
+
+    prompt: str  # Markdown
+    options: tuple[str, ...]  # empty: an open question, or a computed answer's live options
+    answer: str  # the right option's text, or "computed:<name>" (a name the page's scene
+    # publishes: Scene.answer_names)
+    explain: str = ""  # Markdown shown on reveal
+
+    @property
+    def computed(self) -> str | None:
+        """The computed answer's name ("top_key"), or None for an answer written in the file."""
+        if self.answer.startswith(COMPUTED_PREFIX):
+            return self.answer.removeprefix(COMPUTED_PREFIX)
+        return None
+
+
+@dataclass(frozen=True)
+class Step:
+    """One stop of a lesson: a page in a given state, and what to say about it."""
+
+    page: str  # a page's url: one of attnviz.topics.registry with a scene, or HOME
+    title: str
+    narration: str  # Markdown with LaTeX ($…$)
+    params: dict[str, Any]  # only the parameters the step sets, typed and validated
+    point_at: str = ""
+    figure: str = ""  # text of the title of the figure point_at names (FIGURE_HELP)
+    question: Question | None = None
+    line: int = 0  # the line of this step's [[steps]] header in its file
+
+    def table(self) -> PageParams | None:
+        """The page's parameter table (None for home)."""
+        return None if self.page == HOME else tables()[self.page]
+
+    def state(self) -> dict[str, Any]:
+        """The complete parameter state: the table's defaults overlaid with this step's params."""
+        table = self.table()
+        return {} if table is None else table.defaults() | self.params
+
+    def query(self) -> dict[str, str | list[str]]:
+        """The state as URL texts (as the page's widgets write them), values != default only."""
+        table = self.table()
+        if table is None:
+            return {}
+        return {
+            p.key: p.url_text(value)
+            for p in table.params
+            if p.url and (value := self.params.get(p.key, p.default)) != p.default
+        }
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """A story across pages, read from lessons/<slug>.toml."""
+
+    slug: str  # the file's stem
+    title: str
+    summary: str
+    seeds: tuple[str, ...]  # lecture notes it follows, e.g. ("004", "001")
+    steps: tuple[Step, ...]

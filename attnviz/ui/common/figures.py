@@ -1,0 +1,112 @@
+"""Render Plotly figures with lecture-mode fonts, high contrast, and a PNG/SVG download button in
+the toolbar; under the page's main figure (its scene's `main_view`), a one-line text summary."""
+
+from __future__ import annotations
+
+import textwrap
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from attnviz.figures.base import BASE_FONT, export_config, scale_fonts
+from attnviz.figures.summary import summary
+from attnviz.ui.common import here
+from attnviz.ui.common.settings import GlobalSettings, settings
+
+HIGH_CONTRAST_SCALE = "Greys"  # white to black: the strongest contrast for weights in [0, 1]
+LECTURE_HEIGHT = 1.3  # figures grow with their fonts in lecture mode
+TITLE_WIDTH = 440  # px: a lecture-mode title wraps to fit a figure this wide (a third of 1280)
+# unless the figure says its own width (see title_width)
+
+
+def show(fig: go.Figure, name: str, **kwargs):
+    """st.plotly_chart with the global export format, font scale and contrast; `name` is the
+    file name. Under the page's main view, its summary as plain text (never Markdown or HTML:
+    labels are tokens a user typed)."""
+    glob = settings()
+    line = summary(fig) if is_main_view(name) else None
+    if glob.font_scale != 1.0 or glob.high_contrast:
+        fig = go.Figure(fig)  # a copy: a cached figure may be shared between sessions
+        styled(fig, glob)
+    chart = st.plotly_chart(fig, config=export_config(glob.export_format, name), **kwargs)
+    if line:
+        st.text(line)
+    return chart
+
+
+def is_main_view(name: str) -> bool:
+    """Whether the figure `name` is (or stands for) the main view of the page this rerun draws
+    (its scene's `main_view`)."""
+    scene = here.scene()
+    return scene is not None and scene.stands_for(name) == scene.main_view
+
+
+def styled(fig: go.Figure, glob: GlobalSettings) -> go.Figure:
+    """Lecture-mode fonts, height and titles, and high contrast, applied to `fig` in place."""
+    if glob.font_scale != 1.0:
+        scale_fonts(fig, glob.font_scale)
+        size = fig.layout.title.font.size if fig.layout.title.font else None
+        width = title_width(fig)
+        if width is not None:
+            wrap_title(fig, int(width / (0.55 * (size or BASE_FONT * glob.font_scale))))
+        if fig.layout.height:
+            fig.update_layout(height=int(fig.layout.height * LECTURE_HEIGHT))
+    if glob.high_contrast:
+        high_contrast(fig)
+    return fig
+
+
+def title_width(fig: go.Figure) -> int | None:
+    """The width (px) a lecture-mode title wraps to: None when the figure's builder said how
+    wide its title may be (`titled`: meta `title_chars`; scale_fonts has rewrapped it to that,
+    e.g. the model view's one line across the page), else the figure's own width where its meta
+    says it (`width_px`), else TITLE_WIDTH."""
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    if meta.get("title_chars"):
+        return None
+    return int(meta.get("width_px") or TITLE_WIDTH)
+
+
+def wrap_title(fig: go.Figure, width: int) -> go.Figure:
+    """Break a long title at spaces into lines of at most `width` characters (Plotly never
+    wraps, so a long title is clipped at the figure's edge), with room made above the plot."""
+    text = fig.layout.title.text if fig.layout.title else None
+    if not text or "<br>" in text or len(text) <= width:
+        return fig
+    lines = textwrap.wrap(text, width, break_long_words=False)
+    size = (fig.layout.title.font.size if fig.layout.title.font else None) or BASE_FONT
+    top = fig.layout.margin.t if fig.layout.margin and fig.layout.margin.t is not None else 80
+    # Plotly anchors a title by its first line and adds lines below it: pin the first line near
+    # the top and give the margin room for every line on top of what it held (top ticks, notes)
+    block = int(size * 1.3 * len(lines))
+    height = (fig.layout.height or 450) + block
+    first = 1 - (8 + size * 0.65) / height
+    title = {"text": "<br>".join(lines), "yref": "container", "y": first, "yanchor": "middle"}
+    fig.update_layout(title=title, margin={"t": top + block}, height=height)
+    return fig
+
+
+def high_contrast(fig: go.Figure) -> go.Figure:
+    """Black text and axes, thicker lines and marker edges, and a white-to-black colour scale on
+    every heatmap that is not diverging (a diverging one keeps its two hues)."""
+    fig.update_layout(font={"color": "#000"}, title_font={"color": "#000"})
+    fig.update_xaxes(linecolor="#000", linewidth=2, tickcolor="#000", gridcolor="#777")
+    fig.update_yaxes(linecolor="#000", linewidth=2, tickcolor="#000", gridcolor="#777")
+    for trace in fig.data:
+        kind = trace.type
+        if kind in ("heatmap", "contour") and not _diverging(trace):
+            trace.colorscale = HIGH_CONTRAST_SCALE
+        if kind == "scatter":
+            width = (trace.line.width or 2) if trace.line else 2
+            trace.update(line={"width": max(3, width * 1.5)})
+            if trace.marker is not None:
+                trace.update(marker={"line": {"color": "#000", "width": 1.5}})
+    return fig
+
+
+def _diverging(trace) -> bool:
+    """A heatmap centred on zero (negative values or an explicit midpoint)."""
+    if getattr(trace, "zmid", None) is not None:
+        return True
+    zmin = getattr(trace, "zmin", None)
+    return zmin is not None and zmin < 0

@@ -1,0 +1,51 @@
+"""The BertViz-style head view shared by the text and pretrained pages: registers the
+component (head_view.js and head_view.css beside this file; its data from
+attnviz.figures.head_view) and draws it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+from attnviz.figures.head_view import head_view_data
+from attnviz.figures.text import HEAD_VIEW_MAX
+from attnviz.ui.common.settings import settings
+
+_HERE = Path(__file__).parent
+COMPONENT = st.components.v2.component(
+    "attnviz_head_view",
+    css=(_HERE / "head_view.css").read_text(),
+    js=(_HERE / "head_view.js").read_text(),
+)
+
+
+def _copy_clicked_query(key: str, query_key: str) -> None:
+    st.session_state[query_key] = int(st.session_state[key]["query"])
+
+
+def head_view(
+    weights: np.ndarray,  # (H, T, T)
+    tokens: list[str],
+    heads: list[int],
+    query: int | None,
+    key: str,
+    query_key: str | None = None,
+) -> None:
+    """Tokens in two columns joined by lines (opacity = weight, a colour per head); hovering a
+    token isolates its lines. With `query_key`, clicking a query token (left) stores its index
+    in st.session_state[query_key], the key of the page's query slider."""
+    if len(tokens) > HEAD_VIEW_MAX:
+        st.info(f"The head view shows the first {HEAD_VIEW_MAX} of {len(tokens)} tokens.")
+    font = round(14 * settings().font_scale)
+    data = head_view_data(weights, tokens, sorted(heads), query, font)
+    if query_key is None:
+        COMPONENT(data=data | {"clickable": False}, key=key)
+        return
+    COMPONENT(
+        data=data | {"clickable": True},
+        key=key,
+        default={"query": query},
+        on_query_change=lambda: _copy_clicked_query(key, query_key),
+    )

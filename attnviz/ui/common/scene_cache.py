@@ -1,0 +1,44 @@
+"""Scenes run under Streamlit's cache: a page asks `scene_run(scene, values)` for its result,
+and the same config from any session (a hall of students on one preset) is computed once; the
+last run is recorded for the page's HTML download and Python code (attnviz.ui.common.view_export)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from attnviz.topics.registry import scene
+from attnviz.topics.scene import Scene, SceneInputError, Values
+from attnviz.ui.common import view_export
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _run(url: str, config: Any) -> Any:
+    return scene(url).run(config)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _run_large(url: str, config: Any) -> Any:
+    """Kept as is, not pickled: a 512-token pretrained result is ~87 MB, ~30 ms to pickle on a
+    miss and again to unpickle on every rerun; the views only read it."""
+    return scene(url).run(config)
+
+
+def scene_run(page: Scene, values: Values) -> Any:
+    """`page.run(page.config(values))`, cached by the config (SceneInputError passes through);
+    a scene with large results keeps its 8 latest, shared unpickled (read-only), others 64."""
+    run = _run_large if page.large_results else _run
+    result = run(page.url, page.config(values))
+    view_export.record(page, values, result)  # the page's download and Python code
+    return result
+
+
+def job_or_stop(page: Scene, values: Values) -> tuple[Any, Any]:
+    """A training page's (job Start submits, snapshot at step 0); settings the scene cannot run
+    on show its message and stop the page."""
+    try:
+        return page.config(values), scene_run(page, values)
+    except SceneInputError as err:
+        st.error(str(err))
+        st.stop()

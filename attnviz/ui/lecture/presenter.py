@@ -1,0 +1,252 @@
+"""Presenter mode: a lesson (attnviz.lessons, files in lessons/) played on top of the pages.
+
+The URL carries the position, `?lesson=<slug>&step=<n>` (n from 1), so a link opens the same
+step. app.py calls, on every rerun:
+
+1. `enter_step(page)` before the sidebar is drawn: the first time this session sees a
+   (lesson, step), it writes the step's complete parameter state into the page's widgets
+   (through the page's parameter table, as a preset does) and turns lecture mode on;
+2. `presenter_bar(page)` above the page, a compact bar that stays at the top (under 200
+   px at 1280×720): one row with Previous / Next (keys ← and →; Space too, except on training
+   pages where Space starts training), "step 4 of 12" with a progress bar, "Show the page's
+   controls" (off: every setting, preset, Reset and download of the page is hidden) and the
+   students' link (absolute, with a copy button: attnviz.lessons.links); below it what to
+   point at and the narration, in a short block that scrolls, beside the question; a note
+   when a training run from an earlier step goes on here. The step's figure (`figure` in the
+   file) is scrolled just below the bar and marked (attnviz.ui.lecture.focus). It returns a
+   place for
+3. `ask(place, page)` after the page has run: the step's question (predict, then reveal:
+   the page's figures are blurred until Reveal, which replaces the options by one line, the
+   answer and the prediction picked, above the explanation, all in sight in the bar; a
+   computed answer and its options come from what the page published in this run,
+   attnviz.ui.lecture.answers).
+
+Moving to another step (Present, Previous, Next: on_click callbacks, `request_step`) is done by
+`follow_request()` at the top of the next rerun: it switches to that step's page with the new
+position in the URL.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import streamlit as st
+
+from attnviz.io.user_text import md_literal
+from attnviz.lessons.loader import bundled_lessons
+from attnviz.lessons.model import Lesson, Step
+from attnviz.topics import registry
+from attnviz.topics.registry import Page
+from attnviz.topics.settings import TABLE as SIDEBAR
+from attnviz.ui.common.sidebar import css
+from attnviz.ui.common.widgets import apply
+from attnviz.ui.lecture.answers import computed, forget
+from attnviz.ui.lecture.focus import point_at_figure
+from attnviz.ui.lecture.links import link_base, show_link
+
+LESSON, STEP = "lesson", "step"
+APPLIED = "_lesson_applied"  # (slug, step) whose state was last written into the widgets
+RUNS_SEEN = "_lesson_runs_seen"  # id(job) -> the (slug, step) whose bar first saw the run
+REQUESTED = "_lesson_goto"  # (slug, step) a button asked for; followed at the next rerun
+PICKED = "_lesson_picked"  # revealed key -> the prediction picked when Reveal was pressed
+
+
+@cache
+def lessons() -> dict[str, Lesson]:
+    """The bundled lessons, read once per server."""
+    return bundled_lessons()
+
+
+def position() -> tuple[Lesson, int] | None:
+    """The lesson and step (1-based, clamped) the URL names; None when it names none."""
+    lesson = lessons().get(str(st.query_params.get(LESSON, "")))
+    if lesson is None:
+        return None
+    try:
+        number = int(st.query_params.get(STEP, "1"))
+    except ValueError:
+        number = 1
+    return lesson, min(max(number, 1), len(lesson.steps))
+
+
+def page_path(url: str) -> str:
+    """The page script of the page at `url` (a lesson step names its page by url)."""
+    return registry.page(url).script
+
+
+def trains(step: Step) -> bool:
+    """Whether the step's page is a training page: there Space starts training (only → moves
+    on), and a run goes on across the lesson's steps on the page."""
+    scene = registry.page(step.page).scene
+    return scene is not None and scene.trains
+
+
+def enter_step(here: Page) -> None:
+    """Write the step's parameters into its page's widgets, once per (lesson, step)."""
+    found = position()
+    if found is None:
+        return
+    lesson, number = found
+    step = lesson.steps[number - 1]
+    if step.page != here.url or st.session_state.get(APPLIED) == (lesson.slug, number):
+        return
+    if step.table() is not None:
+        apply(step.table(), step.state())
+    apply(SIDEBAR, {"lecture": True})
+    st.session_state[APPLIED] = (lesson.slug, number)
+
+
+def request_step(slug: str, number: int) -> None:
+    """on_click: open step `number` of lesson `slug` at the next rerun."""
+    st.session_state[REQUESTED] = (slug, number)
+
+
+def follow_request() -> None:
+    """Switch to the requested step's page, its position in the URL (before anything draws)."""
+    slug, number = st.session_state.pop(REQUESTED)
+    step = lessons()[slug].steps[number - 1]
+    st.switch_page(page_path(step.page), query_params={LESSON: slug, STEP: str(number)})
+
+
+def presenter_bar(here: Page) -> Any:
+    """The lesson's bar above the page (nothing when the URL names no lesson): one row of
+    controls, then what to point at and the narration (a short block that scrolls) beside the
+    question. It stays at the top while the page scrolls to the step's figure. Returns the
+    place for the step's question (None when there is none)."""
+    found = position()
+    if found is None:
+        return None
+    lesson, number = found
+    step = lesson.steps[number - 1]
+    st.html(css("presenter"))  # static CSS, never user text
+    forget()
+    with st.container(border=True, key="presenter_bar"):
+        if step.page != here.url:
+            st.info(f"“{lesson.title}” continues on another page.")
+            st.button("Back to the lesson", key="lesson_back", on_click=request_step,
+                      args=(lesson.slug, number))  # fmt: skip
+            return None
+        _navigation_row(lesson, number, step, here)
+        place = None
+        if step.question is None:
+            told = st.container(key="lesson_told")
+        else:
+            left, right = st.columns([3, 2], gap="small")
+            told, place = left.container(key="lesson_told"), right.container(key="lesson_asked")
+        with told:
+            _narration(step, carried_from(lesson, number, step))
+    point_at_figure(step.figure, f"{lesson.slug}:{number}")
+    return place
+
+
+def carried_from(lesson: Lesson, number: int, step: Step) -> int | None:
+    """The earlier step of this lesson whose training run the page still holds (a run goes on
+    across the steps on its page), or None. A run is known by the step whose bar first saw it."""
+    if not trains(step):
+        return None
+    from attnviz.ui.training.panel import current_job  # lazily: it imports torch (0.8 s cold)
+
+    job = current_job(registry.scene(step.page))
+    if job is None:
+        return None
+    seen = st.session_state.setdefault(RUNS_SEEN, {})
+    slug, origin = seen.setdefault(id(job), (lesson.slug, number))
+    return origin if slug == lesson.slug and origin != number else None
+
+
+def ask(place: Any, here: Page) -> None:
+    """The step's question in `place`, once the page has run (see the module docstring)."""
+    found = position()
+    if place is None or found is None:
+        return
+    lesson, number = found
+    with place:
+        predict_then_reveal(lesson, number, lesson.steps[number - 1])
+
+
+def _narration(step: Step, carried: int | None) -> None:
+    if step.point_at:
+        st.markdown(f"**Point at:** {step.point_at}")
+    if carried is not None:
+        st.markdown(f":material/sync: **The run started in step {carried} goes on here** "
+                    "(Start trains a new one with this step's settings).")  # fmt: skip
+    st.markdown(step.narration)
+
+
+def _navigation_row(lesson: Lesson, number: int, step: Step, here: Page) -> None:
+    """One line: Previous (←), the progress with the step's title, the page's controls
+    (hidden unless asked for), the students' link, Next (→)."""
+    total = len(lesson.steps)
+    row = st.container(horizontal=True, vertical_alignment="center", key="lesson_row")
+    row.button("Previous", key="lesson_prev", disabled=number == 1, shortcut="Left",
+               on_click=request_step, args=(lesson.slug, number - 1), wrap=False)  # fmt: skip
+    row.progress(number / total, text=f"step {number} of {total}: **{step.title}** · "
+                 f"{lesson.title}")  # fmt: skip
+    if not row.toggle("Show the page's controls", key="lesson_controls"):
+        st.html(css("hide_controls"))  # static CSS, never user text
+    with row.popover("Students' link", icon=":material/link:"):
+        st.caption("This step's page and settings, without the presenter's bar:")
+        base, note = link_base(here)
+        show_link(step, base)
+        if note:
+            st.caption(note)
+    from attnviz.ui.lecture.room import room_control  # (it imports this module)
+
+    room_control(row, lesson, number, here)  # live classroom: "Open a room", its code, QR
+    row.button("Next", key="lesson_next", type="primary", disabled=number == total,
+               shortcut="Right", on_click=request_step, args=(lesson.slug, number + 1),
+               wrap=False)  # fmt: skip
+    if not trains(step) and number < total:  # Space also moves on (hidden twin)
+        row.button("Next step", key="lesson_next_space", shortcut="Space",
+                   on_click=request_step, args=(lesson.slug, number + 1))  # fmt: skip
+
+
+def predict_then_reveal(lesson: Lesson, number: int, step: Step) -> None:
+    """The question, then Reveal and the options on one line; the page's figures stay blurred
+    until Reveal (the answer is computed from the live page when the lesson says
+    `computed:<name>`). Reveal replaces the options by one line, the answer and the prediction
+    picked, with the explanation under it: in sight in the bar without scrolling."""
+    from attnviz.ui.lecture.votes import reveal_rounds, room_answers, vote_controls
+
+    question = step.question
+    revealed_key = f"_revealed_{lesson.slug}_{number}"
+    guess_key = f"lesson_guess_{lesson.slug}_{number}"
+    answer, options = question.answer, list(question.options)
+    if question.computed is not None:
+        found = computed(question.computed)
+        if found is None:
+            st.warning("This page did not give the answer to compare with; look at the figure.")
+            return
+        answer, options = found
+    st.markdown(f"**Predict:** {question.prompt}")
+    if st.session_state.get(revealed_key):
+        picked = st.session_state.get(PICKED, {}).get(revealed_key)
+        st.container(key="lesson_answer").success(answer_line(answer, picked))  # no icon: an
+        # icon makes the box a line taller, and the explanation's first line must show too
+        if question.explain:
+            st.markdown(question.explain)
+        room_answers(lesson.slug, number, answer)  # the room's votes, if a room voted
+        return
+    st.html(css("hide_figures"))
+    row = st.container(horizontal=True, vertical_alignment="center", key="lesson_guess_row")
+    if row.button("Reveal", key="lesson_reveal", icon=":material/visibility:"):  # first: in
+        reveal_rounds(lesson.slug, number)  # the room's phones show the answers too
+        st.session_state[revealed_key] = True  # sight however many options follow
+        st.session_state.setdefault(PICKED, {})[revealed_key] = st.session_state.get(guess_key)
+        st.rerun()
+    vote_controls(row, lesson.slug, number, options)  # live classroom: Open vote, Vote again
+    if options:
+        row.radio("Your prediction", options, index=None, horizontal=True, key=guess_key,
+                  label_visibility="collapsed")  # fmt: skip
+
+
+def answer_line(answer: str, picked: str | None) -> str:
+    """One line of Markdown: the answer, and the prediction picked before Reveal (both shown as
+    plain text: a computed answer is a token the user typed)."""
+    line = f"Answer: **{md_literal(answer)}**"
+    if picked is None:
+        return line
+    if picked == answer:
+        return f"{line} — you picked it"
+    return f"{line} — you picked {md_literal(picked)}"

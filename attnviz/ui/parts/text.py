@@ -1,0 +1,156 @@
+"""The text page's Streamlit layout beyond its storyboard: notes, the head view's heads, the
+long-input views, and the fold-out sections: vectors, the padded batch, experiments (a)–(d).
+
+Each section is a lazy expander (attnviz.ui.common.layout.lazy_expander): its figures are asked of the
+scene (attnviz.topics.text.scene, SECTION_VIEWS) only while it is open, and whether it is open
+is part of the URL, so a lecturer can share a link that opens straight onto one experiment.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from attnviz.topics.text import experiments
+from attnviz.topics.text.attention import PAIR_MAX
+from attnviz.topics.text.params import TABLE, TEMPERATURES
+from attnviz.topics.text.scene import SCENE, SECTION_VIEWS, TextOutcome, temperature_sweep
+from attnviz.ui.common.figures import show
+from attnviz.ui.common.layout import lazy_expander
+from attnviz.ui.common.widgets import draw
+
+
+def heads_to_draw(picked, heads: int) -> list[int]:
+    """The head view's heads: those picked that exist; none picked (every pill deselected, or a
+    stale choice from before the head count changed) draws every head, and says so."""
+    kept = sorted(h for h in (picked or []) if 0 <= h < heads)
+    if not kept:
+        st.caption("No head picked: the head view shows every head.")
+    return kept or list(range(heads))
+
+
+def bpe_note(tokens: list[str], tokenizer: str) -> None:
+    """Explains the byte pieces of a BPE character (ß‹1/2›) when the tokens hold any."""
+    if tokenizer == "bpe" and any("‹" in t for t in tokens):
+        st.caption(
+            "This BPE works on **bytes**, not characters: a character outside ASCII is 2–4 "
+            "bytes in UTF-8 (ß is C3 9F), and where the learned merges never joined them, each "
+            "byte is its own token. Such tokens are labelled with the character and the bytes "
+            "they hold, e.g. ß‹1/2› and ß‹2/2›."
+        )
+
+
+def pronoun_note(text: str, pronoun_text: str) -> None:
+    """The pronoun puzzle runs on random weights: say so before its maps."""
+    if text.strip() == pronoun_text:
+        st.info(
+            "**Random weights, not a trained model.** This layer's $W_q, W_k, W_v$ are seeded "
+            "random numbers: whatever 'it' attends to here is chance, not an answer to the "
+            "puzzle. A trained model's answer is on the **Pretrained model explorer** (its "
+            "*Pronoun coreference* preset)."
+        )
+
+
+def _show_all(figs: dict, names: tuple[str, ...]) -> None:
+    for name in names:
+        if name in figs:
+            show(figs[name], name)
+
+
+def vectors(out: TextOutcome, values: dict[str, Any]) -> None:
+    with lazy_expander("Embeddings, positions and outputs", "ta_open_vectors") as box:
+        if not box.open:
+            return
+        figs = SCENE.views(out, values, only=SECTION_VIEWS["vectors"])
+        _show_all(figs, ("emb",))
+        if out.config.positional == "none":
+            st.info("No positional encoding: the model sees a bag of tokens (experiment a).")
+        _show_all(figs, ("positional", "sinusoids", "out"))
+
+
+def padding(out: TextOutcome, values: dict[str, Any]) -> None:
+    with lazy_expander("Padding mask: a batch of two sentences", "ta_open_pad") as box:
+        # drawn while closed too (cheap), so they keep their values, links and presets
+        values["ta_second"] = draw(TABLE, "ta_second", max_chars=2000)
+        values["ta_padmask"] = draw(TABLE, "ta_padmask")
+        if not box.open:
+            return
+        figs = SCENE.views(out, values, only=SECTION_VIEWS["padding"])
+        for col, name in zip(st.columns(2), SECTION_VIEWS["padding"], strict=True):
+            with col:
+                show(figs[name], name)
+        st.caption(f"Each sentence uses its first {PAIR_MAX} tokens.")
+
+
+def shuffle(out: TextOutcome, values: dict[str, Any]) -> None:
+    label = "(a) Why positional encodings? Shuffle the tokens"
+    with lazy_expander(label, "ta_open_shuffle") as box:
+        if not box.open:
+            return
+        names = SECTION_VIEWS["shuffle"]
+        figs = SCENE.views(out, values, only=names)
+        runs = experiments.shuffles(out.attention.tokens, out.config)
+        diffs = {pe: exp["max_difference"] for pe, exp in runs.items()}
+        for pe, pair in zip(diffs, (names[:2], names[2:]), strict=True):
+            st.markdown(
+                f"**positional = {pe}**: max |attention(shuffled) − P·attention·Pᵀ| = "
+                f"`{experiments.readable(diffs[pe])}`"
+            )
+            for col, name in zip(st.columns(2), pair, strict=True):
+                with col:
+                    show(figs[name], name)
+        st.info(experiments.shuffle_lesson(diffs, out.config.causal))
+
+
+def saturation(out: TextOutcome, values: dict[str, Any]) -> None:
+    with lazy_expander("(b) Why divide by √d_k? Softmax saturation", "ta_open_sat") as box:
+        if not box.open:
+            return
+        show(SCENE.views(out, values, only=SECTION_VIEWS["saturation"])["saturation"], "saturation")
+        st.caption(
+            r"For random $q, k$ with unit-variance entries, $q\cdot k$ has variance $d_k$: "
+            "unscaled, the softmax saturates towards one-hot and the entropy falls; divided by "
+            r"$\sqrt{d_k}$ it stays level."
+        )
+
+
+def causal(out: TextOutcome, values: dict[str, Any]) -> None:
+    with lazy_expander("(c) The causal mask", "ta_open_causal") as box:
+        if not box.open:
+            return
+        figs = SCENE.views(out, values, only=SECTION_VIEWS["causal"])
+        for col, name in zip(st.columns(2), SECTION_VIEWS["causal"], strict=True):
+            with col:
+                show(figs[name], name)
+        st.caption(
+            r"With the mask every weight above the diagonal is exactly 0 (score $-\infty$ before "
+            r"the softmax): token $i$ sees only tokens $0,\dots,i$, as a decoder (GPT) must when "
+            "predicting the next."
+        )
+
+
+def temperature(out: TextOutcome, values: dict[str, Any]) -> None:
+    with lazy_expander("(d) Temperature", "ta_open_temp") as box:
+        if not box.open:
+            return
+        show(
+            SCENE.views(out, values, only=SECTION_VIEWS["temperature"])["temperature"],
+            "temperature",
+        )
+        _, ent = temperature_sweep(out, values)
+        per_tau = ", ".join(f"τ={tau:g}: {e:.2f}" for tau, e in zip(TEMPERATURES, ent, strict=True))
+        st.caption(
+            f"Entropy of the row per temperature: {per_tau} nats. The row is "
+            r"$\operatorname{softmax}(s/\tau)$: small $\tau$ → one-hot (a hard select), large "
+            r"$\tau$ → uniform (the mean)."
+        )
+
+
+def long_input(figs: dict, tokens: list[str], head: int) -> None:
+    """For a long input (the grid above is max-pooled), the scene's two views that keep its
+    structure: each query's largest weights, and the map at full resolution around the query."""
+    if "top_k" not in figs:
+        return
+    st.markdown(f"**Long input ({len(tokens)} tokens): head {head} at full resolution**")
+    _show_all(figs, ("top_k", "window"))
