@@ -2,14 +2,16 @@
 
 For every page in the navigation (or `--page URL ...`): open it, then move its main widget
 (MAIN_WIDGETS: the one a person moves again and again; a slider by arrow keys on its thumb, a
-select box by keyboard) `--moves` times and time each move from the input event to the page being idle again, split into
+select box by keyboard) `--moves` times and time each move from the input event to the page
+being idle again, split into
 
     send    input event → the browser sends the rerun request on the websocket
     server  that request → the last message of the rerun arrives (the server's rerun + transfer)
     render  that message → the last DOM change or long task (the browser drawing the result)
 
-(medians); then the pretrained page once with a 512-token and once with a 64-token input. It also prints the bytes the server sent per move, the server's CPU ms per move (read
-from /proc, the server process only), the cold start (process start → health check → home page
+(medians); then the pretrained page once with a 512-token and once with a 64-token input. It
+also prints the bytes the server sent per move, the server's CPU ms per move (read from /proc,
+the server process only), the cold start (process start → health check → home page
 interactive) and each page's first visit (navigation → idle).
 
     python -m benchmarks.browser [--moves 10] [--page soft-select text] [--students 30]
@@ -232,8 +234,14 @@ def long_input(browser, url: str, pid: int, text: str = LONG_TEXT) -> Move:
     sent, last = rec["sent"][0], max(rec["recv"])
     idle = max(last, rec["mut"], rec["longEnd"])
     page.close()
-    return Move(sent - rec["input"], last - sent, idle - last, idle - rec["input"], rec["bytes"],
-                (cpu_seconds(pid) - cpu) * 1000)  # fmt: skip
+    return Move(
+        sent - rec["input"],
+        last - sent,
+        idle - last,
+        idle - rec["input"],
+        rec["bytes"],
+        (cpu_seconds(pid) - cpu) * 1000,
+    )
 
 
 def model_floor(text: str, runs: int = 5) -> float:
@@ -290,8 +298,10 @@ def main() -> None:
                     moves = [long_input(browser, server.url, server.pid, text) for text in texts]
                     report(f"pretrained, {tokens} tokens", float("nan"), "text", moves)
                     floor, total = model_floor(texts[0]), median([m.total for m in moves])
-                    print(f"{'':<22} (the model alone: {floor:.0f} ms for its forward pass with "
-                          f"attentions; the page takes {total / floor:.1f}× that)")  # fmt: skip
+                    print(
+                        f"{'':<22} (the model alone: {floor:.0f} ms for its forward pass with "
+                        f"attentions; the page takes {total / floor:.1f}× that)"
+                    )
         finally:
             if load is not None:
                 load.terminate()

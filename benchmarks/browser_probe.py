@@ -29,7 +29,9 @@ PROBE = """
     .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
   try {
     new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) av.longEnd = Math.max(av.longEnd, e.startTime + e.duration);
+      for (const e of list.getEntries()) {
+        av.longEnd = Math.max(av.longEnd, e.startTime + e.duration);
+      }
     }).observe({type: 'longtask', buffered: true});
   } catch (e) {}
   for (const kind of ['keydown', 'pointerdown', 'input']) {

@@ -77,7 +77,8 @@ def report(name: str) -> str:
     lines = [f"preset {name!r} ({trainer.step_count} steps, {reached['total_seconds']:.1f} s):"]
     if "seconds" in reached:
         lines.append(
-            f"  ≥ {TARGET:.0%} exact match after {reached['seconds']:.1f} s ({reached['steps']} steps)"
+            f"  ≥ {TARGET:.0%} exact match after {reached['seconds']:.1f} s "
+            f"({reached['steps']} steps)"
         )
     else:
         lines.append(f"  not {TARGET:.0%} exact match within the preset")
@@ -94,7 +95,8 @@ def report(name: str) -> str:
     best = trained.per_head.max()
     lines.append(
         f"  attention on the named object: {trained.share:.2f} after training (best head "
-        f"{best:.2f}) vs {at_init.share:.2f} at initialisation ({trained.share / at_init.share:.1f}×); "
+        f"{best:.2f}) vs {at_init.share:.2f} at initialisation "
+        f"({trained.share / at_init.share:.1f}×); "
         f"the object's area share {trained.area_share:.2f}; {trained.n_words} words"
     )
     return "\n".join(lines)

@@ -67,7 +67,8 @@ def induction() -> None:
         )
         print(
             f"  loss first copy {snap['loss_first_copy']:.2f}, repeated copy "
-            f"{snap['loss_repeated_copy']:.2f}; zeroing L{layer}H{best}: repeated copy {ablated:.2f}"
+            f"{snap['loss_repeated_copy']:.2f}; zeroing L{layer}H{best}: "
+            f"repeated copy {ablated:.2f}"
         )
         print(f"  previous-token  {heads(scores['previous'])}")
         print(f"  induction       {heads(scores['induction'])}")

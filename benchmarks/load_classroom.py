@@ -137,8 +137,9 @@ async def reconnect(student: Student, url: str, code: str, choices: list[str]) -
     await join(student, choices)
 
 
-async def vote(student: Student, url: str, code: str, choices: list[str], tally: Tally,
-               start: float) -> None:  # fmt: skip
+async def vote(
+    student: Student, url: str, code: str, choices: list[str], tally: Tally, start: float
+) -> None:
     await asyncio.sleep(max(0.0, start - time.monotonic()))
     while not student.acked and student.tries < 6:  # a student taps again, and again
         if student.tab.closed:
@@ -181,8 +182,9 @@ async def open_projector(url: str, code: str, key: str, choices: list[str]) -> P
     return Projector(tab)
 
 
-async def students_join(url: str, code: str, n: int, choices: list[str], tally: Tally,
-                        rng: random.Random) -> list[Student]:  # fmt: skip
+async def students_join(
+    url: str, code: str, n: int, choices: list[str], tally: Tally, rng: random.Random
+) -> list[Student]:
     """N students open the students' link, 20 at a time (a hall scanning the QR code)."""
     gate = asyncio.Semaphore(20)
     students = []
@@ -243,8 +245,9 @@ class Outcome:
         return dict(self.counts) == {k: v for k, v in self.tally.acked.items() if v}
 
 
-async def classroom(url: str, database_url: str, students: int, window: float, seed: int = 0,
-                    kill=None) -> Outcome:  # fmt: skip
+async def classroom(
+    url: str, database_url: str, students: int, window: float, seed: int = 0, kill=None
+) -> Outcome:
     """A room on the deployment at `url` (its replicas on `database_url`): the projector,
     `students` students joining and voting within `window` s; `kill(replica)`, if given, kills
     the replica not serving the projector halfway through."""
@@ -261,18 +264,28 @@ async def classroom(url: str, database_url: str, students: int, window: float, s
         joined_at = time.monotonic()
         joined = await students_join(url, code, students, choices, tally, rng)
         ready = [s for s in joined if s.replica]
-        print(f"{len(ready)} of {students} students joined in {time.monotonic() - joined_at:.1f} s "
-              f"(per replica: {dict(Counter(s.replica for s in ready))})")  # fmt: skip
+        print(
+            f"{len(ready)} of {students} students joined in {time.monotonic() - joined_at:.1f} s "
+            f"(per replica: {dict(Counter(s.replica for s in ready))})"
+        )
         start = time.monotonic() + 1
         watcher = None
         if kill is not None:
             watcher = asyncio.create_task(killer(kill, ready, cookies["attnviz_replica"], tally))
-        await asyncio.gather(*(vote(s, url, code, choices, tally, start + rng.uniform(0, window))
-                               for s in ready))  # fmt: skip
+        await asyncio.gather(
+            *(vote(s, url, code, choices, tally, start + rng.uniform(0, window)) for s in ready)
+        )
         lag = await watch_count(projector, sum(tally.acked.values()), tally.last_ack)
         victim = watcher.result() if watcher is not None and watcher.done() else None
-        outcome = Outcome(students, len(ready), tally, store.counts(code, STEP, 1),
-                          tally.last_ack - start, lag, victim)  # fmt: skip
+        outcome = Outcome(
+            students,
+            len(ready),
+            tally,
+            store.counts(code, STEP, 1),
+            tally.last_ack - start,
+            lag,
+            victim,
+        )
         for s in [*joined, projector]:
             await s.tab.close()
         return outcome
@@ -283,25 +296,37 @@ async def classroom(url: str, database_url: str, students: int, window: float, s
 async def run(args: argparse.Namespace) -> int:
     with deployment(replicas=2, sqlite=args.sqlite) as deployed:
         kill = (lambda name: kill_replica(deployed, name)) if args.kill else None
-        outcome = await classroom(deployed.url, deployed.database_url, args.students,
-                                  args.window, args.seed, kill)  # fmt: skip
+        outcome = await classroom(
+            deployed.url, deployed.database_url, args.students, args.window, args.seed, kill
+        )
     return report(args, outcome)
 
 
 def report(args: argparse.Namespace, outcome: Outcome) -> int:
     tally, times = outcome.tally, outcome.tally.times
-    print(f"students {args.students}, window {args.window:.0f} s, database "
-          f"{'SQLite' if args.sqlite else 'PostgreSQL'}, killed {outcome.victim or 'none'}")  # fmt: skip
-    print(f"acknowledged {outcome.acked} of {outcome.ready} in {outcome.voted_in:.1f} s; "
-          f"reconnects {tally.reconnects}; errors {dict(tally.errors) or 'none'}")  # fmt: skip
+    print(
+        f"students {args.students}, window {args.window:.0f} s, database "
+        f"{'SQLite' if args.sqlite else 'PostgreSQL'}, killed {outcome.victim or 'none'}"
+    )
+    print(
+        f"acknowledged {outcome.acked} of {outcome.ready} in {outcome.voted_in:.1f} s; "
+        f"reconnects {tally.reconnects}; errors {dict(tally.errors) or 'none'}"
+    )
     if times:
-        print(f"vote (tap → acknowledgement): p50 {percentile(times, 50):.2f} s, p95 "
-              f"{percentile(times, 95):.2f} s, max {max(times):.2f} s")  # fmt: skip
-    print(f"store counts {dict(sorted(outcome.counts.items()))} vs acknowledged "
-          f"{dict(sorted(tally.acked.items()))}: "
-          f"{'exactly once' if outcome.exactly_once else 'MISMATCH'}")  # fmt: skip
-    print(f"projector showed {outcome.acked} votes {outcome.lag:.2f} s after the last "
-          "acknowledgement" if outcome.lag is not None else "projector never showed the final count")  # fmt: skip
+        print(
+            f"vote (tap → acknowledgement): p50 {percentile(times, 50):.2f} s, p95 "
+            f"{percentile(times, 95):.2f} s, max {max(times):.2f} s"
+        )
+    print(
+        f"store counts {dict(sorted(outcome.counts.items()))} vs acknowledged "
+        f"{dict(sorted(tally.acked.items()))}: "
+        f"{'exactly once' if outcome.exactly_once else 'MISMATCH'}"
+    )
+    print(
+        f"projector showed {outcome.acked} votes {outcome.lag:.2f} s after the last acknowledgement"
+        if outcome.lag is not None
+        else "projector never showed the final count"
+    )
     whole = outcome.acked == outcome.ready == args.students
     return 0 if outcome.exactly_once and whole and outcome.lag is not None else 1
 

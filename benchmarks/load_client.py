@@ -250,7 +250,8 @@ class StreamlitSession:
         boundary = "attnvizloadboundary"
         body = (
             (
-                f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n'
+                f"--{boundary}\r\n"
+                f'Content-Disposition: form-data; name="file"; filename="{name}"\r\n'
                 f"Content-Type: {content_type}\r\n\r\n"
             ).encode()
             + data

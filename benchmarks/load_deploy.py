@@ -46,11 +46,20 @@ def deployment(replicas: int = 2, sqlite: bool = False) -> Iterator[Deployment]:
     """deploy/start.sh with `replicas` replicas on the classroom database; stopped after."""
     with database(sqlite) as url:
         port, base = free_port(), free_port()
-        cmd = ["bash", "deploy/start.sh", "--replicas", str(replicas), "--port", str(port),
-               "--base-port", str(base)]  # fmt: skip
+        cmd = [
+            "bash",
+            "deploy/start.sh",
+            "--replicas",
+            str(replicas),
+            "--port",
+            str(port),
+            "--base-port",
+            str(base),
+        ]
         env = {**os.environ, "ATTNVIZ_DATABASE_URL": url}
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)  # fmt: skip
+        proc = subprocess.Popen(
+            cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
         try:
             line, deadline = "", time.time() + 240
             while time.time() < deadline and not line.startswith("AttnViz on"):

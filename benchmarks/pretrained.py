@@ -65,7 +65,8 @@ def ours_in_browser(text: str, timeout: float) -> float:
 
 
 DRAWN_OURS = """() => [...document.querySelectorAll('.js-plotly-plot')].some(
-  e => e._fullLayout && (e._fullLayout.title.text || '').includes('Model view') && e.querySelector('.hm, image'))"""
+  e => e._fullLayout && (e._fullLayout.title.text || '').includes('Model view')
+    && e.querySelector('.hm, image'))"""
 
 
 def bertviz_in_browser(model, text: str, libs: Path, timeout: float) -> float | None:
@@ -143,11 +144,13 @@ def main() -> None:
     theirs = bertviz_in_browser(model, text, args.bertviz_libs, args.timeout)
     if theirs is None:
         print(
-            f"model view, 512 tokens, BertViz: not drawn within {args.timeout:.0f} s; ratio ≥ {args.timeout / ours:.1f}× (goal ≥ 5×)"
+            f"model view, 512 tokens, BertViz: not drawn within {args.timeout:.0f} s; "
+            f"ratio ≥ {args.timeout / ours:.1f}× (goal ≥ 5×)"
         )
     else:
         print(
-            f"model view, 512 tokens, BertViz: {theirs:.2f} s; BertViz / ours = {theirs / ours:.1f}× (goal ≥ 5×)"
+            f"model view, 512 tokens, BertViz: {theirs:.2f} s; "
+            f"BertViz / ours = {theirs / ours:.1f}× (goal ≥ 5×)"
         )
 
 

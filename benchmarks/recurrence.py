@@ -59,16 +59,21 @@ def time_to_accuracy(target: float = 0.95) -> str:
         history = trainer.history
         if not history.val_metric or history.eval_step[-1] != trainer.step_count:
             continue
-        scores = {"attention": history.val_metric[-1],
-                  BASELINE: history.latest_extra(f"{BASELINE} val_metric")}  # fmt: skip
+        scores = {
+            "attention": history.val_metric[-1],
+            BASELINE: history.latest_extra(f"{BASELINE} val_metric"),
+        }
         for who, value in scores.items():
             if who not in reached and value >= target:
                 reached[who] = (time.perf_counter() - start, trainer.step_count)
     lines = [f"preset {name!r}, {trainer.step_count} steps run:"]
     for who in ("attention", BASELINE):
         seconds, steps = reached.get(who, (None, None))
-        lines.append(f"  {who}: ≥ {target:.0%} exact match after {seconds:.1f} s ({steps} steps)"
-                     if seconds is not None else f"  {who}: not {target:.0%} within the preset")  # fmt: skip
+        lines.append(
+            f"  {who}: ≥ {target:.0%} exact match after {seconds:.1f} s ({steps} steps)"
+            if seconds is not None
+            else f"  {who}: not {target:.0%} within the preset"
+        )
     return "\n".join(lines)
 
 

@@ -50,8 +50,10 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     rows = measure(LENGTHS, args.device, seconds=args.seconds, min_repeats=3)
     memory = "measured peak" if rows[0]["measured"] else "computed, not measured"
-    print(f"one attention layer, batch 1, {HEADS} heads × {D_HEAD}, on {args.device} "
-          f"({args.threads} thread(s)); memory {memory}")  # fmt: skip
+    print(
+        f"one attention layer, batch 1, {HEADS} heads × {D_HEAD}, on {args.device} "
+        f"({args.threads} thread(s)); memory {memory}"
+    )
     print(table(rows))
     time_slopes, memory_slopes = slopes(rows, "ms"), slopes(rows, "bytes")
     print("log-log slopes on the upper half of the lengths:")

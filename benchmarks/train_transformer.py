@@ -99,7 +99,8 @@ def main() -> None:
     torch.set_num_threads(2)
     seconds, steps = time_to_99()
     print(
-        f"reverse, 8 tokens, preset '{PRESET}', 2 threads: ≥ 99 % validation accuracy after {seconds:.1f} s ({steps} steps); goal ≤ 20 s"
+        f"reverse, 8 tokens, preset '{PRESET}', 2 threads: ≥ 99 % validation accuracy "
+        f"after {seconds:.1f} s ({steps} steps); goal ≤ 20 s"
     )
     task_spec, model_spec, cfg = PRESETS[PRESET]
     trainable = TransformerJobSpec(task_spec, model_spec).build()

@@ -23,7 +23,7 @@ TABLE = SCENE.table
 
 
 def sync_head_pills(heads: int) -> None:
-    """Every head is shown at first and again after the head count changes (a link's choice stays)."""
+    """Every head is shown at first and after the head count changes (a link's choice stays)."""
     previous, st.session_state["_ta_hv_n"] = st.session_state.get("_ta_hv_n"), heads
     fresh = HEAD_VIEW_HEADS not in st.session_state and HEAD_VIEW_HEADS not in st.query_params
     if fresh or previous not in (None, heads):

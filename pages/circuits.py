@@ -10,7 +10,7 @@ from attnviz.ui.common import layout
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.widgets import draw
 from attnviz.ui.training.page import TrainingPage
-from attnviz.ui.training.panel import LiveRun
+from attnviz.ui.training.run_view import LiveRun
 
 TABLE = SCENE.table
 SETTINGS = {  # each experiment's own settings, drawn only while it is chosen

@@ -14,7 +14,7 @@ from attnviz.ui.parts.captioning import (
     words_view,
 )
 from attnviz.ui.training.page import TrainingPage
-from attnviz.ui.training.panel import LiveRun
+from attnviz.ui.training.run_view import LiveRun
 
 TABLE = SCENE.table
 

@@ -12,7 +12,7 @@ from attnviz.ui.common.figures import show
 from attnviz.ui.common.scene_cache import scene_run
 from attnviz.ui.common.widgets import draw
 from attnviz.ui.training.page import TrainingPage
-from attnviz.ui.training.panel import LiveRun
+from attnviz.ui.training.run_view import LiveRun
 
 TABLE = SCENE.table
 SAY = {"error": st.error, "warning": st.warning, "info": st.info}

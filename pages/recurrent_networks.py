@@ -18,7 +18,7 @@ from attnviz.ui.parts.recurrent import (
     your_date,
 )
 from attnviz.ui.training.page import TrainingPage
-from attnviz.ui.training.panel import LiveRun
+from attnviz.ui.training.run_view import LiveRun
 
 TABLE = SCENE.table
 

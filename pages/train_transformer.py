@@ -10,7 +10,7 @@ from attnviz.ui.common.scene_cache import scene_run
 from attnviz.ui.common.widgets import draw
 from attnviz.ui.parts.transformer import attention_by_layer, trained_tools
 from attnviz.ui.training.page import TrainingPage
-from attnviz.ui.training.panel import LiveRun
+from attnviz.ui.training.run_view import LiveRun
 
 TABLE = SCENE.table
 TASK_NOTES = {
@@ -27,9 +27,10 @@ TASK_NOTES = {
 page = TrainingPage(
     SCENE,
     "Train a transformer live",
-    "A tiny transformer (pre-LayerNorm blocks, multi-head self-attention, an MLP) learns a toy task "
-    "in seconds on a CPU. Pick a preset, press **Start**, and watch the loss fall and the attention "
-    "maps of one fixed example sharpen. Encoders see the whole sequence; causal decoders only the past.",
+    "A tiny transformer (pre-LayerNorm blocks, multi-head self-attention, an MLP) learns a toy "
+    "task in seconds on a CPU. Pick a preset, press **Start**, and watch the loss fall and the "
+    "attention maps of one fixed example sharpen. Encoders see the whole sequence; causal "
+    "decoders only the past.",
     ["Task", "Model"],
     per_row=3,
 )

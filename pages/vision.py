@@ -18,7 +18,7 @@ from attnviz.ui.parts.vision import (
     vit_vs_cnn,
 )
 from attnviz.ui.training.page import TrainingPage
-from attnviz.ui.training.panel import LiveRun
+from attnviz.ui.training.run_view import LiveRun
 
 TABLE = SCENE.table
 
@@ -54,8 +54,9 @@ def draw_live(run: LiveRun) -> None:
     active = state is not None and state.active
     shown, own = pick_image(values)
     timeline = state.snapshots if run.snapshot is not None and not active else None
-    figs = SCENE.views(snapshot, shown, LIVE_VIEWS if active else None, image=own,
-                       timeline=timeline)  # fmt: skip
+    figs = SCENE.views(
+        snapshot, shown, LIVE_VIEWS if active else None, image=own, timeline=timeline
+    )
     frame = read(snapshot, shown, own)
     attention_views(figs, frame)
     if run.snapshot is None:

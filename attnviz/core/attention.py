@@ -113,7 +113,7 @@ def causal_mask(t_query: int, t_key: int | None = None, device=None) -> Tensor:
 
 
 def padding_mask(lengths: Tensor | list[int], t_max: int) -> Tensor:
-    """(B, 1, 1, T) boolean key mask from sequence lengths: True for real tokens, False for padding."""
+    """(B, 1, 1, T) boolean key mask from lengths: True for real tokens, False for padding."""
     lengths = torch.as_tensor(lengths)
     keep = torch.arange(t_max)[None, :] < lengths[:, None]  # (B, T)
     return keep[:, None, None, :]

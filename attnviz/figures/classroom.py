@@ -36,38 +36,65 @@ def votes_figure(
         raise ValueError("No round was asked on this step.")
     options = list(rounds[0][1])
     labels = [option_label(option, answer) for option in options]
-    data = []
-    for number, counts in rounds:
-        heights = [int(counts.get(option, 0)) for option in options]
-        color = ROUND_COLORS.get(number, BAR_COLOR) if len(rounds) > 1 else BAR_COLOR
-        x, y = (heights, labels) if horizontal else (labels, heights)
-        data.append(
-            dict(
-                type="bar", x=x, y=y, orientation="h" if horizontal else "v",
-                name=ROUND_NAMES.get(number, f"Round {number}"), marker=dict(color=color),
-                text=[str(h) for h in heights], textposition="outside", cliponaxis=False,
-                hovertemplate="%{fullData.name}: %{text} votes<extra></extra>",
-            )
-        )  # fmt: skip
+    data = [
+        _round_bars(number, counts, options, labels, len(rounds) > 1, horizontal)
+        for number, counts in rounds
+    ]
     votes_axis = dict(title=dict(text="Votes"), rangemode="tozero", automargin=True)
     options_axis = dict(type="category", automargin=True)
     if horizontal:
         options_axis["autorange"] = "reversed"  # the first option on top, as on the buttons
     layout = dict(
-        barmode="group", height=height, showlegend=len(rounds) > 1,
+        barmode="group",
+        height=height,
+        showlegend=len(rounds) > 1,
         legend=dict(orientation="h", yanchor="top", y=-0.3, x=0),
         margin=dict(l=40, r=30, t=50, b=10),
         xaxis=votes_axis if horizontal else options_axis,
         yaxis=options_axis if horizontal else votes_axis,
-    )  # fmt: skip
+    )
     if answer in options:
-        index = options.index(answer)
-        band = dict(x0=index - 0.5, x1=index + 0.5, y0=0, y1=1, xref="x", yref="paper")
-        if horizontal:
-            band = dict(y0=index - 0.5, y1=index + 0.5, x0=0, x1=1, yref="y", xref="paper")
-        layout["shapes"] = [
-            dict(type="rect", **band, fillcolor=HIGHLIGHT_COLOR, opacity=0.12, line=dict(width=0),
-                 layer="below")
-        ]  # fmt: skip
+        layout["shapes"] = [_answer_band(options.index(answer), horizontal)]
     title = "The room's answers" + ("" if answer is None else " (✓ the model's answer)")
     return fast_figure(data, titled(layout, title, chars=34 if horizontal else 60))
+
+
+def _round_bars(
+    number: int,
+    counts: Mapping[str, int],
+    options: list[str],
+    labels: list[str],
+    coloured: bool,
+    horizontal: bool,
+) -> dict:
+    """One round's bars over `options` (named `labels`), in its round's colour if `coloured`."""
+    heights = [int(counts.get(option, 0)) for option in options]
+    color = ROUND_COLORS.get(number, BAR_COLOR) if coloured else BAR_COLOR
+    x, y = (heights, labels) if horizontal else (labels, heights)
+    return dict(
+        type="bar",
+        x=x,
+        y=y,
+        orientation="h" if horizontal else "v",
+        name=ROUND_NAMES.get(number, f"Round {number}"),
+        marker=dict(color=color),
+        text=[str(h) for h in heights],
+        textposition="outside",
+        cliponaxis=False,
+        hovertemplate="%{fullData.name}: %{text} votes<extra></extra>",
+    )
+
+
+def _answer_band(index: int, horizontal: bool) -> dict:
+    """A tinted band behind the option at `index` (the model's answer), across the whole plot."""
+    band = dict(x0=index - 0.5, x1=index + 0.5, y0=0, y1=1, xref="x", yref="paper")
+    if horizontal:
+        band = dict(y0=index - 0.5, y1=index + 0.5, x0=0, x1=1, yref="y", xref="paper")
+    return dict(
+        type="rect",
+        **band,
+        fillcolor=HIGHLIGHT_COLOR,
+        opacity=0.12,
+        line=dict(width=0),
+        layer="below",
+    )

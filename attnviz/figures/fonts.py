@@ -44,8 +44,10 @@ def _decimals_shown(trace) -> int:
     """How many decimals a heatmap's written cell numbers have (0 when written by a template)."""
     if trace["text"] is None:
         return 0
-    return max((len(str(t).split(".")[1]) for row in trace["text"] for t in row if "." in str(t)),
-               default=0)  # fmt: skip
+    return max(
+        (len(str(t).split(".")[1]) for row in trace["text"] for t in row if "." in str(t)),
+        default=0,
+    )
 
 
 def _shrink_to_fit(z: np.ndarray, cell_px: float, font: int, smallest: float) -> tuple:

@@ -1,5 +1,5 @@
-"""The data of the BertViz-style head view: tokens in two columns joined by lines whose opacity
-is the weight, one colour per head. The component that draws it (attnviz/ui/common/head_view/, with its
+"""The data of the BertViz-style head view: tokens in two columns joined by lines whose opacity is
+the weight, one colour per head. The component that draws it (attnviz/ui/common/head_view/, with its
 .js and .css files) writes user text with textContent, never as HTML."""
 
 from __future__ import annotations

@@ -39,8 +39,9 @@ def token_map(
     pooled = len(labels) > LONG_MAP_CELLS and zmin is not None and zmin >= 0
     if pooled:
         matrix, labels = seen_max_pool(matrix, LONG_MAP_CELLS), block_labels(labels, LONG_MAP_CELLS)
-    trace, layout = heatmap_spec(matrix, labels, labels, title, zmin=zmin, zmax=zmax,
-                                 colorscale=colorscale)  # fmt: skip
+    trace, layout = heatmap_spec(
+        matrix, labels, labels, title, zmin=zmin, zmax=zmax, colorscale=colorscale
+    )
     if pooled:  # a longer title: wrapped, with the top margin grown for its lines
         layout = titled(layout, f"{title} (max-pooled to {LONG_MAP_CELLS}²)", NARROW_TITLE)
     layout["height"] = max(layout.get("height") or 0, MAP_HEIGHT)
@@ -64,10 +65,10 @@ def _extent(axis: dict, title_px: int) -> int | None:
 
 
 def settle_margins(layout: dict, right: int) -> dict:
-    """A token map's or bar chart's layout with margins computed from its labels and automargin
-    off on its token axes, once one holds SETTLED_MIN tokens or more (issue 26): Plotly's
-    automargin measured every label, grew the margins and drew the figure again, ~70 ms of a new
-    64-token sentence over the page's four such figures. The page turns automargin back on in lecture mode
+    """A token map's or bar chart's layout with margins computed from its labels and automargin off
+    on its token axes, once one holds SETTLED_MIN tokens or more (issue 26): Plotly's automargin
+    measured every label, grew the margins and drew the figure again, ~70 ms of a new 64-token
+    sentence over the page's four such figures. The page turns automargin back on in lecture mode
     (`free_margins`), whose larger fonts these margins were not computed for."""
     x, y = layout.get("xaxis") or {}, layout.get("yaxis") or {}
     if not any(len(a.get("categoryarray") or ()) >= SETTLED_MIN for a in (x, y)):
@@ -145,7 +146,6 @@ def model_view(
     layers, heads, t = attentions.shape[0], attentions.shape[1], attentions.shape[-1]
     pooled = t > MODEL_VIEW_POOL
     n = min(t, MODEL_VIEW_POOL)
-    step = n + 1  # a block and one blank (NaN) line after it
     tiled = _tile(attentions, n, reduce)  # (layers·(n+1) − 1, heads·(n+1) − 1)
     names = [f"tokens {s}" for s in pool_labels(t, n)] if pooled else shown(tokens)
     x, y = _tile_labels(names, heads, layers)
@@ -162,9 +162,20 @@ def model_view(
     }
     if compact:
         compact_weights(trace)
-    centre = n // 2
     how = "max-pooled" if reduce == "max" else "block-averaged"
-    layout = {
+    layout = _model_view_layout(x, y, layers, heads, n)
+    title = f"Model view: {layers} layers ×\u00a0{heads}\u00a0heads"  # a break keeps "× 12 heads"
+    if pooled:  # a long title wraps for a phone; the short one stays one line on a projector
+        titled(layout, f"{title}; {t} tokens {how} to {n} blocks", NARROW_TITLE)
+    else:
+        titled(layout, title)
+    return fast_figure([trace], layout)
+
+
+def _model_view_layout(x: list[str], y: list[str], layers: int, heads: int, n: int) -> dict:
+    """The model view's layout, untitled: a tick per head (x) and layer (y) mid-block."""
+    step, centre = n + 1, n // 2  # a block and one blank (NaN) line after it
+    return {
         "height": 110 * layers + 90,
         # the margins Plotly's automargin reaches at the base font (layer labels, the head axis,
         # the colour bar), given up front: the browser draws the figure once instead of twice
@@ -189,12 +200,6 @@ def model_view(
             "automargin": True,
         },
     }
-    title = f"Model view: {layers} layers ×\u00a0{heads}\u00a0heads"  # a break keeps "× 12 heads"
-    if pooled:  # a long title wraps for a phone; the short one stays one line on a projector
-        titled(layout, f"{title}; {t} tokens {how} to {n} blocks", NARROW_TITLE)
-    else:
-        titled(layout, title)
-    return fast_figure([trace], layout)
 
 
 WEIGHT_STEPS = 254  # a weight w in [0, 1] is sent as the byte 1 + round(254 w); 0: a blank cell

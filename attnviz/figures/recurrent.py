@@ -58,15 +58,23 @@ def length_figure(rows: dict, title: str) -> go.Figure:
     for name, scores in rows.items():
         x = np.array(scores.lengths, dtype=np.float32)
         counts = np.array(scores.counts, dtype=np.float32)
-        for what, values, dash in (("characters right", scores.characters, "solid"),
-                                   ("dates exact", scores.exact, "dot")):  # fmt: skip
-            traces.append({
-                "type": "scatter", "mode": "lines+markers", "name": f"{name}: {what}",
-                "x": x, "y": np.array(values, dtype=np.float32), "customdata": counts,
-                "line": {"color": MODEL_COLOURS.get(name), "dash": dash},
-                "hovertemplate": f"{name}, {what}<br>%{{x}} characters in: %{{y:.0%}} "
-                "(%{customdata} dates)<extra></extra>",
-            })  # fmt: skip
+        for what, values, dash in (
+            ("characters right", scores.characters, "solid"),
+            ("dates exact", scores.exact, "dot"),
+        ):
+            traces.append(
+                {
+                    "type": "scatter",
+                    "mode": "lines+markers",
+                    "name": f"{name}: {what}",
+                    "x": x,
+                    "y": np.array(values, dtype=np.float32),
+                    "customdata": counts,
+                    "line": {"color": MODEL_COLOURS.get(name), "dash": dash},
+                    "hovertemplate": f"{name}, {what}<br>%{{x}} characters in: %{{y:.0%}} "
+                    "(%{customdata} dates)<extra></extra>",
+                }
+            )
     layout = base_layout(title, 380)
     layout["xaxis"] = {"title": {"text": "input length (characters)"}, "type": "linear"}
     layout["yaxis"] = {"title": {"text": "accuracy"}, "range": [0, 1.05], "tickformat": ".0%"}
@@ -87,8 +95,12 @@ def states_figure(states: np.ndarray, chars: Sequence[str], title: str) -> go.Fi
         zmax=1.0,
         colorscale="RdBu_r",
     )
-    layout["yaxis"] = {"type": "category", "autorange": "reversed", "showticklabels": False,
-                       "title": {"text": f"hidden unit (1 … {states.shape[0]})"}}  # fmt: skip
+    layout["yaxis"] = {
+        "type": "category",
+        "autorange": "reversed",
+        "showticklabels": False,
+        "title": {"text": f"hidden unit (1 … {states.shape[0]})"},
+    }
     layout["xaxis"]["tickangle"] = 0
     layout["height"] = 320
     return fast_figure([trace], layout)

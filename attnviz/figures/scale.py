@@ -24,9 +24,13 @@ LEGEND = {"orientation": "h", "yanchor": "top", "y": -0.22, "x": 0}
 def mask_figure(mask: np.ndarray, tokens: Sequence[str], title: str) -> go.Figure:
     """A (T, T) boolean mask: a dark cell where query i (row) may attend to key j (column)."""
     trace, layout = heatmap_spec(
-        np.asarray(mask, dtype=np.float32), shown(list(tokens)), shown(list(tokens)), title,
-        zmin=0.0, zmax=1.0,
-    )  # fmt: skip
+        np.asarray(mask, dtype=np.float32),
+        shown(list(tokens)),
+        shown(list(tokens)),
+        title,
+        zmin=0.0,
+        zmax=1.0,
+    )
     trace.update(colorscale=KEPT_SCALE, showscale=False, xgap=1, ygap=1)
     trace["hovertemplate"] = "query %{y}<br>key %{x}<br>%{z:.0f} (1: scored)<extra></extra>"
     titled(layout, title, NARROW_TITLE)
@@ -44,9 +48,16 @@ def reach_figure(first: np.ndarray, tokens: Sequence[str], layers: int, title: s
     where it does not within `layers`; darker = fewer layers."""
     z = np.where(first > 0, first, np.nan).astype(np.float32)
     trace, layout = heatmap_spec(
-        z, shown(list(tokens)), shown(list(tokens)), title, x_title="from token",
-        y_title="token", zmin=1.0, zmax=float(max(layers, 2)), colorscale="Blues_r",
-    )  # fmt: skip
+        z,
+        shown(list(tokens)),
+        shown(list(tokens)),
+        title,
+        x_title="from token",
+        y_title="token",
+        zmin=1.0,
+        zmax=float(max(layers, 2)),
+        colorscale="Blues_r",
+    )
     trace["colorscale"] = REACH_SCALE  # the last layer stays a visible light blue
     trace["colorbar"] = {"title": {"text": "layers"}, "dtick": 1}
     trace["hovertemplate"] = "token %{y}<br>from %{x}<br>after %{z:.0f} layer(s)<extra></extra>"
@@ -96,13 +107,17 @@ def loglog_figure(
     traces = []
     for i, (name, ys) in enumerate(values.items()):
         label = f"{name} (slope {slopes[name]:.2f})"
-        traces.append({
-            "type": "scatter", "mode": "lines+markers", "name": label,
-            "x": np.asarray(lengths[name], dtype=np.float32),
-            "y": np.asarray(ys, dtype=np.float64),
-            "line": {"color": HEAD_COLORS[i % len(HEAD_COLORS)]},
-            "hovertemplate": f"{name}<br>%{{x}} tokens: %{{y:.4~g}} {unit}<extra></extra>",
-        })  # fmt: skip
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "name": label,
+                "x": np.asarray(lengths[name], dtype=np.float32),
+                "y": np.asarray(ys, dtype=np.float64),
+                "line": {"color": HEAD_COLORS[i % len(HEAD_COLORS)]},
+                "hovertemplate": f"{name}<br>%{{x}} tokens: %{{y:.4~g}} {unit}<extra></extra>",
+            }
+        )
     layout = base_layout(title, 420, NARROW_TITLE)
     # the x axis is named in the title: an axis title under it collided with the legend
     layout["xaxis"] = {"type": "log", "dtick": float(np.log10(4))}

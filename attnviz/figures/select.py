@@ -98,7 +98,8 @@ def _key_dots(keys: np.ndarray, names: list[str], query: np.ndarray, weights: np
         "name": "keys",
         "marker": {"size": sizes, "color": "#3b5bdb"},
         "customdata": weights.astype(np.float32),
-        "hovertemplate": "%{text}<br>key (%{x:.2f}, %{y:.2f})<br>weight %{customdata:.3f}<extra></extra>",
+        "hovertemplate": "%{text}<br>key (%{x:.2f}, %{y:.2f})<br>"
+        "weight %{customdata:.3f}<extra></extra>",
     }
 
 

@@ -111,8 +111,15 @@ def _query_axis(labels: list[str], domain: list[float], anchor: str, labelled: b
     """A map's query axis, shared along its row of maps: only the first map of a row writes the
     query tokens, in a left margin Plotly grows to hold them (automargin) at any font and width;
     the other maps of the row are read across (their hover names each query)."""
-    return token_axis(labels, True, domain=domain, anchor=anchor, autorange="reversed",
-                      automargin=labelled, showticklabels=labelled)  # fmt: skip
+    return token_axis(
+        labels,
+        True,
+        domain=domain,
+        anchor=anchor,
+        autorange="reversed",
+        automargin=labelled,
+        showticklabels=labelled,
+    )
 
 
 def _head_trace(
@@ -131,7 +138,8 @@ def _head_trace(
         "colorbar": {"len": bar_len, "y": 1, "yanchor": "top"},
         "xaxis": f"x{n}",
         "yaxis": f"y{n}",
-        "hovertemplate": f"{name}<br>query %{{y}}<br>key %{{x}}<br>weight %{{z:.3f}}<extra></extra>",
+        "hovertemplate": f"{name}<br>query %{{y}}<br>key %{{x}}<br>"
+        "weight %{z:.3f}<extra></extra>",
     }
 
 

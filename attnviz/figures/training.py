@@ -1,4 +1,4 @@
-"""Training curves: loss (train per step, validation per evaluation) and the metric, side by side."""
+"""Training curves side by side: loss (train per step, validation per evaluation), the metric."""
 
 from __future__ import annotations
 

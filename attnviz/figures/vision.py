@@ -48,8 +48,15 @@ def image_trace(image: np.ndarray, n: str = "") -> dict:
     axes = {"xaxis": f"x{n}", "yaxis": f"y{n}", "hoverinfo": "skip"}
     if image.shape[0] == 1:
         z = np.asarray(image[0], dtype=np.float32)
-        return {"type": "heatmap", "z": z, "zmin": 0, "zmax": 1, "colorscale": GREY,
-                "showscale": False, **axes}  # fmt: skip
+        return {
+            "type": "heatmap",
+            "z": z,
+            "zmin": 0,
+            "zmax": 1,
+            "colorscale": GREY,
+            "showscale": False,
+            **axes,
+        }
     rgb = (np.clip(np.transpose(image, (1, 2, 0)), 0, 1) * 255).astype(np.uint8)  # (H, W, 3)
     return {"type": "image", "source": png_data_uri(rgb), **axes}
 
@@ -88,8 +95,13 @@ def overlay_trace(attention: np.ndarray, size: int, n: str = "", name: str = "")
 def _image_axes(size: int, domain_x: tuple, domain_y: tuple, n: str) -> tuple[dict, dict]:
     common = {"showticklabels": False, "showgrid": False, "zeroline": False, "ticks": ""}
     x = {**common, "range": [-0.5, size - 0.5], "domain": list(domain_x), "anchor": f"y{n}"}
-    y = {**common, "range": [size - 0.5, -0.5], "domain": list(domain_y), "anchor": f"x{n}",
-         "scaleanchor": f"x{n}"}  # fmt: skip
+    y = {
+        **common,
+        "range": [size - 0.5, -0.5],
+        "domain": list(domain_y),
+        "anchor": f"x{n}",
+        "scaleanchor": f"x{n}",
+    }
     return x, y
 
 
@@ -128,9 +140,7 @@ def panels_figure(
             name = f"{panel.name} {panel.detail}".strip()
             data.append(overlay_trace(panel.attention, size, n, name))
         if panel.box is not None:
-            x0, y0, x1, y1 = panel.box
-            shapes.append({"type": "rect", "xref": f"x{n}", "yref": f"y{n}", "x0": x0, "y0": y0,
-                           "x1": x1, "y1": y1, "line": {"color": "#22b8cf", "width": 2}})  # fmt: skip
+            shapes.append(_box_shape(panel.box, n))
         if not headers:
             notes.append(_note(panel.name, sum(dx) / 2, dy[1]))
     layout["annotations"], layout["shapes"] = notes, shapes
@@ -140,10 +150,34 @@ def panels_figure(
     return fast_figure(data, layout)
 
 
+def _box_shape(box: tuple[float, float, float, float], n: str) -> dict:
+    """An outline of `box` (x0, y0, x1, y1 in pixels) on axes x{n}/y{n}."""
+    x0, y0, x1, y1 = box
+    return {
+        "type": "rect",
+        "xref": f"x{n}",
+        "yref": f"y{n}",
+        "x0": x0,
+        "y0": y0,
+        "x1": x1,
+        "y1": y1,
+        "line": {"color": "#22b8cf", "width": 2},
+    }
+
+
 def _note(text: str, x: float, y: float, **extra) -> dict:
     """A label at paper (x, y), centred above that point unless told otherwise."""
-    return {"text": html.escape(text), "x": x, "y": y, "xref": "paper", "yref": "paper",
-            "xanchor": "center", "yanchor": "bottom", "showarrow": False, **extra}  # fmt: skip
+    return {
+        "text": html.escape(text),
+        "x": x,
+        "y": y,
+        "xref": "paper",
+        "yref": "paper",
+        "xanchor": "center",
+        "yanchor": "bottom",
+        "showarrow": False,
+        **extra,
+    }
 
 
 def _header_notes(
@@ -163,7 +197,36 @@ def patch_grid_figure(image: np.ndarray, patch: int, title: str) -> go.Figure:
     """The image with its patch grid drawn and each patch's index (the token's position)."""
     size = image.shape[-1]
     g = size // patch
-    lines = [
+    lines = _grid_lines(g, patch, size)
+    notes = _patch_numbers(g, patch) if g <= LABEL_PATCHES_MAX else []
+    centres = (np.arange(g, dtype=np.float32) + 0.5) * patch - 0.5
+    click = {  # one faint marker per patch: clicking it picks that patch as the query
+        "type": "scatter",
+        "mode": "markers",
+        "x": np.tile(centres, g),
+        "y": np.repeat(centres, g),
+        "customdata": np.arange(g * g),
+        "marker": {"size": max(6, min(28, 300 // g)), "opacity": 0.01, "symbol": "square"},
+        "hovertemplate": "patch %{customdata}: click to make it the query<extra></extra>",
+        "showlegend": False,
+    }
+    x, y = _image_axes(size, (0, 1), (0, 1), "")
+    layout = {
+        "height": 380,
+        "width": 380,
+        "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
+        "xaxis": x,
+        "yaxis": y,
+        "shapes": lines,
+        "annotations": notes,
+    }
+    titled(layout, title, PATCH_TITLE_CHARS)
+    return fast_figure([image_trace(image), click], layout)
+
+
+def _grid_lines(g: int, patch: int, size: int) -> list[dict]:
+    """The g + 1 vertical and g + 1 horizontal lines between patches, in pixel coordinates."""
+    return [
         {
             "type": "line",
             "x0": a,
@@ -178,29 +241,25 @@ def patch_grid_figure(image: np.ndarray, patch: int, title: str) -> go.Figure:
             (-0.5, size - 0.5, k * patch - 0.5, k * patch - 0.5),
         )
     ]
+
+
+def _patch_numbers(g: int, patch: int) -> list[dict]:
+    """Each patch's index (row by row) written in its top left corner."""
     notes = []
-    if g <= LABEL_PATCHES_MAX:
-        for i in range(g * g):
-            r, c = divmod(i, g)
-            notes.append({"text": str(i), "x": c * patch - 0.5 + 0.08 * patch, "y": r * patch - 0.5,
-                          "xanchor": "left", "yanchor": "top", "showarrow": False,
-                          "font": {"color": "#ffd43b", "size": 11}})  # fmt: skip
-    centres = (np.arange(g, dtype=np.float32) + 0.5) * patch - 0.5
-    click = {  # one faint marker per patch: clicking it picks that patch as the query
-        "type": "scatter",
-        "mode": "markers",
-        "x": np.tile(centres, g),
-        "y": np.repeat(centres, g),
-        "customdata": np.arange(g * g),
-        "marker": {"size": max(6, min(28, 300 // g)), "opacity": 0.01, "symbol": "square"},
-        "hovertemplate": "patch %{customdata}: click to make it the query<extra></extra>",
-        "showlegend": False,
-    }
-    x, y = _image_axes(size, (0, 1), (0, 1), "")
-    layout = {"height": 380, "width": 380, "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
-              "xaxis": x, "yaxis": y, "shapes": lines, "annotations": notes}  # fmt: skip
-    titled(layout, title, PATCH_TITLE_CHARS)
-    return fast_figure([image_trace(image), click], layout)
+    for i in range(g * g):
+        r, c = divmod(i, g)
+        notes.append(
+            {
+                "text": str(i),
+                "x": c * patch - 0.5 + 0.08 * patch,
+                "y": r * patch - 0.5,
+                "xanchor": "left",
+                "yanchor": "top",
+                "showarrow": False,
+                "font": {"color": "#ffd43b", "size": 11},
+            }
+        )
+    return notes
 
 
 def distance_figure(distance: np.ndarray, uniform: float, title: str) -> go.Figure:
@@ -209,18 +268,34 @@ def distance_figure(distance: np.ndarray, uniform: float, title: str) -> go.Figu
     layers, heads = distance.shape
     names = [f"layer {i}" for i in range(layers)]
     data = [
-        {"type": "scatter", "mode": "markers", "x": names, "y": distance[:, h].astype(np.float32),
-         "name": f"head {h}", "marker": {"size": 12},
-         "hovertemplate": f"head {h}<br>%{{x}}<br>%{{y:.1f}} px<extra></extra>"}
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "x": names,
+            "y": distance[:, h].astype(np.float32),
+            "name": f"head {h}",
+            "marker": {"size": 12},
+            "hovertemplate": f"head {h}<br>%{{x}}<br>%{{y:.1f}} px<extra></extra>",
+        }
         for h in range(heads)
-    ]  # fmt: skip
-    data.append({"type": "scatter", "mode": "lines", "x": [names[0], names[-1]],
-                 "y": [uniform, uniform], "name": "attention spread evenly",
-                 "line": {"dash": "dash", "color": "#868e96"}})  # fmt: skip
-    layout = {"height": 340, "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
-              "xaxis": {"type": "category", "title": {"text": "layer"}},
-              "yaxis": {"title": {"text": "mean attention distance (px)"}, "rangemode": "tozero"},
-              "legend": {"orientation": "h", "y": -0.25}}  # fmt: skip
+    ]
+    data.append(
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": [names[0], names[-1]],
+            "y": [uniform, uniform],
+            "name": "attention spread evenly",
+            "line": {"dash": "dash", "color": "#868e96"},
+        }
+    )
+    layout = {
+        "height": 340,
+        "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
+        "xaxis": {"type": "category", "title": {"text": "layer"}},
+        "yaxis": {"title": {"text": "mean attention distance (px)"}, "rangemode": "tozero"},
+        "legend": {"orientation": "h", "y": -0.25},
+    }
     titled(layout, title)
     return fast_figure(data, layout)
 
@@ -229,17 +304,32 @@ def distance_timeline(steps: list[int], distance: np.ndarray, uniform: float) ->
     """Each layer's mean attention distance (averaged over heads) at every snapshot.
     distance (S, L, H)."""
     data = [
-        {"type": "scatter", "mode": "lines+markers", "x": np.asarray(steps, dtype=np.float32),
-         "y": distance[:, layer].mean(-1).astype(np.float32), "name": f"layer {layer}",
-         "hovertemplate": f"layer {layer}<br>step %{{x}}<br>%{{y:.1f}} px<extra></extra>"}
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "x": np.asarray(steps, dtype=np.float32),
+            "y": distance[:, layer].mean(-1).astype(np.float32),
+            "name": f"layer {layer}",
+            "hovertemplate": f"layer {layer}<br>step %{{x}}<br>%{{y:.1f}} px<extra></extra>",
+        }
         for layer in range(distance.shape[1])
-    ]  # fmt: skip
-    data.append({"type": "scatter", "mode": "lines", "x": [steps[0], steps[-1]],
-                 "y": [uniform, uniform], "name": "spread evenly",
-                 "line": {"dash": "dash", "color": "#868e96"}})  # fmt: skip
-    layout = {"height": 320, "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
-              "xaxis": {"title": {"text": "step"}},
-              "yaxis": {"title": {"text": "mean attention distance (px)"}, "rangemode": "tozero"},
-              "legend": {"orientation": "h", "y": -0.3}}  # fmt: skip
+    ]
+    data.append(
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": [steps[0], steps[-1]],
+            "y": [uniform, uniform],
+            "name": "spread evenly",
+            "line": {"dash": "dash", "color": "#868e96"},
+        }
+    )
+    layout = {
+        "height": 320,
+        "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
+        "xaxis": {"title": {"text": "step"}},
+        "yaxis": {"title": {"text": "mean attention distance (px)"}, "rangemode": "tozero"},
+        "legend": {"orientation": "h", "y": -0.3},
+    }
     titled(layout, "How far each layer looks while training (mean over heads)")
     return fast_figure(data, layout)

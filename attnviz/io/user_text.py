@@ -26,5 +26,6 @@ def md_literal(text: object, limit: int | None = None) -> str:
     text = str(text)
     if limit is not None and len(text) > limit:
         text = text[:limit] + "…"
-    text = "".join(c if c.isprintable() else " " for c in _break_triggers(text))
+    shown = (c if c.isprintable() else " " for c in text)  # no line break, tab or control code
+    text = _break_triggers("".join(shown))
     return "".join("\\" + c if c in MARKDOWN_SPECIALS else c for c in text)

@@ -127,14 +127,23 @@ def _step_html(
     if step.question is not None:
         q = step.question  # a computed answer is the scene's text (a token): escaped, not Markdown
         answer = html.escape(answers.get(q.computed, "see the figure")) if q.computed else None
-        parts.append(f'<div class="question"><b>Predict:</b> {inline_html(q.prompt)}<br>'
-                     f"<b>Answer:</b> {answer or inline_html(q.answer)}<br>"
-                     f"{markdown_html(q.explain)}</div>")  # fmt: skip
+        parts.append(
+            f'<div class="question"><b>Predict:</b> {inline_html(q.prompt)}<br>'
+            f"<b>Answer:</b> {answer or inline_html(q.answer)}<br>"
+            f"{markdown_html(q.explain)}</div>"
+        )
     if figure is not None:
         drawn = go.Figure(handout_figure(copy.deepcopy(figure)))
-        parts.append('<div class="figure">' + pio.to_html(drawn, full_html=False,
-                     include_plotlyjs=first_figure, config={"displaylogo": False,
-                     "responsive": False}) + "</div>")  # fmt: skip
+        parts.append(
+            '<div class="figure">'
+            + pio.to_html(
+                drawn,
+                full_html=False,
+                include_plotlyjs=first_figure,
+                config={"displaylogo": False, "responsive": False},
+            )
+            + "</div>"
+        )
     parts.append("</section>")
     return "".join(parts)
 

@@ -181,8 +181,9 @@ def _figure(reader: _Reader, raw: dict, line: int | None) -> str:
     """The step's `figure`: one line of at most FIGURE_MAX characters (or "")."""
     figure = reader.string(raw, "figure", line, required=False).strip()
     if "\n" in figure or len(figure) > FIGURE_MAX:
-        raise reader.error(line, f"'figure' names {FIGURE_HELP}: one line of at most "
-                           f"{FIGURE_MAX} characters")  # fmt: skip
+        raise reader.error(
+            line, f"'figure' names {FIGURE_HELP}: one line of at most {FIGURE_MAX} characters"
+        )
     return figure
 
 
@@ -212,8 +213,9 @@ def parse_lesson(text: str, name: str = "lesson") -> Lesson:
     or nested deeper than the parser can follow is refused with a message."""
     text = text.removeprefix("\ufeff")
     if len(text) > MAX_CHARS:
-        raise LessonError(name, None, f"the file is {len(text):,} characters; a lesson has at "
-                          f"most {MAX_CHARS:,}")  # fmt: skip
+        raise LessonError(
+            name, None, f"the file is {len(text):,} characters; a lesson has at most {MAX_CHARS:,}"
+        )
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:

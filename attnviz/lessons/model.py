@@ -9,7 +9,6 @@ that state as the page's widgets write it (`Param.url_text`), non-default values
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +28,7 @@ FIGURE_HELP = (  # what a step's `figure` may name, as the loader's errors say i
 
 
 class LessonError(ValueError):
-    """A lesson file that cannot be played: the message names the file and, where known, the line."""
+    """A lesson file that cannot be played: the message names the file and, if known, the line."""
 
     def __init__(self, name: str, line: int | None, detail: str):
         self.name = name
@@ -39,9 +38,8 @@ class LessonError(ValueError):
         super().__init__(f"{where}: {detail}")
 
 
-@functools.cache
 def tables() -> dict[str, PageParams]:
-    """Every page's parameter table (imported once)."""
+    """Every page's parameter table (imported once: attnviz.topics.registry)."""
     return page_tables()
 
 

@@ -1,8 +1,8 @@
 """A lesson's parameter values, read from TOML and checked against the page's parameter table.
 
 TOML gives ints, floats, booleans, strings and arrays; `coerce` turns one into the exact value the
-page's widget holds (an int on a float slider becomes a float, 1 on a choice of floats becomes
-that choice, an array of pills a tuple in the choices' order) or says why it cannot. What one parameter
+page's widget holds (an int on a float slider becomes a float, 1 on a choice of floats becomes that
+choice, an array of pills a tuple in the choices' order) or says why it cannot. What one parameter
 alone cannot check (values that depend on each other on the same page) the page's scene says:
 `Scene.problems`.
 """

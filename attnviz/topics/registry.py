@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from functools import cache
 
 from attnviz.topics.params import PageParams
 from attnviz.topics.scene import Scene
@@ -218,8 +219,9 @@ def params_module(url: str):
     return page(url).params()
 
 
+@cache
 def page_tables() -> dict[str, PageParams]:
-    """Every page's parameter table, by page url."""
+    """Every page's parameter table, by page url (read once; again after `register`)."""
     return {entry.url: entry.params().TABLE for entry in scene_pages()}
 
 
@@ -228,9 +230,11 @@ def register(entry: Page) -> Page:
     is replaced. Returns the entry."""
     unregister(entry.url)
     PAGES.append(entry)
+    page_tables.cache_clear()
     return entry
 
 
 def unregister(url: str) -> None:
     """Remove the page at `url` from the table (nothing when there is none)."""
     PAGES[:] = [entry for entry in PAGES if entry.url != url]
+    page_tables.cache_clear()

@@ -152,11 +152,14 @@ class Scene:
 
     def trained(self, values: Values | None = None, only: Collection[str] | None = None):
         """(trained run, views): a training page's job for `values` trained to its end in this
-        process (seconds to minutes), and the views of the trained model."""
+        process (seconds to minutes), and the views of the trained model (`only`: those named,
+        or standing for them)."""
         if self.train is None:
             raise SceneInputError(f"{self.url} is not a training page")
         values = self.values() if values is None else values
         run = self.train(self.config(values))
+        if only is not None:  # a view asked for by the name it stands for (a run's maps)
+            only = set(only) | {name for name, main in self.view_aliases.items() if main in only}
         return run, self.views(self.trained_result(run), values, only)
 
     def compute(self, values: Values | None = None, only: Collection[str] | None = None):

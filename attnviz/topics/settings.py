@@ -1,4 +1,5 @@
-"""Settings for every page (the sidebar): device, global seed, lecture mode, high contrast, figure format."""
+"""Settings for every page (the sidebar): device, global seed, lecture mode, high contrast, figure
+format."""
 
 from attnviz.topics.params import PageParams, Param
 

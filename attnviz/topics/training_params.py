@@ -57,15 +57,7 @@ def training_params(
             choices=SCHEDULES,
             help="cosine: the rate falls smoothly to 0 by the last step",
         ),
-        Param(k + "batch_mode", "batches", "radio", batch_mode, choices=BATCH_MODES),
-        Param(
-            k + "batch_size",
-            "batch size",
-            "select_slider",
-            batch_size,
-            choices=BATCH_SIZES,
-            shown_when=((k + "batch_mode", "minibatch"),),
-        ),
+        *_batch_params(k, batch_mode, batch_size),
         Param(k + "steps", "steps", "slider", steps, low=50, high=max_steps, step=50),
         Param(
             k + "weight_decay", "weight decay", "select_slider", weight_decay, choices=WEIGHT_DECAYS
@@ -79,16 +71,36 @@ def training_params(
             high=20,
             step=1,
         ),
+        _speed_param(k, max_steps_per_s),
+    )
+
+
+def _batch_params(k: str, batch_mode: str, batch_size: int) -> tuple[Param, Param]:
+    """How the steps batch the data, and the batch size (shown for minibatches only)."""
+    return (
+        Param(k + "batch_mode", "batches", "radio", batch_mode, choices=BATCH_MODES),
         Param(
-            k + "max_steps_per_s",
-            "speed (slow motion)",
+            k + "batch_size",
+            "batch size",
             "select_slider",
-            max_steps_per_s,
-            choices=SPEEDS,
-            format_func=speed_text,
-            help="At most this many training steps a second, so a class can watch the run "
-            "unfold; max: as fast as the machine can. Applies from the next Start.",
+            batch_size,
+            choices=BATCH_SIZES,
+            shown_when=((k + "batch_mode", "minibatch"),),
         ),
+    )
+
+
+def _speed_param(k: str, max_steps_per_s: int) -> Param:
+    """The speed cap: at most so many steps a second (slow motion for a class to watch)."""
+    return Param(
+        k + "max_steps_per_s",
+        "speed (slow motion)",
+        "select_slider",
+        max_steps_per_s,
+        choices=SPEEDS,
+        format_func=speed_text,
+        help="At most this many training steps a second, so a class can watch the run "
+        "unfold; max: as fast as the machine can. Applies from the next Start.",
     )
 
 

@@ -9,10 +9,10 @@ A backend makes the two queues of a job (commands in, events out) and starts
                                 exits with the server: attnviz.training.worker.local_worker_main)
     RayCluster("auto")          Ray tasks on a running cluster; the queues live in a Ray actor
 
-`backend_from_environment()` reads ATTNVIZ_RAY_ADDRESS: unset or empty → LocalProcesses;
-otherwise a Ray address (`auto`, `host:6379` on a node of the cluster, or
-`ray://host:10001` through Ray Client from elsewhere, which needs `ray[client]`). When Ray is not installed or the
-address does not answer, it logs a warning and falls back to local processes.
+`backend_from_environment()` reads ATTNVIZ_RAY_ADDRESS: unset or empty → LocalProcesses; otherwise a
+Ray address (`auto`, `host:6379` on a node of the cluster, or `ray://host:10001` through Ray Client
+from elsewhere, which needs `ray[client]`). When Ray is not installed or the address does not
+answer, it logs a warning and falls back to local processes.
 
 What the cluster needs: the same versions of Python and ray (see requirements-serve.txt) and
 the app's packages (torch, attnviz) importable on every node, e.g. the repository on

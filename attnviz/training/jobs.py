@@ -12,16 +12,17 @@ user's reruns (DESIGN, "Live training"). A job is described by plain, picklable 
 
 Any page can train its own model here: the spec is a frozen dataclass (never a live model) whose
 `build()` returns a `training.Trainable` (see attnviz.training.specs). The worker unpickles it,
-builds the Trainable, and runs a Trainer; the Trainable owns its device (put the device name in
-the spec). What crosses the process boundary is typed (attnviz.training.messages). `job.step()` pauses and returns once exactly one more step
-is done. `state.snapshots` holds (step, dict) pairs from `Trainable.snapshot()`, so keep them
-small (parameters, a few attention maps).
+builds the Trainable, and runs a Trainer; the Trainable owns its device (put the device name in the
+spec). What crosses the process boundary is typed (attnviz.training.messages). `job.step()` pauses
+and returns once exactly one more step is done. `state.snapshots` holds (step, dict) pairs from
+`Trainable.snapshot()`, so keep them small (parameters, a few attention maps).
 
-Workers come from the pool's backend (attnviz.training.backends): by default a "forkserver"
-context that preloads PRELOAD (never a fork of the server), or Ray tasks on a cluster
-(`pool_from_environment()` picks by ATTNVIZ_RAY_ADDRESS); each sets torch.set_num_threads. Jobs beyond `max_workers` wait in a queue and report their
-position; the queue advances whenever the pool is polled. A job stops at its time cap, when
-stopped, or when its worker raises (the exception comes back as status "error" with its text).
+Workers come from the pool's backend (attnviz.training.backends): by default a "forkserver" context
+that preloads PRELOAD (never a fork of the server), or Ray tasks on a cluster
+(`pool_from_environment()` picks by ATTNVIZ_RAY_ADDRESS); each sets torch.set_num_threads. Jobs
+beyond `max_workers` wait in a queue and report their position; the queue advances whenever the pool
+is polled. A job stops at its time cap, when stopped, or when its worker raises (the exception comes
+back as status "error" with its text).
 """
 
 from __future__ import annotations
@@ -288,9 +289,8 @@ class JobPool:
         self.refresh(launch=False)
 
     def shutdown(self, grace: float = STOP_GRACE) -> None:
-        """Stop every job at once: nothing queued starts any more, every worker is asked to stop
-        and all get `grace` s together (their messages read meanwhile), then the rest are
-        terminated. Runs at exit too (atexit), so the server's exit ends its workers."""
+        """Stop all jobs (at exit too): nothing queued starts any more, each worker is asked to stop
+        and all get `grace` s together (messages read meanwhile), then the rest are terminated."""
         with self.lock:
             self.closed = True
             live = [j for j in self.running if j.process.is_alive()]

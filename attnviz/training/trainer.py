@@ -1,13 +1,14 @@
 """A model-agnostic training loop: optimizers, batch modes, history, snapshots, stopping rules.
 
 The Trainer knows nothing about models. It drives a `Trainable` (anything with `parameters()`,
-`loss(batch_indices)`, `evaluate()`, `snapshot()`, `n_train` and `metric_name`) and is extended
-by callbacks ("step", "eval", "snapshot": functions of the Trainer, called after each step with
+`loss(batch_indices)`, `evaluate()`, `snapshot()`, `n_train` and `metric_name`) and is extended by
+callbacks ("step", "eval", "snapshot": functions of the Trainer, called after each step with
 `last_loss` set, after each evaluation with `last_evaluation` set, after each snapshot with
-`snapshots[-1]` the new one). It stops on its own, with `status` (a RunStatus) and a human `reason`, when the loss diverges ("diverged": NaN/inf, or above
-max(10, divergence_factor × the first loss), i.e. 100× its start by default), when validation
-stops improving for `patience` evaluations ("stopped early"), or after `steps` steps ("done").
-The device is the Trainable's business (it moves its own tensors; put the name in its spec).
+`snapshots[-1]` the new one). It stops on its own, with `status` (a RunStatus) and a human `reason`,
+when the loss diverges ("diverged": NaN/inf, or above max(10, divergence_factor × the first loss),
+i.e. 100× its start by default), when validation stops improving for `patience` evaluations
+("stopped early"), or after `steps` steps ("done"). The device is the Trainable's business (it moves
+its own tensors; put the name in its spec).
 """
 
 from __future__ import annotations
@@ -98,7 +99,8 @@ Callback = Callable[["Trainer"], None]
 
 
 class Trainer:
-    """Steps a Trainable; `status` is RunStatus.RUNNING until a stopping rule or the step budget ends it."""
+    """Steps a Trainable; `status` is RunStatus.RUNNING until a stopping rule or the step budget
+    ends it."""
 
     def __init__(
         self,

@@ -5,7 +5,7 @@ Streamlit decides on its first session whether an app uses a `pages/` folder (mu
 the first kind) and runs that session as such until app.py's `st.navigation` has run once; the
 first visitor's page name is looked up among the folder's file names, is not found, and the
 dialog stays over the right page (streamlit #9624). This app routes with `st.navigation` only
-(attnviz.ui.navigation), so it says so before the first session.
+(attnviz.topics.registry), so it says so before the first session.
 
     python -m attnviz.ui.serve [streamlit run options…]
 """

@@ -1,7 +1,8 @@
 """Every page in app.py's navigation, driven with AppTest like a person would.
 
-Pages come from the page table (attnviz.ui.navigation), so a new page is covered without
-touching this file.
+Pages come from the page table (attnviz.topics.registry), so a new page is covered without
+touching this file; each check also takes a page registered at run time (a plug-in, or
+tests/app/test_adding_a_page.py's throwaway page).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attnviz.figures.base import BASE_FONT
-from attnviz.topics.registry import scene, scene_urls
+from attnviz.topics.registry import all_pages, has_scene, scene
 from tests.support.apptest import (
     figures,
     keyed_widgets,
@@ -31,7 +32,11 @@ from tests.support.pages import ROOT, app_pages
 
 PAGES = app_pages()
 PAGE_IDS = [url for _, _, url in PAGES]
-URLS = {path: url for path, _, url in PAGES}
+
+
+def url_of(path: str) -> str:
+    """The url of the page whose script is `path` (any page in the table now)."""
+    return next(p.url for p in all_pages() if p.script == path)
 
 
 @pytest.mark.parametrize("path", [p for p, _, _ in PAGES], ids=PAGE_IDS)
@@ -40,8 +45,8 @@ def test_page_opens_cleanly(path):
     no_exception(at)
     assert not at.error, [e.value for e in at.error]
     assert at.title or at.get("page_link"), "a page shows a title"
-    if URLS[path] in scene_urls():
-        main_figure_is_summarised(at, URLS[path])
+    if has_scene(url_of(path)):
+        main_figure_is_summarised(at, url_of(path))
 
 
 def main_figure_is_summarised(at, url: str) -> None:

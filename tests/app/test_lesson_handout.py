@@ -67,14 +67,16 @@ def test_the_handout_has_one_figure_per_step_and_escapes_the_narration(tmp_path,
     assert text.count("* plotly.js v") == 1, "plotly.js embedded once: the file works offline"
 
 
-TEXT_LESSON = r"""
+TEXT_LESSON = (
+    r"""
 title = "Math and **bold**"
 summary = "A *summary*."
 
 [[steps]]
 page = "home"
 title = 'Step with $q$'
-narration = '''A database **select** returns $\mathrm{select}(q, K, V) = \sum_j \mathrm{sim}(q, k_j)\, v_j$.
+narration = '''A database **select** returns $\mathrm{select}(q, K, V) = """
+    r"""\sum_j \mathrm{sim}(q, k_j)\, v_j$.
 
 $$\sum_j \alpha_j = 1$$
 
@@ -86,6 +88,7 @@ options = ["yes", "no"]
 answer = "yes"
 explain = 'All weight on one key: $\alpha_j \in \{0, 1\}$.'
 """
+)
 
 
 def visible_text(markup: str) -> str:

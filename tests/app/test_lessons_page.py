@@ -1,8 +1,9 @@
 """Lessons in AppTest: the Lessons page lists every bundled lesson and checks a lesson file;
 the first, the fullest and the last step of every bundled lesson open from their links with the
-presenter's bar and the step's settings in the page's widgets; a question blurs the figures until Reveal, and a computed answer
-follows the live page (change the input, the answer changes); students' links are absolute on
-the configured public URL, and a hostile one is refused with a message."""
+presenter's bar and the step's settings in the page's widgets; a question blurs the figures
+until Reveal, and a computed answer follows the live page (change the input, the answer
+changes); students' links are absolute on the configured public URL, and a hostile one is
+refused with a message."""
 
 from __future__ import annotations
 

@@ -16,8 +16,17 @@ def test_a_patch_of_the_input_is_taken(raw, m, expected):
 
 @pytest.mark.parametrize(
     ("raw", "m"),
-    [(4, 4), (-1, 4), (8, 9), (1.5, 4), (True, 4), (float("nan"), 4), (float("inf"), 4),
-     ("2", 4), (None, 4)],
-)  # fmt: skip
+    [
+        (4, 4),
+        (-1, 4),
+        (8, 9),
+        (1.5, 4),
+        (True, 4),
+        (float("nan"), 4),
+        (float("inf"), 4),
+        ("2", 4),
+        (None, 4),
+    ],
+)
 def test_anything_else_is_refused(raw, m):
     assert row_value(raw, m) is None

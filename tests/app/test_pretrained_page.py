@@ -1,4 +1,5 @@
-"""AppTest of the pretrained explorer: bad input and paths get messages; widgets change the views."""
+"""AppTest of the pretrained explorer: bad input and paths get messages; widgets change the
+views."""
 
 from __future__ import annotations
 

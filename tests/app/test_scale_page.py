@@ -4,7 +4,7 @@ so the test costs a fraction of a second)."""
 
 from __future__ import annotations
 
-from attnviz.ui.parts import scale as scale_sections
+from attnviz.ui.parts import scale as scale_parts
 from tests.support.apptest import figures, no_exception, open_page, plotly_array
 
 PAGE = "pages/attention_at_scale.py"
@@ -15,7 +15,7 @@ def title(fig: dict) -> str:
 
 
 def test_measure_draws_time_and_memory_with_each_slope(monkeypatch):
-    monkeypatch.setattr(scale_sections, "LENGTHS", (64, 128, 256))
+    monkeypatch.setattr(scale_parts, "LENGTHS", (64, 128, 256))
     at = open_page(PAGE, {"sc_part": "Cost"})
     at.session_state["sc_open_cost"] = True
     at.run()

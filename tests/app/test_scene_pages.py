@@ -33,8 +33,14 @@ def difference(a, b, path: str = "") -> str | None:
             return f"{path}: keys {sorted(a.keys() ^ b.keys())}"
         return next((d for k in a if (d := difference(a[k], b[k], f"{path}/{k}"))), None)
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        return next((d for i, (x, y) in enumerate(zip(a, b, strict=True))
-                     if (d := difference(x, y, f"{path}[{i}]"))), None)  # fmt: skip
+        return next(
+            (
+                d
+                for i, (x, y) in enumerate(zip(a, b, strict=True))
+                if (d := difference(x, y, f"{path}[{i}]"))
+            ),
+            None,
+        )
     if isinstance(a, float) and isinstance(b, float):
         return None if np.isclose(a, b, rtol=1e-6) else f"{path}: {a} != {b}"
     return None if a == b else f"{path}: {str(a)[:60]!r} != {str(b)[:60]!r}"

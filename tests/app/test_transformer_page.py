@@ -1,4 +1,5 @@
-"""AppTest of the live transformer page: a short training, the timeline, a prediction, ablation, bad files."""
+"""AppTest of the live transformer page: a short training, the timeline, a prediction,
+ablation, bad files."""
 
 from __future__ import annotations
 

@@ -103,13 +103,25 @@ def test_a_local_vit_folder_draws_its_class_token_per_head(page, tmp_path, monke
 
     monkeypatch.setenv("ATTNVIZ_MODEL_DIRS", str(tmp_path))  # model folders only inside a root
 
-    ViTModel(ViTConfig(image_size=32, patch_size=8, hidden_size=32, num_hidden_layers=2,
-                       num_attention_heads=2, intermediate_size=64)).save_pretrained(tmp_path)  # fmt: skip
+    ViTModel(
+        ViTConfig(
+            image_size=32,
+            patch_size=8,
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=64,
+        )
+    ).save_pretrained(tmp_path)
     at = page({"vi_open_real": "true"})
     at.text_input(key="vi_real_path").set_value(str(tmp_path)).run()
     no_exception(at)
-    titles = [f for f in figures(at) if "the class token's attention in the last layer" in
-              f["layout"]["title"]["text"].replace("<br>", " ")]  # fmt: skip
+    titles = [
+        f
+        for f in figures(at)
+        if "the class token's attention in the last layer"
+        in f["layout"]["title"]["text"].replace("<br>", " ")
+    ]
     assert titles, [f["layout"]["title"]["text"][:60] for f in figures(at)]
     fig = titles[0]
     overlays = [t for t in fig["data"] if t.get("hovertemplate")]

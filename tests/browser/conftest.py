@@ -49,7 +49,8 @@ def context(context):
 
 @pytest.fixture(scope="session")
 def app_server(browser):
-    """The one server of the test session (its `pid` and `url`); its log: artifacts/streamlit.log."""
+    """The one server of the test session (its `pid` and `url`); its log:
+    artifacts/streamlit.log."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     with server.serving(ROOT / "artifacts" / "streamlit.log") as app:
         warm_up(browser, app.url)

@@ -1,4 +1,5 @@
-"""Every page of the navigation in headless Chromium: open, interact, no exception, and no\nrequest to any host but the local server."""
+"""Every page of the navigation in headless Chromium: open, interact, no exception, and no
+request to any host but the local server."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ FIGURE_DATA = """() => [...document.querySelectorAll('.js-plotly-plot')].map((el
 
 
 def nudge_first_widget(page) -> str:
-    """Move the first main-area slider three steps, or pick another option in the first selectbox."""
+    """Move the first main-area slider three steps, or pick another option in the first
+    selectbox."""
     main = page.locator("[data-testid='stMain']")
     slider = main.locator("[data-testid='stSlider'] input[type='range']:not([disabled])")
     if slider.count():

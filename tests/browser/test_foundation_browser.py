@@ -10,7 +10,8 @@ from tests.support.browser import SHOTS, assert_no_exception, open_app_page, wai
 
 pytestmark = pytest.mark.browser
 LECTURE = "?sidebar_lecture=true"
-CUT = """els => els.filter(e => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1)
+CUT = """els => els.filter(e => e.scrollWidth > e.clientWidth + 1
+                                || e.scrollHeight > e.clientHeight + 1)
                    .map(e => e.innerText)"""
 
 

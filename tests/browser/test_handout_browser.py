@@ -32,14 +32,23 @@ def crowded_figure() -> dict:
     keys = [f"a rather long key label {i}" for i in range(6)]
     queries = [f"query token number {i}" for i in range(5)]
     return {
-        "data": [{"type": "heatmap", "z": [[i + j for j in range(6)] for i in range(5)],
-                  "x": keys, "y": queries, "showscale": False}],
-        "layout": {"height": 360, "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
-                   "title": {"text": "Crowded"},
-                   "xaxis": {"title": {"text": "key token"}, "tickangle": -45,
-                             "automargin": False},
-                   "yaxis": {"title": {"text": "query token"}, "automargin": False}},
-    }  # fmt: skip
+        "data": [
+            {
+                "type": "heatmap",
+                "z": [[i + j for j in range(6)] for i in range(5)],
+                "x": keys,
+                "y": queries,
+                "showscale": False,
+            }
+        ],
+        "layout": {
+            "height": 360,
+            "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+            "title": {"text": "Crowded"},
+            "xaxis": {"title": {"text": "key token"}, "tickangle": -45, "automargin": False},
+            "yaxis": {"title": {"text": "query token"}, "automargin": False},
+        },
+    }
 
 
 @pytest.fixture(scope="module")

@@ -38,8 +38,9 @@ def cases(check: str, keep=lambda query: True) -> list:
             continue
         reason = KNOWN.get((url, vp["width"], check))
         marks = [pytest.mark.xfail(strict=False, reason=reason)] if reason else []
-        out.append(pytest.param((url, vp, query), id=f"{url}-{vp['width']}x{vp['height']}",
-                                marks=marks))  # fmt: skip
+        out.append(
+            pytest.param((url, vp, query), id=f"{url}-{vp['width']}x{vp['height']}", marks=marks)
+        )
     return out
 
 

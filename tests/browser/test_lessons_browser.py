@@ -61,9 +61,12 @@ def blurred(page) -> bool:
 
 def step_named(page_url: str, figure_start: str) -> tuple[str, int]:
     """The first bundled step on `page_url` whose figure's name starts with `figure_start`."""
-    return next((slug, n) for slug, lesson in lessons().items()
-                for n, step in enumerate(lesson.steps, 1)
-                if step.page == page_url and step.figure.startswith(figure_start))  # fmt: skip
+    return next(
+        (slug, n)
+        for slug, lesson in lessons().items()
+        for n, step in enumerate(lesson.steps, 1)
+        if step.page == page_url and step.figure.startswith(figure_start)
+    )
 
 
 MARKED = """() => {
@@ -114,8 +117,13 @@ def test_presenter_mode_shows_the_steps_figure_under_a_compact_bar_without_the_p
     assert squashed(found["title"]).startswith(squashed(step.figure)), found["title"]
     assert found["outline"] == "solid" and found["outlineWidth"] >= 3, "the figure is marked"
     main = page.locator("[data-testid='stMainBlockContainer']")
-    hidden = ("[data-testid='stSlider']", "[class*='_preset_']", ".st-key-sa_reset_page",
-              ".st-key-sa_prev", ".st-key-sa_next")  # fmt: skip
+    hidden = (
+        "[data-testid='stSlider']",
+        "[class*='_preset_']",
+        ".st-key-sa_reset_page",
+        ".st-key-sa_prev",
+        ".st-key-sa_next",
+    )
     for selector in hidden:
         assert main.locator(selector).count() > 0, selector
         assert not main.locator(selector).first.is_visible(), f"{selector} is shown"
@@ -136,12 +144,17 @@ def test_presenter_mode_shows_the_steps_figure_under_a_compact_bar_without_the_p
 
 
 def test_a_question_blurs_the_figures_until_reveal(page, app_url):
-    found = [(slug, n) for slug, lesson in lessons().items()
-             for n, step in enumerate(lesson.steps, 1) if step.question is not None]  # fmt: skip
+    found = [
+        (slug, n)
+        for slug, lesson in lessons().items()
+        for n, step in enumerate(lesson.steps, 1)
+        if step.question is not None
+    ]
     slug, number = found[0]
     page.set_viewport_size(PRESENTER)
-    open_app_page(page, app_url, lessons()[slug].steps[number - 1].page,
-                  f"?lesson={slug}&step={number}")  # fmt: skip
+    open_app_page(
+        page, app_url, lessons()[slug].steps[number - 1].page, f"?lesson={slug}&step={number}"
+    )
     assert blurred(page), "the answer is hidden while the class predicts"
     assert_no_exception(page, "presenter-question")
     page.get_by_role("button", name="Reveal").click()
@@ -168,7 +181,10 @@ SHOWN = """(selector) => {
   const clips = [];
   for (let p = el.parentElement; p; p = p.parentElement) {
     if (getComputedStyle(p).overflowY !== 'visible') clips.push(p.getBoundingClientRect());
-    if (p.classList.contains('st-key-presenter_bar')) { clips.push(p.getBoundingClientRect()); break; }
+    if (p.classList.contains('st-key-presenter_bar')) {
+      clips.push(p.getBoundingClientRect());
+      break;
+    }
   }
   const within = (y) => clips.every((c) => y >= c.top - 0.5 && y <= c.bottom + 0.5);
   return {top: box.top, bottom: box.bottom, clips: clips.map((c) => [c.top, c.bottom]),

@@ -49,7 +49,9 @@ M, D, E, D2, SEED = 5, 4, 4, 3, 0  # the "Causal, 5 tokens" preset's sizes, seed
 
 def oracle(i: int, causal: bool) -> tuple[list[float], list[float]]:
     """Row i of softmax(mask(QKᵀ/√e))V, written out in torch from the seeded z and weights."""
-    p = {k: torch.tensor(v, dtype=torch.float64) for k, v in seeded(M, D, E, D2, SEED, True).items()}  # fmt: skip
+    p = {
+        k: torch.tensor(v, dtype=torch.float64) for k, v in seeded(M, D, E, D2, SEED, True).items()
+    }
     q = p["sa_z"] @ p["sa_wq"] + p["sa_bq"]  # (m, e)
     k = p["sa_z"] @ p["sa_wk"] + p["sa_bk"]
     v = p["sa_z"] @ p["sa_wv"] + p["sa_bv"]  # (m, d2)

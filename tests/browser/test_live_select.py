@@ -41,7 +41,10 @@ def oracle(q: tuple[float, float], temperature: float, seed: int = 0) -> list[fl
     """softmax(wᵀ tanh(W_q q + W_k k_j) / T) for the example table, written out in torch."""
     table = example_table()
     keys = torch.tensor(table[["key 1", "key 2"]].to_numpy(), dtype=torch.float64)
-    p = {k: torch.tensor(v, dtype=torch.float64) for k, v in score_arguments_json("additive", 2, seed).items()}  # fmt: skip
+    p = {
+        k: torch.tensor(v, dtype=torch.float64)
+        for k, v in score_arguments_json("additive", 2, seed).items()
+    }
     query = torch.tensor(q, dtype=torch.float64)
     scores = torch.stack([p["w"] @ torch.tanh(p["w_q"] @ query + p["w_k"] @ k) for k in keys])
     return torch.softmax(scores / temperature, dim=0).tolist()

@@ -37,7 +37,8 @@ def test_preset_train_scrub_predict(page, app_url):
     wait_idle(page)
     assert page.get_by_text("Layer 0: attention of each head").count() >= 1
     timeline = page.locator(
-        "[data-testid='stSlider'] input[type='range'][aria-label='Timeline: show the model at step']"
+        "[data-testid='stSlider'] input[type='range']"
+        "[aria-label='Timeline: show the model at step']"
     )
     timeline.focus()
     page.keyboard.press("Home")
@@ -58,7 +59,8 @@ def test_preset_train_scrub_predict(page, app_url):
 
 
 PAUSE_SHOWN = """() => document.fonts.status === 'loaded' && [...document.querySelectorAll(
-  "[data-testid='stMain'] button")].some((b) => b.offsetParent !== null && /Pause/.test(b.innerText))"""
+  "[data-testid='stMain'] button")].some((b) => b.offsetParent !== null
+    && /Pause/.test(b.innerText))"""
 OVERFLOWING_BUTTONS = """() => [...document.querySelectorAll("[data-testid='stMain'] button")]
   .filter((b) => b.offsetParent !== null && b.scrollWidth > b.clientWidth + 1)
   .map((b) => b.innerText.trim())"""

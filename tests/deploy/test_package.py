@@ -19,8 +19,16 @@ import pytest
 from tests.support.pages import ROOT, app_pages
 
 pytestmark = pytest.mark.slow
-SOURCES = ("attnviz", "pages", "lessons", ".streamlit", "app.py", "setup.py", "pyproject.toml",
-           "README.md")  # fmt: skip
+SOURCES = (
+    "attnviz",
+    "pages",
+    "lessons",
+    ".streamlit",
+    "app.py",
+    "setup.py",
+    "pyproject.toml",
+    "README.md",
+)
 
 
 def build_wheel(work: Path) -> Path:
@@ -34,10 +42,23 @@ def build_wheel(work: Path) -> Path:
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dst)
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-         "--disable-pip-version-check", ".", "-w", str(work / "dist")],
-        cwd=source, capture_output=True, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "--disable-pip-version-check",
+            ".",
+            "-w",
+            str(work / "dist"),
+        ],
+        cwd=source,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     (wheel,) = (work / "dist").glob("attnviz-*.whl")
     return wheel
@@ -72,27 +93,52 @@ def test_installed_in_a_fresh_venv_it_runs_outside_the_repository(wheel, tmp_pat
     python = env_dir / "bin" / "python"
     clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     install = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps",
-         "--no-index", "--disable-pip-version-check", str(wheel)],
-        capture_output=True, text=True, env=clean,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-index",
+            "--disable-pip-version-check",
+            str(wheel),
+        ],
+        capture_output=True,
+        text=True,
+        env=clean,
+    )
     assert install.returncode == 0, install.stderr
     script = env_dir / "bin" / "attnviz"
     where = subprocess.run(
         [str(python), "-c", "import attnviz; print(attnviz.__file__)"],
-        cwd=tmp_path, capture_output=True, text=True, env=clean,
-    )  # fmt: skip
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=clean,
+    )
     assert where.stdout.startswith(str(env_dir)), where.stdout + where.stderr
-    helped = subprocess.run([str(script), "--help"], cwd=tmp_path, capture_output=True, text=True,
-                            env=clean)  # fmt: skip
+    helped = subprocess.run(
+        [str(script), "--help"], cwd=tmp_path, capture_output=True, text=True, env=clean
+    )
     assert helped.returncode == 0 and "export" in helped.stdout and "handout" in helped.stdout
     out = tmp_path / "view.html"
     exported = subprocess.run(
         [str(script), "export", "soft-select?ss_temp=0.05", str(out)],
-        cwd=tmp_path, capture_output=True, text=True, env=clean,
-    )  # fmt: skip
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=clean,
+    )
     assert exported.returncode == 0, exported.stderr
     assert "ss_temp = 0.05" in out.read_text() and "figures" in exported.stdout
-    bad = subprocess.run([str(script), "export", "nope", str(out)], cwd=tmp_path,
-                         capture_output=True, text=True, env=clean)  # fmt: skip
+    bad = subprocess.run(
+        [str(script), "export", "nope", str(out)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=clean,
+    )
     assert bad.returncode == 2 and "no page 'nope'" in bad.stderr

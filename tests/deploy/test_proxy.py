@@ -188,7 +188,8 @@ def test_load_through_the_proxy_uses_both_replicas(deployment):
     assert all(len(r) == 1 for r in served.values()), served  # each tab on one replica
     assert set().union(*served.values()) == {"r1", "r2"}
     print(
-        f"interactions per replica: {dict(stats.replicas)}, median {statistics.median(stats.times):.2f} s"
+        f"interactions per replica: {dict(stats.replicas)}, "
+        f"median {statistics.median(stats.times):.2f} s"
     )
 
 

@@ -91,8 +91,11 @@ def test_copy_as_python_reproduces_the_page_figures_in_a_fresh_interpreter(tmp_p
 def test_python_code_names_only_changed_values_and_quotes_text():
     text = 'it\'s "quoted"\n<b>'
     code = python_code("text", {"ta_text": text, "ta_heads": 2})
-    (call,) = [n for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Call)
-               and ast.unparse(n.func) == "av.scene"]  # fmt: skip
+    (call,) = [
+        n
+        for n in ast.walk(ast.parse(code))
+        if isinstance(n, ast.Call) and ast.unparse(n.func) == "av.scene"
+    ]
     assert [ast.literal_eval(a) for a in call.args] == ["text"]
     assert {k.arg: ast.literal_eval(k.value) for k in call.keywords} == {
         "ta_text": text,

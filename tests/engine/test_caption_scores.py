@@ -19,8 +19,9 @@ from attnviz.topics.captioning.task import CaptionJobSpec, evaluate_model
 from attnviz.training.trainer import TrainConfig, Trainer
 from tests.support.caption_oracles import greedy_by_hand, scores_by_hand
 
-RUN = TrainConfig(optimizer="adam", lr=1e-2, batch_mode="minibatch", steps=40, eval_every=40,
-                  snapshot_every=40)  # fmt: skip
+RUN = TrainConfig(
+    optimizer="adam", lr=1e-2, batch_mode="minibatch", steps=40, eval_every=40, snapshot_every=40
+)
 MODEL = CaptionerConfig(decoder="gru", width=4, d_model=16)
 LEFT_OF = [VOCAB.index("left"), VOCAB.index("of")]
 

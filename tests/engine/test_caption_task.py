@@ -38,8 +38,9 @@ SPEC = CaptionJobSpec(
     CaptionerConfig(decoder="transformer", width=4, d_model=16, n_layer=1, n_head=2),
 )
 GRU_SPEC = replace(SPEC, model=CaptionerConfig(decoder="gru", width=4, d_model=16))
-SHORT = TrainConfig(optimizer="adam", lr=3e-3, batch_mode="minibatch", steps=6, eval_every=3,
-                    snapshot_every=3)  # fmt: skip
+SHORT = TrainConfig(
+    optimizer="adam", lr=3e-3, batch_mode="minibatch", steps=6, eval_every=3, snapshot_every=3
+)
 
 
 def test_the_loss_is_teacher_forced_cross_entropy_and_reaches_every_parameter():
@@ -56,8 +57,9 @@ def test_the_loss_is_teacher_forced_cross_entropy_and_reaches_every_parameter():
 # 40 steps on one-shape scenes: captions partly right (measured: exact match 0.13 and 0.33,
 # token accuracy 0.73 and 0.83, BLEU 0.29 and 0.55 for the transformer and the GRU), so that
 # every score below is a value a wrong formula would miss, not 0 or 1.
-SCORED = TrainConfig(optimizer="adam", lr=1e-2, batch_mode="minibatch", steps=40, eval_every=20,
-                     snapshot_every=20)  # fmt: skip
+SCORED = TrainConfig(
+    optimizer="adam", lr=1e-2, batch_mode="minibatch", steps=40, eval_every=20, snapshot_every=20
+)
 ONE_SHAPE = CaptionTaskSpec(n_shapes=1, n_train=120, n_val=40)
 
 

@@ -50,8 +50,9 @@ def test_words_figure_draws_the_image_then_one_map_per_word_over_its_regions():
 def test_words_figure_wraps_long_captions_into_rows():
     words = ["a", "small", "red", "circle", "left", "of", "a", "large", "blue", "square", "<eos>"]
     fig = words_figure(IMAGE, words, np.zeros((11, 6, 6)), "t", columns=6)
-    tops = sorted({round(fig.layout[f"yaxis{'' if i == 0 else i + 1}"].domain[1], 3)
-                   for i in range(12)})  # fmt: skip
+    tops = sorted(
+        {round(fig.layout[f"yaxis{'' if i == 0 else i + 1}"].domain[1], 3) for i in range(12)}
+    )
     assert len(tops) == 2, "12 panels, 6 a row: two rows"
 
 
@@ -92,8 +93,12 @@ def test_share_figure_has_a_bar_per_head_and_the_even_share_as_a_line():
     per_head = np.array([[0.6, 0.3], [0.4, 0.2]], np.float32)
     fig = share_figure(per_head, 0.15, "Attention on the named shape")
     bars, even = fig.data
-    assert list(bars.x) == ["layer 0, head 0", "layer 0, head 1", "layer 1, head 0",
-                            "layer 1, head 1"]  # fmt: skip
+    assert list(bars.x) == [
+        "layer 0, head 0",
+        "layer 0, head 1",
+        "layer 1, head 0",
+        "layer 1, head 1",
+    ]
     assert np.allclose(plotly_array(bars.y), per_head.reshape(-1))
     assert list(bars.text) == ["60%", "30%", "40%", "20%"]
     assert list(even.y) == [0.15, 0.15] and even.line.dash == "dash"

@@ -34,10 +34,12 @@ def written_out_rollout(att: np.ndarray) -> np.ndarray:
     result = [[float(i == j) for j in range(t)] for i in range(t)]
     for lay in range(layers):
         mixed = [
-            [0.5 * sum(att[lay, h, i, j] for h in range(heads)) / heads + 0.5 * (i == j)
-             for j in range(t)]
+            [
+                0.5 * sum(att[lay, h, i, j] for h in range(heads)) / heads + 0.5 * (i == j)
+                for j in range(t)
+            ]
             for i in range(t)
-        ]  # fmt: skip
+        ]
         mixed = [[v / sum(row) for v in row] for row in mixed]
         result = [
             [sum(mixed[i][k] * result[k][j] for k in range(t)) for j in range(t)] for i in range(t)

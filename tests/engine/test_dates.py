@@ -131,8 +131,10 @@ def test_encode_decode_round_trip_and_unknown_characters():
 
 def test_padding_and_lengths_agree():
     task = build_dates(SPEC)
-    for x, lengths, y in [(task.train_x, task.train_x_len, task.train_y),
-                          (task.val_x, task.val_x_len, task.val_y)]:  # fmt: skip
+    for x, lengths, y in [
+        (task.train_x, task.train_x_len, task.train_y),
+        (task.val_x, task.val_x_len, task.val_y),
+    ]:
         assert x.dtype == y.dtype == lengths.dtype == torch.int64
         assert x.shape[1] == task.max_in and y.shape[1] == task.max_out + 2
         positions = torch.arange(x.shape[1])

@@ -145,7 +145,8 @@ def test_scale_fonts_reaches_every_font(index):
     scale_fonts(fig, 1.6)
     after = font_sizes(fig)
     numbered = [i for i, tr in enumerate(fig.data) if tr.type == "heatmap" and tr.text is not None]
-    # a small matrix's numbers say what its colour bar did: lecture mode gives the bar's room to them
+    # a small matrix's numbers say what its colour bar did:
+    # lecture mode gives the bar's room to them
     dropped = {f"trace{i}.colorbar" for i in numbered if "width_px" in (fig.layout.meta or {})}
     assert set(after) >= set(before) - dropped
     for name, size in before.items() - {(d, before.get(d)) for d in dropped}:

@@ -88,8 +88,11 @@ def measured(data: bytes, path: str, tmp_path: Path) -> dict:
     call = PATHS[path][0]
     done = subprocess.run(
         [sys.executable, "-c", CHILD.format(call=call), str(file)],
-        capture_output=True, text=True, timeout=120, cwd=ROOT,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, f"a traceback, not a message:\n{done.stderr[-3000:]}"
     return json.loads(done.stdout.splitlines()[-1])
 
@@ -104,51 +107,82 @@ def assert_bounded(seen: dict) -> None:
 
 HOSTILE = {
     "30,000 × 8 PNG, a line along it (the issue's 4.2 GB file)": (
-        lambda: line_png(30_000, 8), "it is 30000×8 pixels: its longer side is 3,750 times its "
-        "shorter; the limit is 10 times"),
+        lambda: line_png(30_000, 8),
+        "it is 30000×8 pixels: its longer side is 3,750 times its shorter; the limit is 10 times",
+    ),
     "1,000,000 × 8 PNG (the issue's 3.64 TiB traceback)": (
-        lambda: line_png(1_000_000, 8), "its longer side is 125,000 times its shorter"),
+        lambda: line_png(1_000_000, 8),
+        "its longer side is 125,000 times its shorter",
+    ),
     "8 × 1,000,000 PNG": (lambda: line_png(8, 1_000_000), "it is 8×1000000 pixels"),
     "81 × 8 PNG, just past the aspect limit": (
-        lambda: line_png(81, 8), "its longer side is 10.1 times its shorter; the limit is 10"),
+        lambda: line_png(81, 8),
+        "its longer side is 10.1 times its shorter; the limit is 10",
+    ),
     "a 45-byte PNG declaring 100,000 × 100,000": (
-        lambda: raw_png(100_000, 100_000), "it declares far more pixels than the limit of 25 "
-        "megapixels"),
+        lambda: raw_png(100_000, 100_000),
+        "it declares far more pixels than the limit of 25 megapixels",
+    ),
     "a PNG declaring 10,000 × 10,000 (where PIL only warns)": (
-        lambda: raw_png(10_000, 10_000), "it is 10000×10000 = 100.0 megapixels; the limit is 25"),
+        lambda: raw_png(10_000, 10_000),
+        "it is 10000×10000 = 100.0 megapixels; the limit is 25",
+    ),
     "a PNG declaring 6,000 × 6,000": (
-        lambda: raw_png(6000, 6000), "it is 6000×6000 = 36.0 megapixels; the limit is 25"),
+        lambda: raw_png(6000, 6000),
+        "it is 6000×6000 = 36.0 megapixels; the limit is 25",
+    ),
     "a PNG declaring 5,000 × 5,000 with no pixels": (
-        lambda: raw_png(5000, 5000), "could not be decoded: the file is damaged or cut short"),
+        lambda: raw_png(5000, 5000),
+        "could not be decoded: the file is damaged or cut short",
+    ),
     "a PNG of 5,000 × 1,000 noise, cut in half": (
-        lambda: cut_in_half(encode(noise(5000, 1000, "L"))), "damaged or cut short"),
+        lambda: cut_in_half(encode(noise(5000, 1000, "L"))),
+        "damaged or cut short",
+    ),
     "a JPEG header declaring 65,000 × 65,000": (
-        lambda: jpeg_header(65_000, 65_000), "it declares far more pixels than the limit"),
+        lambda: jpeg_header(65_000, 65_000),
+        "it declares far more pixels than the limit",
+    ),
     "a JPEG header declaring 5,000 × 5,000 and no scan data": (
-        lambda: jpeg_header(5000, 5000), "damaged or cut short"),
+        lambda: jpeg_header(5000, 5000),
+        "damaged or cut short",
+    ),
     "a JPEG of 4,000 × 3,000, cut in half": (
-        lambda: cut_in_half(encode(noise(4000, 3000), "JPEG")), "damaged or cut short"),
+        lambda: cut_in_half(encode(noise(4000, 3000), "JPEG")),
+        "damaged or cut short",
+    ),
     "a progressive JPEG of 5,009 scans": (
         lambda: repeated_scans(Image.new("RGB", (4000, 3000), (90, 120, 150)), 4999),
-        "it is a JPEG of 5,009 scans; the limit is 50"),
+        "it is a JPEG of 5,009 scans; the limit is 50",
+    ),
     "lecture notes in a text file": (
         lambda: b"Attention(Q, K, V) = softmax(QK^T / sqrt(d)) V\n" * 50,
-        "it is not a PNG or JPEG image"),
+        "it is not a PNG or JPEG image",
+    ),
     "an animated GIF of 500 frames": (lambda: animated("GIF", 500), "it is a GIF image; upload"),
     "a TIFF of 200 pages": (lambda: animated("TIFF", 200), "it is a TIFF image; upload a PNG"),
     "a WebP": (lambda: encode(noise(64, 64), "WEBP"), "it is a WebP image; upload a PNG"),
     "a file of 5 MB and 1 byte": (
         lambda: padded(encode(Image.new("L", (8, 8))), 5 * MB + 1),
-        "the file is 5,242,881 bytes; the limit is 5 MB"),
+        "the file is 5,242,881 bytes; the limit is 5 MB",
+    ),
     "a PNG of 400,000 empty chunks": (
-        lambda: many_chunks(400_000), "it is split into more than 20,000 pieces"),
+        lambda: many_chunks(400_000),
+        "it is split into more than 20,000 pieces",
+    ),
     "a JPEG of 1,000,000 empty comments": (
-        lambda: many_comments(1_000_000), "it is split into more than 20,000 pieces"),
+        lambda: many_comments(1_000_000),
+        "it is split into more than 20,000 pieces",
+    ),
     "a JPEG of 5 MB of fill bytes before its first marker": (
-        lambda: b"\xff\xd8" + b"\xff" * (5 * MB - 2), "split into more than 20,000 pieces"),
-    "a PNG whose text chunk inflates to 64 MB": (text_bomb, "not a PNG or JPEG image (or it is "
-                                                 "damaged)"),
-}  # fmt: skip
+        lambda: b"\xff\xd8" + b"\xff" * (5 * MB - 2),
+        "split into more than 20,000 pieces",
+    ),
+    "a PNG whose text chunk inflates to 64 MB": (
+        text_bomb,
+        "not a PNG or JPEG image (or it is damaged)",
+    ),
+}
 
 
 @cache
@@ -159,8 +193,12 @@ def hostile(name: str) -> bytes:
 # The header checks run before any path-specific step, so each file is tried on the digit path
 # (where the issue's 4.2 GB square was built); the issue's own repros go through every path.
 EVERY_PATH = [name for name in HOSTILE if "the issue" in name or name.startswith("8 × 1,000,000")]
-CASES = [(name, path) for name in HOSTILE for path in PATHS
-         if name in EVERY_PATH or path == "vision digits"]  # fmt: skip
+CASES = [
+    (name, path)
+    for name in HOSTILE
+    for path in PATHS
+    if name in EVERY_PATH or path == "vision digits"
+]
 
 
 @pytest.mark.parametrize(("name", "path"), CASES)
@@ -254,19 +292,37 @@ def black_or_blank(channels: int, size: int) -> np.ndarray | str:
 
 ACCEPTED = {
     "an RGBA PNG of 5,000 × 5,000 (the pixel limit) in one colour": (
-        uniform("RGBA", (5000, 5000), (200, 40, 90, 255)), flat((200, 40, 90)), 1 / 255),
+        uniform("RGBA", (5000, 5000), (200, 40, 90, 255)),
+        flat((200, 40, 90)),
+        1 / 255,
+    ),
     "a palette PNG of 5,000 × 5,000 with a transparent entry": (
-        palette_with_transparency, flat((30, 160, 220)), 1 / 255),
+        palette_with_transparency,
+        flat((30, 160, 220)),
+        1 / 255,
+    ),
     "a 16-bit grey PNG of 5,000 × 5,000": (  # 40000 of 65535: its top 8 bits are 156
-        uniform("I;16", (5000, 5000), 40000), flat((156, 156, 156)), 1 / 255),
+        uniform("I;16", (5000, 5000), 40000),
+        flat((156, 156, 156)),
+        1 / 255,
+    ),
     "a 15,810 × 1,581 PNG (aspect 10, 25 MP), grey": (
-        uniform("L", (15_810, 1581), 100), long_grey, 0.01),  # 0.01: Lanczos' outer lobes
+        uniform("L", (15_810, 1581), 100),
+        long_grey,
+        0.01,
+    ),  # 0.01: Lanczos' outer lobes
     "a 25 MP JPEG of 50 scans, stored sideways": (rotated_halves_jpeg, black_above_white, 0.06),
     "an animated PNG of 300 frames (the first is used)": (
-        lambda: animated("PNG", 300), flat((220, 30, 30)), 1 / 255),
+        lambda: animated("PNG", 300),
+        flat((220, 30, 30)),
+        1 / 255,
+    ),
     "a 5,000 × 5,000 PNG whose pixel data inflates to 4 GB": (
-        lambda: inflating_idat(5000, 5000, 4000), black_or_blank, 0),
-}  # fmt: skip
+        lambda: inflating_idat(5000, 5000, 4000),
+        black_or_blank,
+        0,
+    ),
+}
 
 
 @cache

@@ -95,8 +95,10 @@ def test_a_white_digit_on_transparency_stays_visible():
     assert out.max() > 0.9 and out[0].max() < 0.05
 
 
-@pytest.mark.parametrize("data", [b"%PDF-1.4 lecture", b"<svg xmlns='http://www.w3.org/2000/svg'/>",
-                                  bytes(range(256)) * 4])  # fmt: skip
+@pytest.mark.parametrize(
+    "data",
+    [b"%PDF-1.4 lecture", b"<svg xmlns='http://www.w3.org/2000/svg'/>", bytes(range(256)) * 4],
+)
 def test_pdf_svg_and_random_bytes(data):
     with pytest.raises(ValueError, match="not a PNG or JPEG"):
         read_image(data, 8, 1)
@@ -119,12 +121,14 @@ def test_a_large_image_is_shrunk_in_strips_that_land_where_they_belong():
     want[10:14] = 0
     sure = np.r_[0:9, 11:13, 16:40]
     seen = out[:, sure, :]  # (3, rows, 40)
-    np.testing.assert_allclose(seen, np.broadcast_to(want[sure][None, :, None], seen.shape),
-                               atol=0.02)  # fmt: skip
+    np.testing.assert_allclose(
+        seen, np.broadcast_to(want[sure][None, :, None], seen.shape), atol=0.02
+    )
 
 
-@pytest.mark.parametrize("orientation, corner", [(1, (0, 0)), (3, (-1, -1)), (6, (0, -1)),
-                                                 (8, (-1, 0))])  # fmt: skip
+@pytest.mark.parametrize(
+    "orientation, corner", [(1, (0, 0)), (3, (-1, -1)), (6, (0, -1)), (8, (-1, 0))]
+)
 def test_a_photo_stored_sideways_is_turned_upright(orientation, corner):
     """A black square in the stored top-left corner; EXIF orientation 6 means "turn a quarter
     clockwise to view", which puts it top right; 3 bottom right; 8 bottom left."""

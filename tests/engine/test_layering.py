@@ -1,6 +1,6 @@
 """Architecture rules: the engine never imports streamlit, and imports between the engine's rooms
-only run downward (ui > classroom > lessons > topics > figures > models > training > data > io > core): a
-topic's scene builds its page's figures, and figures take arrays, never engine types."""
+only run downward (ui > classroom > lessons > topics > figures > models > training > data > io >
+core): a topic's scene builds its page's figures, and figures take arrays, never engine types."""
 
 import ast
 import subprocess
@@ -126,7 +126,8 @@ def test_figures_and_training_rooms_keep_their_promises():
 
 
 def test_figures_load_without_torch():
-    """Figures are Plotly builders over NumPy: importing them (and what they import) loads no torch."""
+    """Figures are Plotly builders over NumPy: importing them (and what they import) loads no
+    torch."""
     mods = [f"attnviz.figures.{p.stem}" for p in (PACKAGE / "figures").glob("*.py")]
     code = (
         "import importlib, sys\n"

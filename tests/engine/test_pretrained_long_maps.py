@@ -19,8 +19,12 @@ def test_a_long_map_is_max_pooled_with_its_peak_kept_and_labels_naming_blocks():
     fig = token_map(m, labels, "Layer 0, head 0")
     z = np.asarray(fig.data[0].z)
     edges = np.linspace(0, t, LONG_MAP_CELLS + 1).astype(int)
-    expected = np.array([[m[a:b, c:d].max() for c, d in zip(edges[:-1], edges[1:], strict=True)]
-                         for a, b in zip(edges[:-1], edges[1:], strict=True)])  # fmt: skip
+    expected = np.array(
+        [
+            [m[a:b, c:d].max() for c, d in zip(edges[:-1], edges[1:], strict=True)]
+            for a, b in zip(edges[:-1], edges[1:], strict=True)
+        ]
+    )
     np.testing.assert_allclose(z, expected, rtol=1e-6)
     row = np.searchsorted(edges, 123, side="right") - 1
     assert z[row].max() == np.float32(0.9)

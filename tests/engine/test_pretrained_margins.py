@@ -1,7 +1,8 @@
 """A long input's token maps and bars come with their margins (issue 26: Plotly's automargin
 measured every label and drew each figure twice): from 33 tokens on, automargin is off on the
-token axes and each margin holds at least the labels' extent as axes.label_extent estimates it plus the axis title;
-a shorter input keeps Plotly's automargin, and free_margins (lecture mode) turns it back on."""
+token axes and each margin holds at least the labels' extent as axes.label_extent estimates it
+plus the axis title; a shorter input keeps Plotly's automargin, and free_margins (lecture mode)
+turns it back on."""
 
 from __future__ import annotations
 

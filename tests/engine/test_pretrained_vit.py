@@ -23,8 +23,15 @@ from attnviz.topics.pretrained.model import bundled_path
 from attnviz.topics.pretrained.sources import ENV
 from attnviz.topics.vision.pretrained_vit import load_vit, pixel_values, vit_attention
 
-TINY = dict(image_size=32, patch_size=8, hidden_size=32, num_hidden_layers=2,
-            num_attention_heads=2, intermediate_size=64, num_labels=3)  # fmt: skip
+TINY = dict(
+    image_size=32,
+    patch_size=8,
+    hidden_size=32,
+    num_hidden_layers=2,
+    num_attention_heads=2,
+    intermediate_size=64,
+    num_labels=3,
+)
 IMAGE = np.random.default_rng(0).random((40, 48, 3)).astype(np.float32)
 
 

@@ -14,8 +14,9 @@ from attnviz.topics.recurrent.task import BASELINE, RecurrentJobSpec, teacher_fo
 from attnviz.training.trainer import TrainConfig, Trainer
 
 SPEC = RecurrentJobSpec(DateTaskSpec(n_train=300, n_val=60), Seq2SeqConfig(d_embed=16, d_hidden=16))
-SHORT = TrainConfig(optimizer="adam", lr=5e-3, batch_mode="minibatch", steps=10, eval_every=5,
-                    snapshot_every=5)  # fmt: skip
+SHORT = TrainConfig(
+    optimizer="adam", lr=5e-3, batch_mode="minibatch", steps=10, eval_every=5, snapshot_every=5
+)
 
 
 def test_the_reported_loss_is_the_attention_models_and_both_models_learn():

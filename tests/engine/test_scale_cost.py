@@ -64,8 +64,11 @@ def test_measure_gives_a_row_per_algorithm_and_length_at_tiny_sizes():
 
 
 def rows_of(times: dict[str, list[float]], lengths=(64, 128, 256, 512)) -> list[dict]:
-    return [{"algorithm": a, "length": t, "ms": ms, "device": "cpu"}
-            for a, series in times.items() for t, ms in zip(lengths, series, strict=True)]  # fmt: skip
+    return [
+        {"algorithm": a, "length": t, "ms": ms, "device": "cpu"}
+        for a, series in times.items()
+        for t, ms in zip(lengths, series, strict=True)
+    ]
 
 
 def test_the_crossover_is_where_linear_turns_faster_for_good():

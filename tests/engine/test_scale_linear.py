@@ -70,7 +70,12 @@ def test_compare_reports_softmax_and_the_distances_between_them():
     soft = torch.softmax(scores, dim=-1)
     torch.testing.assert_close(found.softmax_weights, soft)
     lin = torch.tensor(looped_weights(q, k, True), dtype=torch.float64)
-    tv = sum(0.5 * sum(abs(float(a) - float(b)) for a, b in zip(soft[i], lin[i], strict=True))
-             for i in range(7)) / 7  # fmt: skip
+    tv = (
+        sum(
+            0.5 * sum(abs(float(a) - float(b)) for a, b in zip(soft[i], lin[i], strict=True))
+            for i in range(7)
+        )
+        / 7
+    )
     assert found.mean_tv == pytest.approx(tv)
     assert found.max_out_diff == pytest.approx(float((soft @ v - lin @ v).abs().max()))

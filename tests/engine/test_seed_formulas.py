@@ -1,4 +1,5 @@
-"""Seed 004's layer and the soft select of seeds 001/004, against the formulas written out in NumPy."""
+"""Seed 004's layer and the soft select of seeds 001/004, against the formulas written out in
+NumPy."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Tokenizers, positional encodings and the text pipeline against hand computations and invariants."""
+"""Tokenizers, positional encodings and the text pipeline against hand computations and
+invariants."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The text page's attention layer (models/text_layer.py), RoPE, the temperature experiment, the downloads and the
-head-view data, each against a hand computation or an invariant."""
+"""The text page's attention layer (models/text_layer.py), RoPE, the temperature experiment, the
+downloads and the head-view data, each against a hand computation or an invariant."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The tiny transformer against oracles: SDPA, hook transparency, causal zeros, ablation, save/load."""
+"""The tiny transformer against oracles: SDPA, hook transparency, causal zeros, ablation,
+save/load."""
 
 from __future__ import annotations
 

@@ -203,8 +203,13 @@ def gradient_support(stack: nn.Module, size: int) -> int:
         if isinstance(layer, nn.MaxPool2d):
             layers.append(nn.AvgPool2d(layer.kernel_size, layer.stride))
         elif isinstance(layer, nn.Conv2d):
-            conv = nn.Conv2d(layer.in_channels, layer.out_channels, layer.kernel_size,
-                             layer.stride, layer.padding)  # fmt: skip
+            conv = nn.Conv2d(
+                layer.in_channels,
+                layer.out_channels,
+                layer.kernel_size,
+                layer.stride,
+                layer.padding,
+            )
             nn.init.uniform_(conv.weight, 0.1, 1.0)
             layers.append(conv)
     probe = nn.Sequential(*layers)

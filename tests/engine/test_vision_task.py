@@ -24,8 +24,9 @@ from attnviz.topics.vision.task import COMPANION, VisionJobSpec, cnn_config, vit
 from attnviz.training.trainer import TrainConfig, Trainer
 
 SPEC = VisionJobSpec(ImageSetSpec("digits", n_train=300), ViTConfig(patch=2, d_model=32, n_head=2))
-TRAIN = TrainConfig(optimizer="adamw", lr=3e-3, batch_mode="minibatch", steps=20, eval_every=10,
-                    snapshot_every=10)  # fmt: skip
+TRAIN = TrainConfig(
+    optimizer="adamw", lr=3e-3, batch_mode="minibatch", steps=20, eval_every=10, snapshot_every=10
+)
 
 
 def test_the_reported_loss_is_the_vits_and_the_gradient_reaches_both_models():

@@ -37,7 +37,10 @@ IDLE_PROBE = """(() => {
     __lastMutation: null, __pending: 0, __calmSince: null});
   const Native = window.WebSocket;
   const send = Native.prototype.send;
-  Native.prototype.send = function (...args) { window.__lastSend = now(); return send.apply(this, args); };
+  Native.prototype.send = function (...args) {
+    window.__lastSend = now();
+    return send.apply(this, args);
+  };
   window.WebSocket = class extends Native {
     constructor(...args) {
       super(...args);
@@ -67,7 +70,8 @@ IDLE_PROBE = """(() => {
 })();"""
 IDLE_CHECK = """([idle, calm, quiet, settle, answer, redraw]) => {
   const t = performance.now();
-  const ready = document.querySelector(idle) && !document.querySelector("[data-testid='stSkeleton']");
+  const ready = document.querySelector(idle)
+    && !document.querySelector("[data-testid='stSkeleton']");
   if (!ready) { window.__calmSince = null; return false; }
   if (window.__calmSince == null) window.__calmSince = t;
   if (!window.__sockets) return t - window.__calmSince >= calm;  // no socket seen: the old rule
@@ -119,7 +123,9 @@ DRAWN = """(quiet) => {
   const t = performance.now();
   if (document.fonts && document.fonts.status !== 'loaded') return false;
   if (![...document.images].every((img) => img.complete)) return false;
-  if (![...document.querySelectorAll('.js-plotly-plot')].every((el) => el._fullLayout)) return false;
+  if (![...document.querySelectorAll('.js-plotly-plot')].every((el) => el._fullLayout)) {
+    return false;
+  }
   const drawn = window.__lastMutation;
   return drawn == null || t - drawn >= quiet;
 }"""
@@ -181,7 +187,8 @@ LECTURE_VIEWPORTS = ({"width": 1280, "height": 720}, {"width": 1920, "height": 1
 LAYOUT_PROBE = """() => {
   const vis = (el) => { const r = el.getBoundingClientRect();  // not in a closed expander
     return r.width > 0 && r.height > 0 && el.checkVisibility({visibilityProperty: true}); };
-  const txt = (el) => (el.innerText || el.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 80);
+  const txt = (el) => (el.innerText || el.textContent || '').trim().replace(/\\s+/g, ' ')
+    .slice(0, 80);
   const kinds = {
     button: 'button, button [data-testid="stMarkdownContainer"], button p',
     heading: 'h1, h2, h3, h4, [data-testid="stHeading"]',
@@ -208,7 +215,8 @@ LAYOUT_PROBE = """() => {
       titleLeft: t ? t.left : null, titleRight: t ? t.right : null};
   });
   const main = document.querySelector('[data-testid="stMainBlockContainer"]');
-  const blocks = main ? [...main.querySelectorAll(':scope > div > [data-testid="stElementContainer"],'
+  const blocks = main ? [...main.querySelectorAll(
+    ':scope > div > [data-testid="stElementContainer"],'
     + ':scope > div > [data-testid="stLayoutWrapper"], :scope > div > [data-testid]')] : [];
   const above = blocks.filter(vis).map((el) => ({
     what: (el.getAttribute('data-testid') || '') + ': ' + txt(el).slice(0, 50),
@@ -228,7 +236,8 @@ def layout_probe(page) -> dict:
     `overflow` (elements whose text is wider than their box: buttons, headings, tabs, metrics,
     expander labels), `figures` (each visible Plotly figure's box in page coordinates and its
     title's left/right), `blocks` (the main area's top-level blocks, for saying what is above the
-    first figure), `metricFonts` (px of each metric value's text), `viewport` (height) and `sidebar` (the sidebar's data-collapsed: "true" when folded)."""
+    first figure), `metricFonts` (px of each metric value's text), `viewport` (height) and
+    `sidebar` (the sidebar's data-collapsed: "true" when folded)."""
     page.evaluate("window.scrollTo(0, 0)")
     return page.evaluate(LAYOUT_PROBE)
 

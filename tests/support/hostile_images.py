@@ -35,8 +35,11 @@ def raw_png(width: int, height: int, *chunks: bytes, colour: int = 0) -> bytes:
 def line_png(width: int, height: int) -> bytes:
     """White, with a black line along the whole of its longer side (the issue's repro)."""
     image = Image.new("1", (width, height), 1)
-    line = (0, height // 2, width, height // 2 + 1) if width >= height else (width // 2, 0,
-            width // 2 + 1, height)  # fmt: skip
+    line = (
+        (0, height // 2, width, height // 2 + 1)
+        if width >= height
+        else (width // 2, 0, width // 2 + 1, height)
+    )
     image.paste(0, line)
     return encode(image, optimize=True)
 
@@ -48,8 +51,16 @@ def jpeg_header(width: int, height: int) -> bytes:
         bytes([i, 0x11, 0]) for i in (1, 2, 3)
     )
     sos = bytes([3]) + b"".join(bytes([i, 0]) for i in (1, 2, 3)) + bytes([0, 63, 0])
-    return (b"\xff\xd8" + b"\xff\xc0" + struct.pack(">H", len(sof) + 2) + sof
-            + b"\xff\xda" + struct.pack(">H", len(sos) + 2) + sos + b"\xff\xd9")  # fmt: skip
+    return (
+        b"\xff\xd8"
+        + b"\xff\xc0"
+        + struct.pack(">H", len(sof) + 2)
+        + sof
+        + b"\xff\xda"
+        + struct.pack(">H", len(sos) + 2)
+        + sos
+        + b"\xff\xd9"
+    )
 
 
 def jpeg_segments(jpg: bytes) -> list[tuple[int, bytes]]:

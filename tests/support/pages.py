@@ -1,4 +1,4 @@
-"""The app's pages, from the importable page table (attnviz.ui.navigation)."""
+"""The app's pages, from the importable page table (attnviz.topics.registry)."""
 
 from __future__ import annotations
 

@@ -77,13 +77,33 @@ class PostgresServer:
             raise RuntimeError(f"{' '.join(args[:2])} failed:\n{done.stdout}{done.stderr}{tail}")
 
     def init(self) -> None:
-        self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", USER, "-E", "UTF8",
-                  "--no-sync", "--no-instructions")  # fmt: skip
+        self._run(
+            "initdb",
+            "-D",
+            str(self.data),
+            "-A",
+            "trust",
+            "-U",
+            USER,
+            "-E",
+            "UTF8",
+            "--no-sync",
+            "--no-instructions",
+        )
 
     def start(self) -> None:
         options = f"-k {self.root} -c listen_addresses='' -F -c max_connections=40"
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "log"), "-w", "-o",
-                  options, "start")  # fmt: skip
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.root / "log"),
+            "-w",
+            "-o",
+            options,
+            "start",
+        )
 
     def stop(self) -> None:
         self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")

@@ -5,9 +5,10 @@
         run.history.val_metric[-1], run.restore() ...
 
 A preset is trained by its page's scene (`scene.config(values)` → Job → `live.train`), seeded as
-the page trains it, on one thread (`stop_at=400`: the run as it stands at step 400). Under pytest-xdist the workers share the result through a file
-in the session's shared temporary folder, written once under a file lock, so the two workers
-never train the same preset twice. Overrides (`steps=200`) name other runs.
+the page trains it, on one thread (`stop_at=400`: the run as it stands at step 400). Under
+pytest-xdist the workers share the result through a file in the session's shared temporary
+folder, written once under a file lock, so the two workers never train the same preset twice.
+Overrides (`steps=200`) name other runs.
 """
 
 from __future__ import annotations

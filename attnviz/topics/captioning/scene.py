@@ -60,12 +60,21 @@ EXAMPLES = 6  # held-out scenes shown with what the model says
 def config(values: Values) -> Job:
     """The job Start submits: the scenes, the captioner and the training form's run."""
     seed, held = int(values["seed"]), values["cp_held"]
-    task = CaptionTaskSpec(n_shapes=values["cp_shapes"], n_train=values["cp_ntrain"], seed=seed,
-                           held_out=HELD_OUT if held else (),
-                           held_out_share=0.25 if held else 0.0)  # fmt: skip
-    model = CaptionerConfig(decoder=values["cp_decoder"], score=values["cp_score"],
-                            d_model=values["cp_d"], n_layer=values["cp_layers"],
-                            n_head=values["cp_heads"], width=8)  # fmt: skip
+    task = CaptionTaskSpec(
+        n_shapes=values["cp_shapes"],
+        n_train=values["cp_ntrain"],
+        seed=seed,
+        held_out=HELD_OUT if held else (),
+        held_out_share=0.25 if held else 0.0,
+    )
+    model = CaptionerConfig(
+        decoder=values["cp_decoder"],
+        score=values["cp_score"],
+        d_model=values["cp_d"],
+        n_layer=values["cp_layers"],
+        n_head=values["cp_heads"],
+        width=8,
+    )
     problems = model.problems() + task.problems()
     if problems:
         raise SceneInputError(" ".join(problems))

@@ -45,7 +45,8 @@ TABLE = PageParams(
             "select_slider",
             0.5,
             choices=WIDTHS,
-            help="Fixed kernels learn h; Mahalanobis starts from θ = I/(√2 h), the Gaussian of width h.",
+            help="Fixed kernels learn h; Mahalanobis starts from θ = I/(√2 h), the Gaussian of "
+            "width h.",
         ),
         Param("ks_norm", "normalise by n(x)", "toggle", True),
         Param(
@@ -53,7 +54,8 @@ TABLE = PageParams(
             "leave-one-out",
             "toggle",
             True,
-            help="Predict each training point from the others. Off: a sharp kernel can just look itself up.",
+            help="Predict each training point from the others. Off: a sharp kernel can just look "
+            "itself up.",
         ),
         *training_params(
             "ks", optimizer="adam", lr=0.02, steps=400, max_steps=20_000, max_steps_per_s=50

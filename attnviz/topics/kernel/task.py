@@ -230,7 +230,8 @@ def view_data(task: KernelTrainable, query: np.ndarray) -> ViewData:
 
 
 def metric_ellipse(theta: np.ndarray, center: np.ndarray, reach: float) -> np.ndarray:
-    """Points d + center with ‖θ d‖ = 1 (an ellipse; a band if θ has rank < dim), clipped to `reach`."""
+    """Points d + center with ‖θ d‖ = 1 (an ellipse; a band if θ has rank < dim), clipped to
+    `reach`."""
     m = theta.T @ theta  # (J, J)
     vals, vecs = np.linalg.eigh(m)
     radii = 1 / np.sqrt(np.maximum(vals, 1 / reach**2))

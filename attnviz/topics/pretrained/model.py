@@ -121,7 +121,7 @@ class PretrainedModel:
         return pairs
 
     def extract(self, text: str, max_tokens: int = MAX_TOKENS) -> Attended:
-        """Attention, queries and keys of every layer and head for `text` (truncated to max_tokens)."""
+        """Attention, queries and keys of every layer and head for `text` (cut to max_tokens)."""
         full = self.tokenizer(text, add_special_tokens=True)["input_ids"]
         longest = getattr(self.model.config, "max_position_embeddings", None) or max_tokens
         enc = self.tokenizer(

@@ -111,8 +111,12 @@ def length_accuracy(pair: TrainedRecurrent) -> dict[str, LengthScores]:
         ids, _ = greedy_decode(model, task.val_x, task.val_x_len, BOS, EOS, target.shape[1])
         exact = accuracy_by_length(exact_rows(ids, target), task.val_x_len)
         chars = accuracy_by_length(row_token_accuracy(ids, target), task.val_x_len)
-        out[name] = LengthScores([n for n, _, _ in exact], [a for _, a, _ in exact],
-                                 [a for _, a, _ in chars], [c for _, _, c in exact])  # fmt: skip
+        out[name] = LengthScores(
+            [n for n, _, _ in exact],
+            [a for _, a, _ in exact],
+            [a for _, a, _ in chars],
+            [c for _, _, c in exact],
+        )
     return out
 
 

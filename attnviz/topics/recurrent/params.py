@@ -66,7 +66,7 @@ TABLE = PageParams(
             batch_size=64,
             steps=600,
             max_steps=5000,
-        ),  # fmt: skip
+        ),
         Param("rn_input", "your date", "text_input", "23 nov 2026"),
     ),
     presets={name: preset_values(*spec) for name, spec in PRESETS.items()},

@@ -44,8 +44,13 @@ def config(values: Values) -> Job:
     task = DateTaskSpec(values["rn_task"], n_train=values["rn_ntrain"], seed=seed)
     if task.problems():
         raise SceneInputError(" ".join(task.problems()))
-    model = Seq2SeqConfig(d_embed=32, d_hidden=values["rn_hidden"], cell=values["rn_cell"],
-                          bidirectional=values["rn_bi"], attention=values["rn_score"])  # fmt: skip
+    model = Seq2SeqConfig(
+        d_embed=32,
+        d_hidden=values["rn_hidden"],
+        cell=values["rn_cell"],
+        bidirectional=values["rn_bi"],
+        attention=values["rn_score"],
+    )
     spec = RecurrentJobSpec(task, model, values["device"])
     return Job(spec, train_config("rn", values, eval_every=EVERY, snapshot_every=EVERY, seed=seed))
 
@@ -66,8 +71,12 @@ def probe_figure(pair: TrainedRecurrent, alignment, step: int | None) -> go.Figu
     text, target = task.input_texts[task.probe], task.target_texts[task.probe]
     when = f"step {step}" if step is not None else "step 0 (untrained)"
     weights = alignment[: len(target) + 1, : len(text)]  # the target's characters and EOS
-    return alignment_figure(weights, [*shown_chars(target), "<eos>"], shown_chars(text),
-                            f"Alignment at {when}: “{text}” → “{target}”")  # fmt: skip
+    return alignment_figure(
+        weights,
+        [*shown_chars(target), "<eos>"],
+        shown_chars(text),
+        f"Alignment at {when}: “{text}” → “{target}”",
+    )
 
 
 def encoder_views(pair: TrainedRecurrent, text: str, only: Collection[str]) -> dict[str, go.Figure]:
@@ -101,9 +110,11 @@ def views(
         result = translate(pair, text)
         if result.alignment is not None and len(result.output):
             figs["rn_your_alignment"] = alignment_figure(
-                result.alignment, shown_chars(result.output), shown_chars(text),
+                result.alignment,
+                shown_chars(result.output),
+                shown_chars(text),
                 "Your date: where each character looked",
-            )  # fmt: skip
+            )
     if only is not None and "rn_length" in only:
         title = "Unseen dates by input length: with and without attention"
         figs["rn_length"] = length_figure(length_accuracy(pair), title)

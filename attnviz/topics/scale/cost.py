@@ -96,8 +96,16 @@ def measure(
                 call = lambda q=q, k=k, v=v, fn=fn: fn(q, k, v)  # noqa: E731
                 ms = median_seconds(call, device, seconds, min_repeats) * 1e3
                 peak = _peak_cuda(call, device) if cuda else computed_bytes(algorithm, t)
-            rows.append({"algorithm": algorithm, "length": t, "ms": ms, "bytes": peak,
-                         "measured": cuda, "device": str(device)})  # fmt: skip
+            rows.append(
+                {
+                    "algorithm": algorithm,
+                    "length": t,
+                    "ms": ms,
+                    "bytes": peak,
+                    "measured": cuda,
+                    "device": str(device),
+                }
+            )
     return rows
 
 
@@ -137,8 +145,10 @@ def crossover(rows: list[dict], fast: str = "linear", slow: str = "SDPA") -> int
 
 def crossover_sentence(rows: list[dict], fast: str = "linear", slow: str = "SDPA") -> str:
     """Where `fast` overtakes `slow` on this device, in a sentence."""
-    both = sorted({r["length"] for r in rows if r["algorithm"] == fast}
-                  & {r["length"] for r in rows if r["algorithm"] == slow})  # fmt: skip
+    both = sorted(
+        {r["length"] for r in rows if r["algorithm"] == fast}
+        & {r["length"] for r in rows if r["algorithm"] == slow}
+    )
     if not both:
         return f"{fast} and {slow} were not measured at a common length."
     device = rows[0]["device"]

@@ -33,7 +33,8 @@ FLASH_PARAMS: tuple[Param, ...] = (
         128,
         choices=(16, 32, 64, 128, 256, 512, 1024),
         shown_when=FLASH_WHEN,
-        help="On-chip SRAM. The blocks follow from it: B_c = ⌈M/4d⌉ keys, B_r = min(B_c, d) queries.",
+        help="On-chip SRAM. The blocks follow from it: B_c = ⌈M/4d⌉ keys, "
+        "B_r = min(B_c, d) queries.",
     ),
     Param(
         "sc_tile",

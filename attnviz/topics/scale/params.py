@@ -30,8 +30,9 @@ def _on(*parts: str) -> tuple[tuple[str, Any], ...]:
 
 
 def _slider(key: str, label: str, default: int, low: int, high: int, *parts: str, **more) -> Param:
-    return Param(key, label, "slider", default, low=low, high=high, step=1,
-                 shown_when=_on(*parts), **more)  # fmt: skip
+    return Param(
+        key, label, "slider", default, low=low, high=high, step=1, shown_when=_on(*parts), **more
+    )
 
 
 TABLE = PageParams(
@@ -44,7 +45,7 @@ TABLE = PageParams(
             "text_input",
             DEFAULT_TEXT,
             shown_when=_on(MASKS_PART, LINEAR_PART),
-        ),  # fmt: skip
+        ),
         Param(
             "sc_mask",
             "mask",
@@ -52,7 +53,7 @@ TABLE = PageParams(
             "sliding window",
             choices=MASKS,
             shown_when=_on(MASKS_PART),
-        ),  # fmt: skip
+        ),
         Param(
             "sc_causal",
             "causal (j ≤ i)",
@@ -70,7 +71,7 @@ TABLE = PageParams(
             COST_PART,
             help="Each token sees itself and the w − 1 tokens before it (and after it, "
             "when not causal).",
-        ),  # fmt: skip
+        ),
         _slider(
             "sc_r",
             "dilation r",
@@ -80,7 +81,7 @@ TABLE = PageParams(
             MASKS_PART,
             COST_PART,
             help="Dilated: the window's keys are r apart.",
-        ),  # fmt: skip
+        ),
         _slider(
             "sc_g",
             "global tokens g",
@@ -90,7 +91,7 @@ TABLE = PageParams(
             MASKS_PART,
             COST_PART,
             help="Global + local: the first g tokens see every token and are seen by all.",
-        ),  # fmt: skip
+        ),
         _slider("sc_layers", "layers L", 2, 1, 8, MASKS_PART),
         _slider("sc_head", "head", 0, 0, 3, MASKS_PART, LINEAR_PART),
         Param(
@@ -102,7 +103,7 @@ TABLE = PageParams(
             high=MAX_TOKENS - 1,
             step=1,
             shown_when=(*_on(LINEAR_PART), ("sc_text", LONGEST_TEXT)),
-        ),  # high: T − 1; fmt: skip
+        ),  # high: T − 1
         *FLASH_PARAMS,
     ),
     presets={

@@ -87,9 +87,12 @@ def config(values: Values) -> ScaleConfig:
     if not tokenize(text, "word").tokens:
         raise SceneInputError("The text has no word the tokenizer can read: type some words.")
     return ScaleConfig(
-        text, str(values["sc_mask"]), bool(values["sc_causal"]),
-        *(int(values[k]) for k in ("sc_w", "sc_r", "sc_g", "sc_layers")), seed=int(values["seed"]),
-    )  # fmt: skip
+        text,
+        str(values["sc_mask"]),
+        bool(values["sc_causal"]),
+        *(int(values[k]) for k in ("sc_w", "sc_r", "sc_g", "sc_layers")),
+        seed=int(values["seed"]),
+    )
 
 
 def token_count(text: str) -> int:
@@ -177,14 +180,19 @@ def _linear_views(out: ScaleOutcome, values: Values, only) -> dict[str, go.Figur
 def scores_figure(cfg: ScaleConfig) -> go.Figure:
     """Scores a layer computes per head against T (log–log), each mask at these settings."""
     lengths = np.asarray(LENGTHS)
-    counts = {kind: [count_scores(kind, int(t), cfg.w, cfg.r, cfg.g, cfg.causal) for t in lengths]
-              for kind in MASKS}  # fmt: skip
+    counts = {
+        kind: [count_scores(kind, int(t), cfg.w, cfg.r, cfg.g, cfg.causal) for t in lengths]
+        for kind in MASKS
+    }
     slopes = {kind: slope(lengths, c) for kind, c in counts.items()}
     return loglog_figure(
-        dict.fromkeys(MASKS, lengths), counts, slopes,
+        dict.fromkeys(MASKS, lengths),
+        counts,
+        slopes,
         f"Scores one head computes against tokens T (w = {cfg.w}, r = {cfg.r}, g = {cfg.g})",
-        "scores per head and layer", "scores",
-    )  # fmt: skip
+        "scores per head and layer",
+        "scores",
+    )
 
 
 def views(out: ScaleOutcome, values: Values, only: Collection[str] | None = None) -> dict:

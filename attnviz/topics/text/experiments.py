@@ -93,14 +93,14 @@ def shuffle_lesson(diffs: dict[str, float], causal: bool) -> str:
         )
     elif without >= SAME:
         lesson = (
-            f"Without positions the maps differ by {readable(without)}, more than rounding: something "
-            "other than positional encodings depends on the order here."
+            f"Without positions the maps differ by {readable(without)}, more than rounding: "
+            "something other than positional encodings depends on the order here."
         )
     else:
         lesson = (
             "Without positions the two maps are identical up to the permutation (max "
-            f"difference {readable(without)}): attention without positions is permutation-equivariant "
-            "(shuffle the tokens and the attention shuffles the same way)."
+            f"difference {readable(without)}): attention without positions is "
+            "permutation-equivariant (shuffle the tokens and the attention shuffles the same way)."
         )
         if causal:  # equal although the mask is on: this shuffle kept what the mask sees
             lesson += (

@@ -31,7 +31,8 @@ def fit_problems(config: TransformerConfig, extra: dict, task: SequenceTask) -> 
     name = trained.get("name")
     if name is not None and name != task.spec.name:
         problems.append(
-            f"it was trained for the task {str(name)[:40]!r}, this page's task is {task.spec.name!r}"
+            f"it was trained for the task {str(name)[:40]!r}, "
+            f"this page's task is {task.spec.name!r}"
         )
     if config.vocab_size != len(task.vocab):
         problems.append(

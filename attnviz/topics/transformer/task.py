@@ -151,7 +151,7 @@ def generate(
     temperature: float = 0.0,
     seed: int = 0,
 ) -> str:
-    """Continue `prompt` character by character (greedy at temperature 0) with the LM task's model."""
+    """Continue `prompt` character by character (greedy, temperature 0) with the LM task's model."""
     index = {c: i for i, c in enumerate(task.vocab)}
     ids = [index[c] for c in prompt if c in index] or [0]
     gen = torch.Generator().manual_seed(seed)

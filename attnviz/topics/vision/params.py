@@ -88,7 +88,7 @@ TABLE = PageParams(
             batch_mode="minibatch",
             batch_size=64,
             steps=600,
-        ),  # fmt: skip
+        ),
         Param(
             "vi_image",
             "validation image",

@@ -58,8 +58,15 @@ def config(values: Values) -> Job:
         values["vi_data"], shape_task=values["vi_task"], n_train=values["vi_ntrain"], seed=seed
     )
     d = values["vi_d"]
-    vit = ViTConfig(patch=values["vi_patch"], n_layer=values["vi_layers"], n_head=values["vi_heads"],
-                    d_model=d, d_ff=2 * d, positional=values["vi_pos"], pooling=values["vi_pool"])  # fmt: skip
+    vit = ViTConfig(
+        patch=values["vi_patch"],
+        n_layer=values["vi_layers"],
+        n_head=values["vi_heads"],
+        d_model=d,
+        d_ff=2 * d,
+        positional=values["vi_pos"],
+        pooling=values["vi_pool"],
+    )
     problems = data.problems() or vit_config(build_images(data), vit).problems()
     if problems:
         raise SceneInputError(f"These settings cannot be trained: {'; '.join(problems)}.")
@@ -131,8 +138,10 @@ def heads_figure(frame: Frame) -> go.Figure:
         for layer in range(vit.n_layer)
         for head in range(vit.n_head)
     ]
-    headers = ([f"head {h}" for h in range(vit.n_head)],
-               [f"layer {layer}" for layer in range(vit.n_layer)])  # fmt: skip
+    headers = (
+        [f"head {h}" for h in range(vit.n_head)],
+        [f"layer {layer}" for layer in range(vit.n_layer)],
+    )
     side = {1: 200, 2: 180, 4: 150}.get(vit.n_head, 110)
     return panels_figure(panels, vit.n_head, f"Where the {query} looks", side, headers)
 
@@ -159,7 +168,7 @@ def compare_figure(frame: Frame) -> go.Figure:
             (centre - half, centre - half, centre + half, centre + half),
             "|∂ score / ∂ pixel|",
         ),
-    ]  # fmt: skip  (short names: three panels share a phone's width; the rest is in the hover)
+    ]  # (short names: three panels share a phone's width; the rest is in the hover)
     return panels_figure(panels, 3, "ViT vs CNN: what each model's answer depends on", 190)
 
 
@@ -190,8 +199,13 @@ def mistakes_figure(pair: TrainedVision) -> go.Figure | None:
     for index, truth, guess in found:
         image = pair.images.val_x[index].numpy()
         weights = look(pair, image).weights
-        panels.append(Panel(image, f"#{index}: {names[truth]} → {names[guess]}",
-                            rollout_map(weights, query, vit)))  # fmt: skip
+        panels.append(
+            Panel(
+                image,
+                f"#{index}: {names[truth]} → {names[guess]}",
+                rollout_map(weights, query, vit),
+            )
+        )
     title = (
         "Misclassified validation images (true → ViT's answer), with the rollout of where it looked"
     )

@@ -6,11 +6,11 @@ server's own limit), its format (PNG or JPEG only: other decoders are never trie
 (MAX_PIXELS, so a decompression bomb or a tiny file declaring a huge size is refused), its shape
 (MAX_ASPECT, MIN_SIDE), its number of pieces (MAX_SEGMENTS: PNG chunks or JPEG markers, which PIL
 reads one by one in Python) and, for a JPEG, its number of scans (MAX_SCANS: each scan is a pass
-over the whole image). Decoding then stays small: a JPEG decodes at a reduced scale where it can, and
-every image is shrunk in PIL (8-bit, box filter) to at most WORK_SIDE pixels a side before any
-float array is made, so every array derived from an upload, the digit's square included, is at
-most WORK_SIDE × WORK_SIDE. One upload costs at most about 4 bytes a declared pixel (the decoded
-image: about 110 MB measured at MAX_PIXELS) and under 1 s (tests/engine/test_hostile_uploads.py).
+over the whole image). Decoding then stays small: a JPEG decodes at a reduced scale where it can,
+and every image is shrunk in PIL (8-bit, box filter) to at most WORK_SIDE pixels a side before any
+float array is made, so every array derived from an upload, the digit's square included, is at most
+WORK_SIDE × WORK_SIDE. One upload costs at most about 4 bytes a declared pixel (the decoded image:
+about 110 MB measured at MAX_PIXELS) and under 1 s (tests/engine/test_hostile_uploads.py).
 
 Then: EXIF orientation, any mode (CMYK, palette, 16-bit, with alpha: alpha is laid over the
 background), grey or RGB, and, for digit models, MNIST's preparation (light ink on dark, the digit

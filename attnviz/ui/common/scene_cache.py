@@ -1,6 +1,6 @@
-"""Scenes run under Streamlit's cache: a page asks `scene_run(scene, values)` for its result,
-and the same config from any session (a hall of students on one preset) is computed once; the
-last run is recorded for the page's HTML download and Python code (attnviz.ui.common.view_export)."""
+"""Scenes run under Streamlit's cache: a page asks `scene_run(scene, values)` for its result, and
+the same config from any session (a hall of students on one preset) is computed once; the last run
+is recorded for the page's HTML download and Python code (attnviz.ui.common.view_export)."""
 
 from __future__ import annotations
 

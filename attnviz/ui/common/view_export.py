@@ -1,7 +1,7 @@
-"""Every page's "Download this view as HTML" button and "Copy as Python" code, drawn in one
-place: app.py calls `offer()` once after the page has run. `scene_run` (attnviz.ui.common.scene_cache)
-records the scene, values and result the page ran; the record is read and cleared here, so a
-page that ran no scene this rerun (an error, the home page) shows neither.
+"""Every page's "Download this view as HTML" button and "Copy as Python" code, drawn in one place:
+app.py calls `offer()` once after the page has run. `scene_run` (attnviz.ui.common.scene_cache)
+records the scene, values and result the page ran; the record is read and cleared here, so a page
+that ran no scene this rerun (an error, the home page) shows neither.
 
 The HTML is built only when the button is pressed (a callable `data`): a slider move pays
 nothing for it. It holds the page's views for its values (a training page: its untrained model,

@@ -1,7 +1,7 @@
 """Widgets, preset buttons and the Reset button, all derived from a page's parameter table.
 
-value = draw(TABLE, "ss_q1")                      # the widget, bound to the URL if the table says so
-value = draw(TABLE, "ta_query", high=len(tokens) - 1)   # a range that depends on other settings
+value = draw(TABLE, "ss_q1")                    # the widget, bound to the URL if the table says so
+value = draw(TABLE, "ta_query", high=len(tokens) - 1)   # a range depending on other settings
 preset_buttons(TABLE)                             # each sets EVERY parameter of the page
 reset_button(TABLE)                               # back to the page's defaults
 """
@@ -89,7 +89,8 @@ def _refuse_bad_link_value(
     del st.query_params[param.key]
     _forget_url_seeds([param.key])
     st.toast(
-        f"The link's value for “{label}” ({md_literal(text, 40)}) is not valid here: using the default."
+        f"The link's value for “{label}” ({md_literal(text, 40)}) is not valid here: "
+        "using the default."
     )
 
 

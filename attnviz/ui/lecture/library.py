@@ -19,11 +19,18 @@ HERE = next(entry for entry in all_pages() if entry.script == "pages/guided_less
 def lesson_card(lesson: Lesson) -> None:
     """Title, summary, seeds, the steps (folded) and Present."""
     with st.container(border=True):
-        st.markdown(f"**{lesson.title}** · {len(lesson.steps)} steps · seeds "
-                    f"{', '.join(lesson.seeds)}")  # fmt: skip
+        st.markdown(
+            f"**{lesson.title}** · {len(lesson.steps)} steps · seeds {', '.join(lesson.seeds)}"
+        )
         st.caption(lesson.summary)
-        st.button("Present", key=f"present_{lesson.slug}", icon=":material/slideshow:",
-                  type="primary", on_click=request_step, args=(lesson.slug, 1))  # fmt: skip
+        st.button(
+            "Present",
+            key=f"present_{lesson.slug}",
+            icon=":material/slideshow:",
+            type="primary",
+            on_click=request_step,
+            args=(lesson.slug, 1),
+        )
 
 
 def bundled() -> None:
@@ -69,5 +76,8 @@ def check_a_lesson_file() -> None:
         st.error(str(err), icon=":material/error:")
         return
     st.success(f"“{lesson.title}”: {len(lesson.steps)} steps, all valid.")
-    st.markdown("\n".join(f"{i}. {s.title} ({TITLES.get(s.page, s.page)})"
-                          for i, s in enumerate(lesson.steps, 1)))  # fmt: skip
+    st.markdown(
+        "\n".join(
+            f"{i}. {s.title} ({TITLES.get(s.page, s.page)})" for i, s in enumerate(lesson.steps, 1)
+        )
+    )

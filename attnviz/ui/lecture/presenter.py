@@ -124,8 +124,12 @@ def presenter_bar(here: Page) -> Any:
     with st.container(border=True, key="presenter_bar"):
         if step.page != here.url:
             st.info(f"“{lesson.title}” continues on another page.")
-            st.button("Back to the lesson", key="lesson_back", on_click=request_step,
-                      args=(lesson.slug, number))  # fmt: skip
+            st.button(
+                "Back to the lesson",
+                key="lesson_back",
+                on_click=request_step,
+                args=(lesson.slug, number),
+            )
             return None
         _navigation_row(lesson, number, step, here)
         place = None
@@ -169,8 +173,10 @@ def _narration(step: Step, carried: int | None) -> None:
     if step.point_at:
         st.markdown(f"**Point at:** {step.point_at}")
     if carried is not None:
-        st.markdown(f":material/sync: **The run started in step {carried} goes on here** "
-                    "(Start trains a new one with this step's settings).")  # fmt: skip
+        st.markdown(
+            f":material/sync: **The run started in step {carried} goes on here** "
+            "(Start trains a new one with this step's settings)."
+        )
     st.markdown(step.narration)
 
 
@@ -179,10 +185,18 @@ def _navigation_row(lesson: Lesson, number: int, step: Step, here: Page) -> None
     (hidden unless asked for), the students' link, Next (→)."""
     total = len(lesson.steps)
     row = st.container(horizontal=True, vertical_alignment="center", key="lesson_row")
-    row.button("Previous", key="lesson_prev", disabled=number == 1, shortcut="Left",
-               on_click=request_step, args=(lesson.slug, number - 1), wrap=False)  # fmt: skip
-    row.progress(number / total, text=f"step {number} of {total}: **{step.title}** · "
-                 f"{lesson.title}")  # fmt: skip
+    row.button(
+        "Previous",
+        key="lesson_prev",
+        disabled=number == 1,
+        shortcut="Left",
+        on_click=request_step,
+        args=(lesson.slug, number - 1),
+        wrap=False,
+    )
+    row.progress(
+        number / total, text=f"step {number} of {total}: **{step.title}** · {lesson.title}"
+    )
     if not row.toggle("Show the page's controls", key="lesson_controls"):
         st.html(css("hide_controls"))  # static CSS, never user text
     with row.popover("Students' link", icon=":material/link:"):
@@ -194,12 +208,24 @@ def _navigation_row(lesson: Lesson, number: int, step: Step, here: Page) -> None
     from attnviz.ui.lecture.room import room_control  # (it imports this module)
 
     room_control(row, lesson, number, here)  # live classroom: "Open a room", its code, QR
-    row.button("Next", key="lesson_next", type="primary", disabled=number == total,
-               shortcut="Right", on_click=request_step, args=(lesson.slug, number + 1),
-               wrap=False)  # fmt: skip
+    row.button(
+        "Next",
+        key="lesson_next",
+        type="primary",
+        disabled=number == total,
+        shortcut="Right",
+        on_click=request_step,
+        args=(lesson.slug, number + 1),
+        wrap=False,
+    )
     if not trains(step) and number < total:  # Space also moves on (hidden twin)
-        row.button("Next step", key="lesson_next_space", shortcut="Space",
-                   on_click=request_step, args=(lesson.slug, number + 1))  # fmt: skip
+        row.button(
+            "Next step",
+            key="lesson_next_space",
+            shortcut="Space",
+            on_click=request_step,
+            args=(lesson.slug, number + 1),
+        )
 
 
 def predict_then_reveal(lesson: Lesson, number: int, step: Step) -> None:
@@ -237,8 +263,14 @@ def predict_then_reveal(lesson: Lesson, number: int, step: Step) -> None:
         st.rerun()
     vote_controls(row, lesson.slug, number, options)  # live classroom: Open vote, Vote again
     if options:
-        row.radio("Your prediction", options, index=None, horizontal=True, key=guess_key,
-                  label_visibility="collapsed")  # fmt: skip
+        row.radio(
+            "Your prediction",
+            options,
+            index=None,
+            horizontal=True,
+            key=guess_key,
+            label_visibility="collapsed",
+        )
 
 
 def answer_line(answer: str, picked: str | None) -> str:

@@ -1,11 +1,11 @@
-"""The presenter's side of a live classroom room, in the lesson bar's row (attnviz.ui.lecture.presenter):
-"Open a room" opens one for the lesson; then the room's popover shows its code and the QR code
-of the students' link (large in a dialog, for the back row), the results as CSV, "Close the
-room", and the presenter's own link in a collapsed expander (never projected by default). The
-presenter key lives in this session (`ROOMS`); every step the bar shows is sent to the room
-(`set_step`), so Next, Previous and the arrow keys move the students too. A presenter link
-(`room`, `room_key` in the URL) is checked by the store, taken into the session and dropped from
-the address bar."""
+"""The presenter's side of a live classroom room, in the lesson bar's row
+(attnviz.ui.lecture.presenter): "Open a room" opens one for the lesson; then the room's popover
+shows its code and the QR code of the students' link (large in a dialog, for the back row), the
+results as CSV, "Close the room", and the presenter's own link in a collapsed expander (never
+projected by default). The presenter key lives in this session (`ROOMS`); every step the bar shows
+is sent to the room (`set_step`), so Next, Previous and the arrow keys move the students too. A
+presenter link (`room`, `room_key` in the URL) is checked by the store, taken into the session and
+dropped from the address bar."""
 
 from __future__ import annotations
 
@@ -87,8 +87,14 @@ def room_control(row, lesson: Lesson, number: int, here: Page) -> None:
     sync_step(lesson.slug, number)
     room = room_of(lesson.slug)
     if room is None:
-        row.button("Open a room", key="room_open", icon=":material/groups:",
-                   on_click=_open, args=(lesson.slug, number), wrap=False)  # fmt: skip
+        row.button(
+            "Open a room",
+            key="room_open",
+            icon=":material/groups:",
+            on_click=_open,
+            args=(lesson.slug, number),
+            wrap=False,
+        )
         return
     code = room[0]
     shown = row.button(f"Room {code}", key="room_show", icon=":material/qr_code_2:", wrap=False)
@@ -116,15 +122,24 @@ def _room_dialog(slug: str, number: int, here: Page) -> None:
         if note:
             st.caption(note)
         results = lambda: attempt(lambda store: store.export_csv(code, key), False)[0] or ""  # noqa: E731
-        st.download_button("Download results (CSV)", data=results, file_name=f"room-{code}.csv",
-                           mime="text/csv", key="room_csv", icon=":material/download:")  # fmt: skip
+        st.download_button(
+            "Download results (CSV)",
+            data=results,
+            file_name=f"room-{code}.csv",
+            mime="text/csv",
+            key="room_csv",
+            icon=":material/download:",
+        )
         if st.button("Close the room", key="room_close", icon=":material/close:"):
             _close(slug)
             st.rerun()
     with st.expander("Presenter link (keep it to yourself)"):
         st.caption("Opens this room as its presenter in another tab or after a reload.")
-        st.code(absolute_link(base, presenter_path(here.url, slug, number, code, key)),
-                language=None, wrap_lines=True)  # fmt: skip
+        st.code(
+            absolute_link(base, presenter_path(here.url, slug, number, code, key)),
+            language=None,
+            wrap_lines=True,
+        )
 
 
 def code_card(code: str) -> str:

@@ -15,15 +15,17 @@ def this_view_as_a_step(page: Page) -> None:
     """Sidebar box (built only while open; open state in the URL)."""
     if page.topic is None:
         return
-    with st.sidebar.expander("This view as a lesson step", key="lesson_export",
-                             on_change="rerun") as box:  # fmt: skip
+    with st.sidebar.expander(
+        "This view as a lesson step", key="lesson_export", on_change="rerun"
+    ) as box:
         if not box.open:
             return
         from attnviz.lessons.loader import step_toml
 
         title = st.text_input("Step title", "A step", key="lesson_step_title")
-        st.code(step_toml(page.url, changed_values(page), title, "What to say here."),
-                language="toml")  # fmt: skip
+        st.code(
+            step_toml(page.url, changed_values(page), title, "What to say here."), language="toml"
+        )
         st.caption("Paste it into a file in lessons/ (see the Lessons page).")
 
 

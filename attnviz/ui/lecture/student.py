@@ -90,8 +90,12 @@ def _panel(state: RoomState, lesson: Lesson, voter: str) -> None:
     step = lesson.steps[number - 1]
     row = st.container(horizontal=True, vertical_alignment="center", key="room_head")
     row.markdown(f"**Room {state.code}** · step {number} of {len(lesson.steps)}")
-    row.button("Back to the presenter's step", key="room_back", icon=":material/undo:",
-               on_click=back_to_presenter)  # fmt: skip
+    row.button(
+        "Back to the presenter's step",
+        key="room_back",
+        icon=":material/undo:",
+        on_click=back_to_presenter,
+    )
     question = step.question
     if question is not None:
         answer = None if question.computed is not None else question.answer
@@ -103,8 +107,13 @@ def join_box() -> None:
     the room followed; a bad or closed code gets a message in plain words."""
     with st.form("room_join", border=True):
         row = st.container(horizontal=True, vertical_alignment="bottom")
-        typed = row.text_input("Join a room: the code on the projector", max_chars=20,
-                               placeholder="e.g. K7QP2M", key="room_code", width=360)  # fmt: skip
+        typed = row.text_input(
+            "Join a room: the code on the projector",
+            max_chars=20,
+            placeholder="e.g. K7QP2M",
+            key="room_code",
+            width=360,
+        )
         joined = row.form_submit_button("Join", icon=":material/groups:")
     if not joined:
         return

@@ -45,8 +45,13 @@ def vote_controls(row, slug: str, number: int, options: Sequence[str]) -> None:
         return
     upcoming = next_round([found for found, _ in asked])
     if upcoming is not None:
-        row.button(VOTE_LABELS[upcoming], key=f"room_vote_{upcoming}", icon=":material/how_to_vote:",
-                   on_click=_open_round, args=(code, key, number, list(options), upcoming))  # fmt: skip
+        row.button(
+            VOTE_LABELS[upcoming],
+            key=f"room_vote_{upcoming}",
+            icon=":material/how_to_vote:",
+            on_click=_open_round,
+            args=(code, key, number, list(options), upcoming),
+        )
     if asked:
         with row.container(key="room_count", width="content"):
             live_count(code, number)
@@ -124,8 +129,13 @@ def ballot(state: RoomState, voter: str, prompt: str, answer: str | None) -> Non
             getattr(st, kind)(message)  # the option in it is escaped (`_cast`)
             return
         for option in found.options:
-            st.button(option, key=f"room_option_{found.number}_{option}", width="stretch",
-                      on_click=_cast, args=(state, voter, option, found.number))  # fmt: skip
+            st.button(
+                option,
+                key=f"room_option_{found.number}_{option}",
+                width="stretch",
+                on_click=_cast,
+                args=(state, voter, option, found.number),
+            )
         return
     asked, _ = attempt(lambda store: store.results(state.code, state.step))
     if asked and is_revealed(asked):

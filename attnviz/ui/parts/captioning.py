@@ -44,8 +44,13 @@ def pick_image(values: Values, spec: CaptionJobSpec) -> tuple[dict[str, Any], Sh
     with head_col:
         transformer = model.decoder == "transformer"
         views = head_views(model.n_layer, model.n_head) if transformer else [MEAN]
-        chosen["cp_head"] = draw(TABLE, "cp_head", choices=views, disabled=not transformer,
-                                 help=None if transformer else ONE_HEAD)  # fmt: skip
+        chosen["cp_head"] = draw(
+            TABLE,
+            "cp_head",
+            choices=views,
+            disabled=not transformer,
+            help=None if transformer else ONE_HEAD,
+        )
     own, number = None, 0
     with image_col:
         if chosen["cp_src"] == OWN:
@@ -61,8 +66,9 @@ def pick_image(values: Values, spec: CaptionJobSpec) -> tuple[dict[str, Any], Sh
 def _random_scene(held_out: tuple, chosen: dict[str, Any]) -> int:
     """The New scene button and the held-out toggle; returns the scene's number."""
     st.button("New scene", key="cp_new_scene", icon=":material/casino:", on_click=_next_scene)
-    chosen["cp_scene_held"] = draw(TABLE, "cp_scene_held", disabled=not held_out,
-                                   help=None if held_out else NONE_HELD)  # fmt: skip
+    chosen["cp_scene_held"] = draw(
+        TABLE, "cp_scene_held", disabled=not held_out, help=None if held_out else NONE_HELD
+    )
     return st.session_state.get(SCENE_SEED, 0)
 
 
@@ -179,8 +185,10 @@ def held_out_section(seen: Captioned) -> None:
             return
         found = seen.held
         if found is None:
-            st.info("Hold-out is off: every combination is in training. Switch on **hold out "
-                    "blue triangles** to test a combination the model never saw.")  # fmt: skip
+            st.info(
+                "Hold-out is off: every combination is in training. Switch on **hold out "
+                "blue triangles** to test a combination the model never saw."
+            )
             return
         rates = {
             "colour word right": found.colour_right,

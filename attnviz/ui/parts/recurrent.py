@@ -49,8 +49,14 @@ def scores(history) -> None:
     for name, got in values.items():
         exact = "–" if got is None or got[0] is None else f"{got[0]:.1%}"
         tokens = "" if got is None or got[1] is None else f"{got[1]:.1%} of characters"
-        st.metric(name, exact, tokens or None, delta_color="off",
-                  delta_arrow="off", help=f"Validation dates never trained on, {when}")  # fmt: skip
+        st.metric(
+            name,
+            exact,
+            tokens or None,
+            delta_color="off",
+            delta_arrow="off",
+            help=f"Validation dates never trained on, {when}",
+        )
 
 
 PROBE_NOTE = (
@@ -82,8 +88,13 @@ def _translations(result: Translation) -> None:
         strict=True,
     ):
         mark = "" if right is None else (" ✓" if out == right else " ✗")
-        column.metric(f"{name} writes", out or "(nothing)", mark.strip() or None, delta_color="off",
-                      delta_arrow="off")  # fmt: skip
+        column.metric(
+            f"{name} writes",
+            out or "(nothing)",
+            mark.strip() or None,
+            delta_color="off",
+            delta_arrow="off",
+        )
     columns[2].metric("the rule says", right if right is not None else "not a date it reads")
 
 

@@ -98,8 +98,9 @@ def linear_main(out, figs: dict) -> None:
 def linear_more(figs: dict) -> None:
     show(figs["sc_linear_row"], "sc_linear_row")
     st.caption(
-        "Linear attention replaces $e^{q\\cdot k/\\sqrt d}$ by $\\varphi(q)\\cdot\\varphi(k)$ with "
-        "$\\varphi(x) = \\mathrm{elu}(x) + 1$: then $\\sum_j \\varphi(q_i)\\cdot\\varphi(k_j)\\,v_j "
+        "Linear attention replaces $e^{q\\cdot k/\\sqrt d}$ by $\\varphi(q)\\cdot\\varphi(k)$ "
+        "with $\\varphi(x) = \\mathrm{elu}(x) + 1$: then "
+        "$\\sum_j \\varphi(q_i)\\cdot\\varphi(k_j)\\,v_j "
         "= \\varphi(q_i)^\\top \\big(\\sum_j \\varphi(k_j) v_j^\\top\\big)$, a $d \\times d$ sum "
         "computed once, so the layer costs $O(T)$ instead of $O(T^2)$. Its cost as $T$ grows: "
         "the **Cost** part."
@@ -155,7 +156,7 @@ def cost_views(rows: list[dict]) -> dict:
             "Peak memory against tokens T" + ("" if taken else " (computed: CPU)"),
             "bytes",
             "bytes",
-        ),  # fmt: skip
+        ),
     ):
         mine = {a: [r for r in rows if r["algorithm"] == a] for a in ALGORITHMS}
         lengths = {a: [r["length"] for r in m] for a, m in mine.items()}

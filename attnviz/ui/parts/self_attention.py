@@ -1,10 +1,10 @@
 """The self-attention page's live query-row view (issue 26): a components-v2 component
-(attnviz.ui.common.live_component: static/live_gesture.js + live_attention_row.js + .css) that computes
-query row i of the layer in the browser (scores, scaled, masked, softmax weights, output row)
-while a row is picked by arrow keys, clicks or a pointer sweep, and sends the row back once per
+(attnviz.ui.common.live_component: static/live_gesture.js + live_attention_row.js + .css) that
+computes query row i of the layer in the browser (scores, scaled, masked, softmax weights, output
+row) while a row is picked by arrow keys, clicks or a pointer sweep, and sends the row back once per
 gesture. This module owns its mount and the way a gesture becomes the page's query patch:
-`take_live_row`, an on-change callback, writes it into the `sa_i` slider before it is drawn, so
-the row-mode figures, the URL and the lesson answer follow.
+`take_live_row`, an on-change callback, writes it into the `sa_i` slider before it is drawn, so the
+row-mode figures, the URL and the lesson answer follow.
 
 The browser sends [i, gesture id]; the id comes back in the data (`synced`) so the view knows
 which rerun answers its gesture and never jumps back to an older row."""

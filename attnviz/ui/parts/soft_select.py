@@ -1,9 +1,9 @@
 """The soft-select page's live query view (issue 26): a components-v2 component
-(attnviz.ui.common.live_component: static/live_gesture.js + live_select.js + .css) that recomputes the
-weights and the soft output in the browser while the query is dragged or moved by arrow keys, and
-sends the query back once per gesture. This module owns its mount and the way a gesture becomes
-the page's query: `take_live_query`, an on-change callback, writes it into the ss_q1/ss_q2
-sliders before they are drawn, so the figures, metrics, table, URL and lesson answers follow.
+(attnviz.ui.common.live_component: static/live_gesture.js + live_select.js + .css) that recomputes
+the weights and the soft output in the browser while the query is dragged or moved by arrow keys,
+and sends the query back once per gesture. This module owns its mount and the way a gesture becomes
+the page's query: `take_live_query`, an on-change callback, writes it into the ss_q1/ss_q2 sliders
+before they are drawn, so the figures, metrics, table, URL and lesson answers follow.
 
 The browser sends [q1, q2, gesture id]; the id comes back in the data (`synced`) so the view
 knows which rerun answers its gesture and never jumps back to an older query."""

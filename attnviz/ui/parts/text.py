@@ -1,8 +1,8 @@
 """The text page's Streamlit layout beyond its storyboard: notes, the head view's heads, the
 long-input views, and the fold-out sections: vectors, the padded batch, experiments (a)–(d).
 
-Each section is a lazy expander (attnviz.ui.common.layout.lazy_expander): its figures are asked of the
-scene (attnviz.topics.text.scene, SECTION_VIEWS) only while it is open, and whether it is open
+Each section is a lazy expander (attnviz.ui.common.layout.lazy_expander): its figures are asked of
+the scene (attnviz.topics.text.scene, SECTION_VIEWS) only while it is open, and whether it is open
 is part of the URL, so a lecturer can share a link that opens straight onto one experiment.
 """
 

@@ -34,8 +34,12 @@ def pick_image(values: dict) -> tuple[dict, np.ndarray | None]:
     images, vit = images_and_vit(values)
     source_col, image_col, query_col = st.columns([1, 1.3, 1])
     with query_col:
-        query = draw(TABLE, "vi_query", choices=query_choices(vit),
-                     help="Or click a patch in the numbered image")  # fmt: skip
+        query = draw(
+            TABLE,
+            "vi_query",
+            choices=query_choices(vit),
+            help="Or click a patch in the numbered image",
+        )
     source = source_col.radio("image", ["a validation image", OWN_IMAGE], key="vi_src")
     with image_col:
         own = None
@@ -83,11 +87,19 @@ def scores_and_answers(frame: Frame, history) -> None:
         (("ViT", pair.vit, seen.vit_probs), ("CNN", pair.cnn, seen.cnn_probs))
     ):
         sizes.append(f"{name} {parameter_count(model):,}")
-        columns[i].metric(f"{name} accuracy", accuracy[name],
-                          help=f"On validation images never trained on, {when}")  # fmt: skip
+        columns[i].metric(
+            f"{name} accuracy",
+            accuracy[name],
+            help=f"On validation images never trained on, {when}",
+        )
         best = int(np.argmax(probs))
-        columns[2 + i].metric(f"{name} says", names[best], f"{probs[best]:.0%} sure",
-                              delta_color="off", delta_arrow="off")  # fmt: skip
+        columns[2 + i].metric(
+            f"{name} says",
+            names[best],
+            f"{probs[best]:.0%} sure",
+            delta_color="off",
+            delta_arrow="off",
+        )
     st.caption(f"Parameters: {', '.join(sizes)}.")
 
 
@@ -97,8 +109,13 @@ def attention_views(figs: dict, frame: Frame) -> None:
     vit = frame.pair.vit.config
     grid_col, maps_col = st.columns([1, 2.4])
     with grid_col:
-        show(figs["vi_patches"], "vi_patches", key="vi_patches_chart",
-             on_select=_clicked_patch, selection_mode="points")  # fmt: skip
+        show(
+            figs["vi_patches"],
+            "vi_patches",
+            key="vi_patches_chart",
+            on_select=_clicked_patch,
+            selection_mode="points",
+        )
         extra = " + the class token" if vit.n_special else ""
         st.caption(
             f"{vit.n_patches} patches of {vit.patch}×{vit.patch} px = "
@@ -132,8 +149,9 @@ def vit_vs_cnn(figs: dict, frame: Frame) -> None:
     st.caption(
         f"Rollout multiplies the attention of every layer (heads averaged, plus the residual), so "
         f"it shows which patches reach the {query} in the end. The CNN's saliency is the gradient "
-        f"of its winning score with respect to each pixel, |∂ score / ∂ pixel|. Outlined: one unit's receptive field "
-        f"in the CNN's last stage, {field}×{field} px: a convolution sees only a neighbourhood "
+        "of its winning score with respect to each pixel, |∂ score / ∂ pixel|. Outlined: one "
+        f"unit's receptive field in the CNN's last stage, {field}×{field} px: a convolution sees "
+        "only a neighbourhood "
         "per layer (locality built in), while every attention head may look anywhere from the "
         "first layer on (seed 003: fewer inductive biases, so ViTs need more data)."
     )
@@ -181,8 +199,11 @@ def positions_experiment(snapshot: dict, values: dict, frame: Frame, own) -> Non
         scores = shuffled_accuracy(frame.pair)
         cols = st.columns(2)
         for column, (name, (plain, shuffled)) in zip(cols, scores.items(), strict=True):
-            column.metric(f"{name}: validation accuracy, shuffled", f"{shuffled:.1%}",
-                          f"{shuffled - plain:+.1%} vs {plain:.1%} as is")  # fmt: skip
+            column.metric(
+                f"{name}: validation accuracy, shuffled",
+                f"{shuffled:.1%}",
+                f"{shuffled - plain:+.1%} vs {plain:.1%} as is",
+            )
         st.caption(
             f"This ViT's positions: **{vit.positional}**, reading the class from the "
             f"**{'class token' if vit.n_special else 'mean of the patches'}**. Attention "

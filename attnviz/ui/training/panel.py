@@ -16,77 +16,44 @@
   fields. Never an old model drawn on new data.
 - `problems`: messages about bad settings; they disable Start and Step and are shown.
 
-It draws Start / Pause-Resume / Step / Stop / Reset (outside any fragment, with on_click
-callbacks; the Space key presses Start when no run is live, else Pause or Resume, also on a page
-just opened: attnviz.ui.common.keyboard_focus; labels wrap rather than truncate), then a fragment that
-polls the job every 0.5 s while it runs (every 2 s while it waits in the queue; not at all
-otherwise): a status line with its reason (and queue position), a progress bar with steps/s,
-live train/validation curves for the loss and the metric (log-scale toggle), once the run is
-paused or over a timeline slider over the snapshots and a CSV download of the history, and
-finally `draw_live` (the curves after it with `curves_last`, the kernel page's choice).
+It draws Start / Pause-Resume / Step / Stop / Reset (outside any fragment, with on_click callbacks;
+the Space key presses Start when no run is live, else Pause or Resume, also on a page just opened:
+attnviz.ui.common.keyboard_focus; labels wrap rather than truncate), then a fragment that polls the
+job every 0.5 s while it runs (every 2 s while it waits in the queue; not at all otherwise): a
+status line with its reason (and queue position), a progress bar with steps/s, live train/validation
+curves for the loss and the metric (log-scale toggle), once the run is paused or over a timeline
+slider over the snapshots and a CSV download of the history, and finally `draw_live` (the curves
+after it with `curves_last`, the kernel page's choice); what it draws of a run is in
+attnviz.ui.training.run_view.
 
-Every button's click acts once: Streamlit may deliver one click to its on_click twice (first in
-a fragment rerun that was in flight when the click arrived, then again in a later full rerun;
-seen as a lost Pause: the old toggle paused, then resumed). So Pause and Resume are separate
-buttons (keys `<key>_pause` and `<key>_resume`, one shown at a time) with separate intents, so a
-repeated delivery of a Pause click can only pause again; and each render gives the buttons a
-fresh token that a callback handles only once. Pause and Resume wait (up to ANSWER_WAIT) for
-the worker's answer, so the rerun they cause already shows the new status. Jobs run in the server's worker-process pool (`job_pool()`); each browser
-session holds its jobs in a session-scoped resource whose release stops them, so closing the
-tab ends the run.
+Every button's click acts once: Streamlit may deliver one click to its on_click twice (first in a
+fragment rerun that was in flight when the click arrived, then again in a later full rerun; seen as
+a lost Pause: the old toggle paused, then resumed). So Pause and Resume are separate buttons (keys
+`<key>_pause` and `<key>_resume`, one shown at a time) with separate intents, so a repeated delivery
+of a Pause click can only pause again; and each render gives the buttons a fresh token that a
+callback handles only once. Pause and Resume wait (up to ANSWER_WAIT) for the worker's answer, so
+the rerun they cause already shows the new status. Jobs run in the server's worker-process pool
+(`job_pool()`); each browser session holds its jobs in a session-scoped resource whose release stops
+them, so closing the tab ends the run.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import streamlit as st
 
-from attnviz.figures.training import curves_figure
 from attnviz.topics.scene import Job as PlannedJob
 from attnviz.topics.scene import Scene
-from attnviz.training.jobs import Job, JobPool, JobState
+from attnviz.training.jobs import Job, JobPool
 from attnviz.training.messages import RunStatus
-from attnviz.training.specs import JobSpec, spec_changes
+from attnviz.training.specs import JobSpec
 from attnviz.training.trainer import TrainConfig
-from attnviz.ui.common.figures import show
 from attnviz.ui.common.keyboard_focus import keyboard_focus
-from attnviz.ui.training.changes import describe_changes, remember
-
-SETTINGS_CHANGED = "Settings changed since this run — Start trains a new one"
-
-
-@dataclass(frozen=True)
-class LiveRun:
-    """What `draw_live` draws."""
-
-    state: JobState | None  # the run's state; None before the first Start
-    snapshot: dict | None  # the chosen snapshot; None before a run, or if the settings changed
-    spec: Any  # the settings of what the views show: the run's own when `snapshot` is given
-    changed: list[str] = field(default_factory=list)  # spec fields changed since the run
-    step: int | None = None  # the training step of `snapshot`
-
-    @property
-    def matches(self) -> bool:
-        """The run was trained with the page's current settings."""
-        return self.state is not None and not self.changed
-
-
-DrawLive = Callable[[LiveRun], None]
-STATUS_ICONS = {  # Material icons: they render on every machine, unlike emoji fonts
-    "queued": ":material/hourglass_empty:",
-    "starting": ":material/hourglass_top:",
-    "running": ":material/play_circle:",
-    "paused": ":material/pause_circle:",
-    "done": ":material/check_circle:",
-    "stopped early": ":material/front_hand:",
-    "diverged": ":material/warning:",
-    "stopped": ":material/stop_circle:",
-    "error": ":material/error:",
-}
+from attnviz.ui.training.changes import remember
+from attnviz.ui.training.run_view import DrawLive, LiveRun, draw_run
 
 
 @st.cache_resource(show_spinner=False)
@@ -182,16 +149,11 @@ def _reset(scene: Scene) -> None:
         job.stop()
 
 
-def controls(scene: Scene, spec: JobSpec, config: TrainConfig, problems: list[str]) -> None:
-    """The five buttons; `problems` (bad settings) disable Start and Step with a message."""
-    key = scene.table.prefix
-    job = current_job(scene)
-    state = job.poll() if job else None
-    live = state is not None and not state.finished
-    paused = state is not None and state.status == RunStatus.PAUSED
-    run = (spec, config)
-    buttons = {  # widget key suffix: label, icon, callback, args, disabled, help
-        "start": ("Start", "play_arrow", _start, run, bool(problems), None),
+def _buttons(live: bool, paused: bool, none: bool, run: tuple, refused: bool) -> dict:
+    """{widget key suffix: (label, icon, callback, args, disabled, help)} of the five buttons
+    (`none`: no run yet; `refused`: the settings have problems)."""
+    return {
+        "start": ("Start", "play_arrow", _start, run, refused, None),
         # two widgets, not one relabelled: a click delivered again after the rerender (see the
         # module docstring) still reaches the callback of the button that was pressed
         "resume" if paused else "pause": (
@@ -202,17 +164,20 @@ def controls(scene: Scene, spec: JobSpec, config: TrainConfig, problems: list[st
             not live,
             None,
         ),
-        "step": (
-            "Step",
-            "skip_next",
-            _step,
-            run,
-            bool(problems),
-            "Pause and take exactly one step",
-        ),
+        "step": ("Step", "skip_next", _step, run, refused, "Pause and take exactly one step"),
         "stop": ("Stop", "stop", _stop, (), not live, None),
-        "reset": ("Reset", "restart_alt", _reset, (), job is None, None),
+        "reset": ("Reset", "restart_alt", _reset, (), none, None),
     }
+
+
+def controls(scene: Scene, spec: JobSpec, config: TrainConfig, problems: list[str]) -> None:
+    """The five buttons; `problems` (bad settings) disable Start and Step with a message."""
+    key = scene.table.prefix
+    job = current_job(scene)
+    state = job.poll() if job else None
+    live = state is not None and not state.finished
+    paused = state is not None and state.status == RunStatus.PAUSED
+    buttons = _buttons(live, paused, job is None, (spec, config), bool(problems))
     token = uuid.uuid4().hex  # this render's clicks
     space = "pause" if live and not paused else "resume" if live else "start"  # Space's button
     row = st.container(horizontal=True, gap="small")  # each button as wide as its label
@@ -234,90 +199,6 @@ def controls(scene: Scene, spec: JobSpec, config: TrainConfig, problems: list[st
         keyboard_focus()  # Space works on a page just opened, before any click
     for problem in problems:
         st.error(problem)
-
-
-def status_line(state: JobState) -> None:
-    icon = STATUS_ICONS.get(state.status, "")
-    text = f"{icon} **{state.status}** — step {state.step} of {state.total_steps}"
-    if state.status == "queued":
-        text += f" — waiting for a free worker (position {state.queue_position} in the queue)"
-    if state.reason:
-        text += f" — {state.reason}"
-    (st.error if state.status in ("diverged", "error") else st.markdown)(text)
-    st.progress(
-        min(state.step / max(state.total_steps, 1), 1.0), text=f"{state.steps_per_s:,.0f} steps/s"
-    )
-
-
-def pick_snapshot(key: str, state: JobState) -> tuple[int | None, dict | None]:
-    """(step, snapshot): the latest while running; a timeline slider over all of them
-    otherwise. (None, None) before the first snapshot."""
-    if not state.snapshots:
-        return None, None
-    if state.status in (RunStatus.RUNNING, RunStatus.STARTING) or len(state.snapshots) < 2:
-        return state.snapshots[-1]
-    steps = [step for step, _ in state.snapshots]
-    chosen = st.select_slider(
-        "Timeline: show the model at step", steps, value=steps[-1], key=f"{key}_timeline"
-    )
-    return chosen, dict(state.snapshots)[chosen]
-
-
-def draw_curves(key: str, job: Job, state: JobState, model_name: str = "") -> None:
-    """The run's loss and metric (log-scale toggle); once it is over, its history as CSV."""
-    log_y = st.toggle("log-scale loss", key=f"{key}_log")
-    show(
-        curves_figure(state.history, state.metric_name, log_y, model_name, job.config.eval_every),
-        f"{key}_curves",
-        key=f"{key}_curves_chart",
-    )
-    if not state.active:  # not while polling: a download button redrawn twice a second
-        st.download_button(
-            "Download the history (CSV)",
-            state.history.to_csv,
-            f"{key}_history.csv",
-            "text/csv",
-            key=f"{key}_history_csv",
-            on_click="ignore",  # no rerun: one raced the file's fetch (a stuck button)
-            icon=":material/download:",
-        )
-
-
-def draw_run(
-    scene: Scene,
-    job: Job,
-    spec: JobSpec,
-    draw_live: DrawLive,
-    model_name: str = "",
-    curves_last: bool = False,
-) -> JobState:
-    """The status, curves and views of `job` (the curves last if `curves_last`); the views are
-    the run's only if `spec` (the page's settings) is the one it was started with."""
-    key = scene.table.prefix
-    state = job.poll()
-    status_line(state)
-    changed = spec_changes(job.spec, spec)
-    if changed:
-        st.warning(
-            f"**{SETTINGS_CHANGED}.** Changed: {describe_changes(_slot(key), scene)}. The status "
-            "and curves are the old run's; the views show the new settings, untrained.",
-            icon=":material/sync_problem:",
-        )
-    if not curves_last:
-        draw_curves(key, job, state, model_name)
-    views = st.container()
-    timeline = st.container() if curves_last else views  # with the curves last: under the views
-    if changed:
-        with views:
-            draw_live(LiveRun(state, None, spec, changed))
-    else:
-        with timeline:
-            step, snapshot = pick_snapshot(key, state)
-        with views:
-            draw_live(LiveRun(state, snapshot, job.spec, step=step))
-    if curves_last:
-        draw_curves(key, job, state, model_name)
-    return state
 
 
 def training_panel(
@@ -347,7 +228,8 @@ def training_panel(
             st.info("Press **Start** to train; the views below show the untrained model.")
             draw_live(LiveRun(None, None, spec))
             return
-        state = draw_run(scene, job, spec, draw_live, model_name, curves_last)
+        slot = _slot(scene.table.prefix)
+        state = draw_run(scene, job, spec, draw_live, slot, model_name, curves_last)
         if running and not state.active:
             st.rerun()  # the run ended: redraw the page once so polling stops
         elif queued and state.status != "queued":

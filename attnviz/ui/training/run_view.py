@@ -1,0 +1,138 @@
+"""What the live-training panel (attnviz.ui.training.panel) draws of a run: its status line and
+progress, the loss and metric curves with the history's CSV, the timeline over its snapshots, and
+the page's own views (`draw_live`) of the shown snapshot, or of the untrained model with a note
+when the page's settings changed since the run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+
+from attnviz.figures.training import curves_figure
+from attnviz.topics.scene import Scene
+from attnviz.training.jobs import Job, JobState
+from attnviz.training.messages import RunStatus
+from attnviz.training.specs import JobSpec, spec_changes
+from attnviz.ui.common.figures import show
+from attnviz.ui.training.changes import describe_changes
+
+SETTINGS_CHANGED = "Settings changed since this run — Start trains a new one"
+
+
+@dataclass(frozen=True)
+class LiveRun:
+    """What `draw_live` draws."""
+
+    state: JobState | None  # the run's state; None before the first Start
+    snapshot: dict | None  # the chosen snapshot; None before a run, or if the settings changed
+    spec: Any  # the settings of what the views show: the run's own when `snapshot` is given
+    changed: list[str] = field(default_factory=list)  # spec fields changed since the run
+    step: int | None = None  # the training step of `snapshot`
+
+    @property
+    def matches(self) -> bool:
+        """The run was trained with the page's current settings."""
+        return self.state is not None and not self.changed
+
+
+DrawLive = Callable[[LiveRun], None]
+STATUS_ICONS = {  # Material icons: they render on every machine, unlike emoji fonts
+    "queued": ":material/hourglass_empty:",
+    "starting": ":material/hourglass_top:",
+    "running": ":material/play_circle:",
+    "paused": ":material/pause_circle:",
+    "done": ":material/check_circle:",
+    "stopped early": ":material/front_hand:",
+    "diverged": ":material/warning:",
+    "stopped": ":material/stop_circle:",
+    "error": ":material/error:",
+}
+
+
+def status_line(state: JobState) -> None:
+    icon = STATUS_ICONS.get(state.status, "")
+    text = f"{icon} **{state.status}** — step {state.step} of {state.total_steps}"
+    if state.status == "queued":
+        text += f" — waiting for a free worker (position {state.queue_position} in the queue)"
+    if state.reason:
+        text += f" — {state.reason}"
+    (st.error if state.status in ("diverged", "error") else st.markdown)(text)
+    st.progress(
+        min(state.step / max(state.total_steps, 1), 1.0), text=f"{state.steps_per_s:,.0f} steps/s"
+    )
+
+
+def pick_snapshot(key: str, state: JobState) -> tuple[int | None, dict | None]:
+    """(step, snapshot): the latest while running; a timeline slider over all of them
+    otherwise. (None, None) before the first snapshot."""
+    if not state.snapshots:
+        return None, None
+    if state.status in (RunStatus.RUNNING, RunStatus.STARTING) or len(state.snapshots) < 2:
+        return state.snapshots[-1]
+    steps = [step for step, _ in state.snapshots]
+    chosen = st.select_slider(
+        "Timeline: show the model at step", steps, value=steps[-1], key=f"{key}_timeline"
+    )
+    return chosen, dict(state.snapshots)[chosen]
+
+
+def draw_curves(key: str, job: Job, state: JobState, model_name: str = "") -> None:
+    """The run's loss and metric (log-scale toggle); once it is over, its history as CSV."""
+    log_y = st.toggle("log-scale loss", key=f"{key}_log")
+    show(
+        curves_figure(state.history, state.metric_name, log_y, model_name, job.config.eval_every),
+        f"{key}_curves",
+        key=f"{key}_curves_chart",
+    )
+    if not state.active:  # not while polling: a download button redrawn twice a second
+        st.download_button(
+            "Download the history (CSV)",
+            state.history.to_csv,
+            f"{key}_history.csv",
+            "text/csv",
+            key=f"{key}_history_csv",
+            on_click="ignore",  # no rerun: one raced the file's fetch (a stuck button)
+            icon=":material/download:",
+        )
+
+
+def draw_run(
+    scene: Scene,
+    job: Job,
+    spec: JobSpec,
+    draw_live: DrawLive,
+    slot: str,
+    model_name: str = "",
+    curves_last: bool = False,
+) -> JobState:
+    """The status, curves and views of `job` (the curves last if `curves_last`); the views are
+    the run's only if `spec` (the page's settings) is the one it was started with. `slot`: the
+    job's slot in this session (what the "Settings changed" note compares with)."""
+    key = scene.table.prefix
+    state = job.poll()
+    status_line(state)
+    changed = spec_changes(job.spec, spec)
+    if changed:
+        st.warning(
+            f"**{SETTINGS_CHANGED}.** Changed: {describe_changes(slot, scene)}. The status "
+            "and curves are the old run's; the views show the new settings, untrained.",
+            icon=":material/sync_problem:",
+        )
+    if not curves_last:
+        draw_curves(key, job, state, model_name)
+    views = st.container()
+    timeline = st.container() if curves_last else views  # with the curves last: under the views
+    if changed:
+        with views:
+            draw_live(LiveRun(state, None, spec, changed))
+    else:
+        with timeline:
+            step, snapshot = pick_snapshot(key, state)
+        with views:
+            draw_live(LiveRun(state, snapshot, job.spec, step=step))
+    if curves_last:
+        draw_curves(key, job, state, model_name)
+    return state
