@@ -7,6 +7,7 @@ helper of one that does); what side tables used to answer is a question to the S
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.util
 import re
 
@@ -30,6 +31,7 @@ AUTOLINK = re.compile(r"https?://|www\.|mailto:|xmpp:|[\w.+-]+@[\w-]+\.\w", re.I
 KEYS = ("get", "pop", "setdefault")  # d.get("text"): a key, not a page
 
 
+@functools.cache
 def strings(path) -> list[str]:
     """The string constants of a file that could name a page: docstrings and prose (to search
     for a quoted or linked url), and whole strings compared with, assigned, or passed to a call
@@ -125,7 +127,7 @@ def test_each_scene_is_at_its_table_entry():
         assert set(found.view_aliases.values()) <= {found.main_view} | set(found.view_aliases)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.text(max_size=60) | st.sampled_from(["www.a.io", "http://x.y/z", "a@b.cd", "[x](y)"]))
 def test_user_text_is_shown_as_typed_and_never_as_a_link(text):
     """The one escaper: CommonMark reads back exactly the text (control characters as spaces,
