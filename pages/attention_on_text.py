@@ -10,7 +10,7 @@ from attnviz.topics.scene import SceneInputError
 from attnviz.topics.text.attention import MAX_TOKENS, attention_csv, attention_json, valid_heads
 from attnviz.topics.text.params import HEAD_VIEW_HEADS, MAX_CHARS, PRONOUN_TEXT
 from attnviz.topics.text.scene import SCENE
-from attnviz.ui.common import layout
+from attnviz.ui.common import here, layout
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.head_view import head_view
 from attnviz.ui.common.scene_cache import scene_run
@@ -83,12 +83,13 @@ st.caption(
 parts.bpe_note(tokens, values["ta_tok"])
 bpe = values["ta_tok"] == "bpe"
 vocab_note = f" (BPE vocabulary: {bpe_learned_size(values['ta_vocab'])} entries)" if bpe else ""
-st.markdown(f"**{t} tokens**{vocab_note}: each with its id")
 token_table = pd.DataFrame({"token": tokens, "id": [str(i) for i in out.attention.ids]})
-if t <= 48:  # a row that reads like the sentence; longer texts get a column (cheap to draw)
-    st.dataframe(token_table.T, width="stretch")
-else:
-    st.dataframe(token_table, height=240, width="content")
+with here.view_place("tokens"):  # a lesson step may name it
+    st.markdown(f"**{t} tokens**{vocab_note}: each with its id")
+    if t <= 48:  # a row that reads like the sentence; longer texts get a column (cheap to draw)
+        st.dataframe(token_table.T, width="stretch")
+    else:
+        st.dataframe(token_table, height=240, width="content")
 
 view_col, row_col = st.columns([3, 2])
 with row_col:

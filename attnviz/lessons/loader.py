@@ -14,6 +14,7 @@ A lesson file::
     point_at = "the bar chart of the weights"     # optional
     figure = "2. Weights"           # optional: the start of that figure's title (or a heading's,
                                     # or a section's label): presenter mode scrolls to it
+    views = ["weights"]             # the views the step's stage shows, by name (up to 3)
     [steps.params]                  # only what the step changes; the rest keeps its default
     ss_temp = 0.05
     [steps.question]                # optional: predict, then reveal
@@ -21,6 +22,7 @@ A lesson file::
     options = []                    # empty for a computed answer: the live model gives them
     answer = "computed:top_key"
     explain = "Markdown shown on reveal."
+    hides = ["weights"]             # optional: the views veiled until Reveal (default: all)
 
 Any error (TOML syntax, a missing or unknown key, an unknown page or parameter, a bad value, an
 answer that is not among its options, too few or too many steps) raises LessonError naming the
@@ -42,6 +44,7 @@ table or sentence too. The presenter implements each name:
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -73,8 +76,16 @@ _PACKAGED = Path(__file__).resolve().parents[1] / "_app" / "lessons"
 LESSONS_DIR = _PACKAGED if _PACKAGED.is_dir() else Path(__file__).resolve().parents[2] / "lessons"
 MAX_CHARS = 200_000  # the bundled lessons are under 10,000 characters each
 TOP_KEYS = ("title", "summary", "seeds", "steps")
-STEP_KEYS = ("page", "title", "narration", "point_at", "figure", "params", "question")
-QUESTION_KEYS = ("prompt", "options", "answer", "explain")
+STEP_KEYS = ("page", "title", "narration", "point_at", "figure", "views", "params", "question")
+QUESTION_KEYS = ("prompt", "options", "answer", "explain", "hides")
+VIEWS_MAX = 3  # views a step shows at once on a projector
+# what a backslash starts in a basic string ("…"): LaTeX's \times, \beta, \frac, \rho, \nabla
+ESCAPES = {"\t": "\\t", "\b": "\\b", "\f": "\\f", "\r": "\\r", "\n": "\\n"}
+MATH = re.compile(r"\$[^$]*\$")  # a formula ($…$): where a TOML escape is never meant
+ESCAPE_HELP = (
+    "write LaTeX in a literal string ('…' or '''…''', where a backslash is a backslash) or "
+    'double the backslash in "…"'
+)
 
 
 class _Reader:
@@ -83,6 +94,7 @@ class _Reader:
     def __init__(self, name: str, text: str):
         self.name = name
         self.src = SourceMap(text)
+        self.lines = text.splitlines()
 
     def error(self, line: int | None, detail: str) -> LessonError:
         return LessonError(self.name, line, detail)
@@ -105,7 +117,19 @@ class _Reader:
             raise self.error(line, f"{key!r} must be a string, not {type(value).__name__}")
         if required and not value.strip():
             raise self.error(line, f"{key!r} is empty")
+        self.plain(value, key, line)
         return value
+
+    def plain(self, value: str, key: str, line: int | None) -> None:
+        """Fail on a formula that a basic string's escape has changed: "$4 \\times 2$" reads as a
+        tab and "imes", "$\\nabla$" as a line break and "abla"."""
+        source = self.lines[line - 1] if line and line <= len(self.lines) else ""
+        multiline = '"""' in source or "'''" in source
+        for math in MATH.findall(value):
+            for char, escape in ESCAPES.items():
+                if char in math and (char != "\n" or not multiline):
+                    detail = f"{key!r} holds {escape} in a formula, read as an escape"
+                    raise self.error(line, f"{detail}: {ESCAPE_HELP}")
 
 
 def _steps_table(reader: _Reader, data: dict) -> list[dict]:
@@ -160,6 +184,8 @@ def _question(reader: _Reader, index: int, page: str, raw: Any) -> Question:
         raise reader.error(line_of("options"), "options must be an array of non-empty strings")
     if len(set(options)) != len(options):
         raise reader.error(line_of("options"), "an option is repeated")
+    for option in options:
+        reader.plain(option, "options", line_of("options"))
     if answer.startswith(COMPUTED_PREFIX):
         name = answer.removeprefix(COMPUTED_PREFIX)
         computed = computed_names()  # what each page's scene publishes (Scene.answer_names)
@@ -174,7 +200,20 @@ def _question(reader: _Reader, index: int, page: str, raw: Any) -> Question:
     elif options and answer not in options:
         raise reader.error(line_of("answer"), f"answer {answer!r} is not one of the options")
     explain = reader.string(raw, "explain", line_of("explain"), required=False)
-    return Question(prompt, tuple(options), answer, explain)
+    hides = _names(reader, raw, "hides", line_of("hides")) if "hides" in raw else None
+    return Question(prompt, tuple(options), answer, explain, hides)
+
+
+def _names(reader: _Reader, raw: dict, key: str, line: int | None) -> tuple[str, ...]:
+    """A list of view names (`views`, a question's `hides`): identifiers, at most VIEWS_MAX."""
+    names = raw.get(key, [])
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise reader.error(line, f'{key!r} must be an array of view names, e.g. ["weights"]')
+    bad = [n for n in names if not n.isidentifier()]
+    if bad or len(names) > VIEWS_MAX or len(set(names)) != len(names):
+        detail = f'{key!r} names up to {VIEWS_MAX} different views, each a name like "weights"'
+        raise reader.error(line, detail)
+    return tuple(names)
 
 
 def _figure(reader: _Reader, raw: dict, line: int | None) -> str:
@@ -195,16 +234,22 @@ def _step(reader: _Reader, index: int, raw: dict) -> Step:
         hint = suggest(page, page_names())
         raise reader.error(line_of("page"), f"unknown page {page!r}{hint}")
     question = raw.get("question")
-    return Step(
+    step = Step(
         page=page,
         title=reader.string(raw, "title", line_of("title")),
         narration=reader.string(raw, "narration", line_of("narration")),
         params=_params(reader, index, page, raw.get("params", {})),
         point_at=reader.string(raw, "point_at", line_of("point_at"), required=False),
         figure=_figure(reader, raw, line_of("figure")),
+        views=_names(reader, raw, "views", line_of("views")),
         question=None if question is None else _question(reader, index, page, question),
         line=reader.src.step(index) or 0,
     )
+    hides = step.question.hides if step.question is not None else None
+    if hides is not None and not set(hides) <= set(step.views):
+        line = reader.src.in_step(index, "hides", "question")
+        raise reader.error(line, f"'hides' names views the step does not show: {list(step.views)}")
+    return step
 
 
 def parse_lesson(text: str, name: str = "lesson") -> Lesson:

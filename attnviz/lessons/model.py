@@ -66,6 +66,8 @@ class Question:
     answer: str  # the right option's text, or "computed:<name>" (a name the page's scene
     # publishes: Scene.answer_names)
     explain: str = ""  # Markdown shown on reveal
+    # the step's views that would give the answer away, hidden until Reveal (None: all of them)
+    hides: tuple[str, ...] | None = None
 
     @property
     def computed(self) -> str | None:
@@ -85,6 +87,9 @@ class Step:
     params: dict[str, Any]  # only the parameters the step sets, typed and validated
     point_at: str = ""
     figure: str = ""  # text of the title of the figure point_at names (FIGURE_HELP)
+    # the views the step shows on the presenter's stage, by name (a scene's view, or one its page
+    # draws: a training page's `<prefix>_curves`, `head_view`); a question's hidden until Reveal
+    views: tuple[str, ...] = ()
     question: Question | None = None
     line: int = 0  # the line of this step's [[steps]] header in its file
 

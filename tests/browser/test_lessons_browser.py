@@ -1,12 +1,11 @@
-"""A lesson in Chromium, as a lecturer presents it: Present on the Lessons page, → and ← walk the
-steps (the address bar follows, so a link opens the same step), and a question keeps the figures
-blurred until Reveal. At 1280×720 (a projector) the bar stays compact and the step's figure is
-scrolled just below it and marked, the page's own controls and ←/→ hints are gone, and a training
-run that goes on into the next step is announced in the bar."""
+"""A lesson in Chromium, as a lecturer presents it: Present on the Lessons page folds the sidebar,
+→ and ← walk the steps (the address bar follows, so a link opens the same step). At 1280×720 (a
+projector) a step's stage shows its views alone, full width and whole under the lesson's text,
+the page's own controls and ←/→ hints gone until asked for; a question veils its views until
+Reveal; a training run that goes on into the next step is announced in the bar. (Every bundled
+step: tests/browser/test_stage_walk.py.)"""
 
 from __future__ import annotations
-
-import re
 
 import pytest
 
@@ -16,9 +15,8 @@ from tests.support.browser import assert_no_exception, open_app_page, wait_idle
 pytestmark = pytest.mark.browser
 
 PRESENTER = {"width": 1280, "height": 720}  # a projector in lecture mode
-# the bar's most: 200 of 720 px (28 %) leaves 520 px below it, room for a lecture-mode figure's
-# title and plot (they are 350-650 px tall); the old bar took 330-680 px
-BAR_MAX = 200
+FOLDED = """() => document.querySelector('[data-testid="stSidebar"]')
+  .getAttribute('data-collapsed') === 'true'"""
 
 
 def bar_text(page) -> str:
@@ -31,14 +29,18 @@ def at_step(page, number: int) -> None:
 
 
 def test_present_then_walk_the_lesson_with_the_keyboard(page, app_url):
+    """Present folds the sidebar the Lessons page had open; ← → and Space walk the steps."""
     slug, lesson = next(iter(lessons().items()))
     total = len(lesson.steps)
     open_app_page(page, app_url, "lessons")
+    sidebar = page.locator("[data-testid='stSidebar']")
+    assert sidebar.get_attribute("data-collapsed") == "false"  # the Lessons page, normal mode
     page.get_by_role("button", name="Present").first.click()
     at_step(page, 1)
     assert f"lesson={slug}" in page.url
     wait_idle(page)
     assert f"step 1 of {total}" in bar_text(page)
+    page.wait_for_function(FOLDED, timeout=10_000)  # the projector's first screen: no sidebar
     page.keyboard.press("ArrowRight")
     at_step(page, 2)
     wait_idle(page)
@@ -54,11 +56,6 @@ def test_present_then_walk_the_lesson_with_the_keyboard(page, app_url):
     assert_no_exception(page, "lesson-walk")
 
 
-def blurred(page) -> bool:
-    chart = page.locator("[data-testid='stPlotlyChart']").first
-    return "blur" in chart.evaluate("el => getComputedStyle(el).filter")
-
-
 def step_named(page_url: str, figure_start: str) -> tuple[str, int]:
     """The first bundled step on `page_url` whose figure's name starts with `figure_start`."""
     return next(
@@ -69,67 +66,48 @@ def step_named(page_url: str, figure_start: str) -> tuple[str, int]:
     )
 
 
-MARKED = """() => {
+STAGED = """(name) => {
   const bar = document.querySelector('.st-key-presenter_bar').getBoundingClientRect();
-  const mark = document.querySelector('[data-lesson-figure]');
-  if (!mark) return null;
-  const box = mark.getBoundingClientRect(), style = getComputedStyle(mark);
-  const title = mark.querySelector('.gtitle');
-  return {barTop: bar.top, barBottom: bar.bottom, top: box.top,
-          inPage: box.top + document.querySelector('[data-testid=stMain]').scrollTop,
-          title: title ? title.textContent : mark.innerText, outline: style.outlineStyle,
-          outlineWidth: parseFloat(style.outlineWidth)};
+  const view = document.querySelector('.st-key-view_' + name);
+  if (!view || document.documentElement.getAttribute('data-stage') !== 'ready') return null;
+  const box = view.getBoundingClientRect();
+  return {barBottom: bar.bottom, top: box.top, bottom: box.bottom, left: box.left,
+          width: box.width, veiled: view.hasAttribute('data-stage-veil')};
 }"""
 
 
-def marked_figure(page) -> dict:
-    """The marked figure, once it is in the first screen below the bar, and the bar's box."""
-    page.wait_for_function(
-        """() => { const m = document.querySelector('[data-lesson-figure]');
-          const b = document.querySelector('.st-key-presenter_bar');
-          if (!m || !b) return false;
-          const top = m.getBoundingClientRect().top;
-          return top >= b.getBoundingClientRect().bottom - 1 && top < innerHeight - 100; }""",
-        timeout=20_000,
-    )
-    return page.evaluate(MARKED)
+def staged(page, name: str) -> dict:
+    """The stage's box of the view `name`, once the stage shows it."""
+    page.wait_for_function(f"() => ({STAGED})('{name}') !== null", timeout=20_000)
+    page.wait_for_timeout(300)  # the last fit after the redraw at the measured room
+    return page.evaluate(STAGED, name)
 
 
-def squashed(text: str) -> str:
-    return re.sub(r"\s+", "", text).lower()
+def whole_under_the_bar(found: dict) -> bool:
+    return found["barBottom"] - 1 <= found["top"] and found["bottom"] <= PRESENTER["height"] + 1
 
 
-def test_presenter_mode_shows_the_steps_figure_under_a_compact_bar_without_the_pages_controls(
-    page, app_url
-):
-    """Self-attention's last matrix is ~14 figures down the page: at 1280×720 it is scrolled
-    just below the bar and outlined; presets, Reset, the settings, the hand editor and the
-    page's own Prev / Next are hidden, and shown without their ←/→ hints when asked for; the
-    students' link is the browser's full address, with a copy button."""
+def test_presenter_mode_shows_the_steps_view_alone_on_a_stage(page, app_url):
+    """Self-attention's last matrix is ~14 figures down its page: on the stage it is the only
+    figure, across the screen and whole under the lesson's text; presets, Reset, the settings,
+    the hand editor and the page's own Prev / Next are hidden, and shown, with the whole page,
+    when the presenter asks for the page's controls; the students' link is the browser's full
+    address, with a copy button."""
     slug, number = step_named("self-attention", "softmax(Q Kᵀ/√e) V")
     step = lessons()[slug].steps[number - 1]
     page.set_viewport_size(PRESENTER)
     open_app_page(page, app_url, step.page, f"?lesson={slug}&step={number}")
-    found = marked_figure(page)
-    assert found["barBottom"] - found["barTop"] <= BAR_MAX, found
-    assert found["inPage"] > 3 * PRESENTER["height"], "the figure lies far down the page"
-    assert found["barBottom"] - 1 <= found["top"] < PRESENTER["height"] - 100, found
-    assert squashed(found["title"]).startswith(squashed(step.figure)), found["title"]
-    assert found["outline"] == "solid" and found["outlineWidth"] >= 3, "the figure is marked"
+    found = staged(page, step.views[0])
+    assert whole_under_the_bar(found) and found["width"] > 0.85 * PRESENTER["width"], found
+    assert page.locator("[data-testid='stPlotlyChart']:visible").count() == 1
     main = page.locator("[data-testid='stMainBlockContainer']")
-    hidden = (
-        "[data-testid='stSlider']",
-        "[class*='_preset_']",
-        ".st-key-sa_reset_page",
-        ".st-key-sa_prev",
-        ".st-key-sa_next",
-    )
-    for selector in hidden:
+    hidden = ("[data-testid='stSlider']", "[class*='_preset_']", ".st-key-sa_reset_page")
+    for selector in (*hidden, ".st-key-sa_prev", ".st-key-sa_next"):
         assert main.locator(selector).count() > 0, selector
         assert not main.locator(selector).first.is_visible(), f"{selector} is shown"
     assert not page.get_by_text("Edit z and the weights by hand").is_visible()
     assert page.get_by_role("button", name="Next").first.is_visible()
-    assert_no_exception(page, "presenter-far-figure")
+    assert_no_exception(page, "presenter-stage")
     page.get_by_role("button", name="Students' link").click()
     body = page.locator("[data-testid='stPopoverBody']")
     body.locator("[data-testid='stCode']").hover()
@@ -141,34 +119,34 @@ def test_presenter_mode_shows_the_steps_figure_under_a_compact_bar_without_the_p
     prev = main.locator(".st-key-sa_prev")
     assert prev.is_visible() and main.locator("[data-testid='stSlider']").first.is_visible()
     assert "←" not in prev.inner_text() and "→" not in main.locator(".st-key-sa_next").inner_text()
+    assert page.locator("[data-testid='stPlotlyChart']:visible").count() > 5  # the whole page
 
 
-def test_a_question_blurs_the_figures_until_reveal(page, app_url):
-    found = [
+def test_a_question_veils_its_views_until_reveal(page, app_url):
+    """The question's views are replaced by the question until Reveal (not blurred: nothing of
+    the answer shows); after Reveal they are drawn, with the answer and its explanation whole."""
+    slug, number = next(
         (slug, n)
         for slug, lesson in lessons().items()
         for n, step in enumerate(lesson.steps, 1)
         if step.question is not None
-    ]
-    slug, number = found[0]
-    page.set_viewport_size(PRESENTER)
-    open_app_page(
-        page, app_url, lessons()[slug].steps[number - 1].page, f"?lesson={slug}&step={number}"
     )
-    assert blurred(page), "the answer is hidden while the class predicts"
+    step = lessons()[slug].steps[number - 1]
+    page.set_viewport_size(PRESENTER)
+    open_app_page(page, app_url, step.page, f"?lesson={slug}&step={number}")
+    found = staged(page, step.views[0])
+    assert found["veiled"] and whole_under_the_bar(found), found
     assert_no_exception(page, "presenter-question")
     page.get_by_role("button", name="Reveal").click()
     page.get_by_text("Answer:").wait_for(timeout=20_000)
     wait_idle(page)
-    assert not blurred(page)
-    bar = page.locator(".st-key-presenter_bar").bounding_box()
-    assert bar["height"] <= BAR_MAX, "the answer and its explanation scroll inside the bar"
+    found = staged(page, step.views[0])
+    assert not found["veiled"] and whole_under_the_bar(found), found
     shown = page.evaluate(SHOWN, ".st-key-lesson_answer [data-testid='stMarkdownContainer']")
     assert shown and shown["inside"], f"the answer is hidden inside the bar: {shown}"
     explain = page.locator(".st-key-lesson_asked [data-testid='stMarkdownContainer']").last
     assert "Answer:" not in explain.inner_text(), "the explanation follows the answer"
-    assert page.evaluate(SHOWN, ".st-key-lesson_asked > :last-child p")["top_inside"], "its start"
-    page.wait_for_function(TITLE_BELOW_BAR, timeout=10_000)  # re-aligned after Reveal if need be
+    assert page.evaluate(SHOWN, ".st-key-lesson_asked > :last-child p")["inside"], "it is whole"
     assert_no_exception(page, "presenter-reveal")
 
 
@@ -191,13 +169,6 @@ SHOWN = """(selector) => {
           inside: within(box.top) && within(box.bottom), top_inside: within(box.top + 8)};
 }"""
 
-# the marked figure's title (every line of it) lies below the bar
-TITLE_BELOW_BAR = """() => {
-  const bar = document.querySelector('.st-key-presenter_bar').getBoundingClientRect();
-  const title = document.querySelector('[data-lesson-figure] .gtitle');
-  return title && title.getBoundingClientRect().top >= bar.bottom;
-}"""
-
 
 def test_the_answer_line_names_the_prediction_and_shows_text_as_written():
     assert answer_line("cherry", None) == "Answer: **cherry**"
@@ -208,15 +179,14 @@ def test_the_answer_line_names_the_prediction_and_shows_text_as_written():
 
 
 def test_a_training_run_goes_on_into_the_next_step_and_the_bar_says_so(page, app_url):
-    """Start in a training step: the curves appear and are brought into view; → keeps the run
-    on the same page, and the next step's bar names the step it was started in."""
+    """Start in a training step: the curves appear on the stage, whole; → keeps the run on the
+    same page, and the next step's bar names the step it was started in."""
     slug, number = step_named("train-transformer", "Loss and")
     page.set_viewport_size(PRESENTER)
     open_app_page(page, app_url, "train-transformer", f"?lesson={slug}&step={number}")
     page.get_by_role("button", name="Start").click()
-    found = marked_figure(page)  # the curves: drawn once the run reports
-    assert squashed(found["title"]).startswith("lossand"), found["title"]
-    assert found["barBottom"] - found["barTop"] <= BAR_MAX, found
+    found = staged(page, "tt_curves")  # the curves: drawn on the stage once the run reports
+    assert whole_under_the_bar(found), found
     page.keyboard.press("ArrowRight")
     at_step(page, number + 1)
     note = page.locator(".st-key-presenter_bar").get_by_text(

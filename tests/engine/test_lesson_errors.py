@@ -215,3 +215,27 @@ def test_a_byte_order_mark_is_ignored():
     """Windows Notepad saves UTF-8 with a BOM; it was refused as a syntax error at line 1."""
     text = (LESSONS_DIR / "01_select_to_self_attention.toml").read_text(encoding="utf-8")
     assert parse_lesson("\ufeff" + text, "bom.toml") == parse_lesson(text, "bom.toml")
+
+
+@pytest.mark.parametrize(
+    ("field", "latex", "escape"),
+    [
+        ("explain", r"$4 \times 2$", r"\t"),  # lesson 08 step 4 read "4imes2" before the check
+        ("prompt", r"$\beta$?", r"\b"),
+        ("explain", r"$\frac{1}{2}$", r"\f"),
+        ("explain", r"$\rho$", r"\r"),
+        ("explain", r"$\nabla f$", r"\n"),
+    ],
+)
+def test_latex_in_a_basic_string_is_refused_on_its_line(field, latex, escape):
+    """A backslash in "…" starts a TOML escape: the lesson says so instead of showing a tab."""
+    text = BASE.replace('options = ["a", "b"]', f'options = ["a", "b"]\n{field} = "{latex}"', 1)
+    if field == "prompt":
+        text = text.replace('prompt = "Which?"\n', "", 1)
+    line = text.splitlines().index(f'{field} = "{latex}"') + 1
+    with pytest.raises(LessonError) as err:
+        parse_lesson(text, "escapes.toml")
+    assert err.value.line == line and escape in err.value.detail, err.value
+    literal = text.replace(f'{field} = "{latex}"', f"{field} = '{latex}'")
+    question = parse_lesson(literal, "escapes.toml").steps[0].question
+    assert latex in (question.prompt, question.explain)  # the backslash reaches the formula

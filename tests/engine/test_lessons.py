@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from attnviz.lessons.fairness import gives_away
 from attnviz.lessons.loader import LESSONS_DIR, bundled_lessons, parse_lesson
 from attnviz.lessons.model import Step, computed_names, tables
 from attnviz.lessons.writer import step_toml
@@ -226,3 +227,26 @@ def test_a_pretrained_question_asks_about_the_token_its_query_points_at():
         assert state["pe_query"] < len(tokens)
         if step in asked:
             assert tokens[state["pe_query"]] == quoted_query(step)
+
+
+QUESTIONS = [(slug, n, step) for slug, n, step in STEPS if step.question is not None]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("slug", "n", "step"), QUESTIONS, ids=[f"{s}-{n}" for s, n, _ in QUESTIONS]
+)
+def test_a_question_step_does_not_give_its_answer_away(slug, n, step):
+    """Before Reveal the class reads the step's title, narration and what to point at (the stage
+    shows nothing else of the page): none may say the answer. A computed answer is the one the
+    step's scene computes for its settings."""
+    question, page = step.question, scene(step.page)
+    if question.computed:
+        values = page.values(step.params)
+        found = page.answers(page.run(page.config(values)), values)[question.computed]
+        answer, options = found.answer, found.options
+    else:
+        answer, options = question.answer, question.options
+    assert gives_away(step, answer, options, ()) == ""
+    hides = step.views if question.hides is None else question.hides
+    assert step.views and set(hides) <= set(step.views), "a question veils views it shows"

@@ -133,6 +133,9 @@ TABLE = PageParams(
             url=False,
             shown_when=TRANSFORMER,
         ),
+        # sections built only while open (the page's lazy expanders, keyed by these): in the
+        # table so that a link, a preset or a lesson step can open them
+        Param("cp_open_held", "Held-out combinations (open)", "toggle", False),
     ),
     presets={name: preset_values(*spec) for name, spec in PRESETS.items()},
 )

@@ -68,6 +68,11 @@ TABLE = PageParams(
             max_steps=5000,
         ),
         Param("rn_input", "your date", "text_input", "23 nov 2026"),
+        # sections built only while open (the page's lazy expanders, keyed by these): in the
+        # table so that a link, a preset or a lesson step can open them
+        Param("rn_open_length", "Accuracy by input length (open)", "toggle", False),
+        Param("rn_open_states", "Inside the encoder (open)", "toggle", False),
+        Param("rn_open_timing", "Sequential vs parallel (open)", "toggle", False),
     ),
     presets={name: preset_values(*spec) for name, spec in PRESETS.items()},
 )

@@ -96,6 +96,10 @@ TABLE = PageParams(
             "the cat sat",
         ),
         Param("ta_padmask", "padding mask", "toggle", True),
+        # sections built only while open (the page's lazy expanders, keyed by these): in the
+        # table so that a link, a preset or a lesson step can open them
+        Param("ta_open_shuffle", "Why positional encodings (open)", "toggle", False),
+        Param("ta_open_pad", "Padding mask (open)", "toggle", False),
     ),
     presets={
         "Captioning (seed 002)": {},

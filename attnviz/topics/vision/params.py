@@ -107,6 +107,9 @@ TABLE = PageParams(
             choices=(CLASS_TOKEN, *(f"patch {i}" for i in range(MAX_PATCHES)), ALL_PATCHES),
             url=False,
         ),
+        # sections built only while open (the page's lazy expanders, keyed by these): in the
+        # table so that a link, a preset or a lesson step can open them
+        Param("vi_open_shuffle", "Experiment: shuffle the patches (open)", "toggle", False),
     ),
     presets={name: preset_values(*spec) for name, spec in PRESETS.items()},
 )

@@ -17,6 +17,7 @@ HIGH_CONTRAST_SCALE = "Greys"  # white to black: the strongest contrast for weig
 LECTURE_HEIGHT = 1.3  # figures grow with their fonts in lecture mode
 TITLE_WIDTH = 440  # px: a lecture-mode title wraps to fit a figure this wide (a third of 1280)
 # unless the figure says its own width (see title_width)
+STAGE_WIDTH = 1150  # px: a title on a presenter's stage, where a view spans a 1280 px projector
 
 
 def show(fig: go.Figure, name: str, **kwargs):
@@ -24,13 +25,20 @@ def show(fig: go.Figure, name: str, **kwargs):
     file name. Under the page's main view, its summary as plain text (never Markdown or HTML:
     labels are tokens a user typed)."""
     glob = settings()
-    line = summary(fig) if is_main_view(name) else None
-    if glob.font_scale != 1.0 or glob.high_contrast:
+    main = is_main_view(name)
+    line = summary(fig) if main else None
+    scene = here.scene()
+    shown = scene.stands_for(name) if scene is not None else name  # a run's maps: Step 0's name
+    height = here.stage_height(shown, bool(line))  # on a presenter's stage: its share of the room
+    if glob.font_scale != 1.0 or glob.high_contrast or height:
         fig = go.Figure(fig)  # a copy: a cached figure may be shared between sessions
-        styled(fig, glob)
-    chart = st.plotly_chart(fig, config=export_config(glob.export_format, name), **kwargs)
-    if line:
-        st.text(line)
+        styled(fig, glob, STAGE_WIDTH if here.staged() else None)
+        if height:
+            fig.update_layout(height=height)
+    with here.view_place(shown):  # presenter mode: where the stage finds the view
+        chart = st.plotly_chart(fig, config=export_config(glob.export_format, name), **kwargs)
+        if line:
+            st.text(line)
     return chart
 
 
@@ -41,12 +49,15 @@ def is_main_view(name: str) -> bool:
     return scene is not None and scene.stands_for(name) == scene.main_view
 
 
-def styled(fig: go.Figure, glob: GlobalSettings) -> go.Figure:
-    """Lecture-mode fonts, height and titles, and high contrast, applied to `fig` in place."""
+def styled(fig: go.Figure, glob: GlobalSettings, across: int | None = None) -> go.Figure:
+    """Lecture-mode fonts, height and titles, and high contrast, applied to `fig` in place
+    (`across`: the width in px a title may take, on a presenter's stage)."""
     if glob.font_scale != 1.0:
         scale_fonts(fig, glob.font_scale)
         size = fig.layout.title.font.size if fig.layout.title.font else None
-        width = title_width(fig)
+        width = across or title_width(fig)
+        if across and fig.layout.title and fig.layout.title.text:  # a stage: one line again
+            fig.update_layout(title_text=fig.layout.title.text.replace("<br>", " "))
         if width is not None:
             wrap_title(fig, int(width / (0.55 * (size or BASE_FONT * glob.font_scale))))
         if fig.layout.height:

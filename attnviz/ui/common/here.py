@@ -1,15 +1,24 @@
 """The page this rerun draws, known once per run: app.py names it (`enter`) from its
 navigation before anything is drawn, and the furniture asks for it (`page`, `scene`) instead of
-reading Streamlit's private page manager or passing url strings around."""
+reading Streamlit's private page manager or passing url strings around.
+
+In presenter mode each named view is drawn in a container keyed `view_<name>` (`view_place`),
+so the stage (attnviz.ui.lecture.stage) finds the views a lesson step names."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+from typing import Any
+
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from attnviz.topics.registry import HOME, Page
 from attnviz.topics.scene import Scene
 
 KEY = "_here"  # session state: the Page this session's current run draws
+DRAWN = "_here_views"  # session state: the views placed in this run (presenter mode)
+VIEW_PREFIX = "view_"  # a named view's container key in presenter mode: view_<name>
 
 
 def enter(page: Page) -> Page:
@@ -26,3 +35,50 @@ def page() -> Page:
 def scene() -> Scene | None:
     """The scene of the page this run draws (None on a page without one)."""
     return page().scene
+
+
+STAGE_KEY = "lesson_stage"  # the stage's component: its state holds the room it measured
+STAGED = "_stage_views"  # session state: the views the step shows on its stage (else empty)
+SUMMARY_PX = 34  # the one-line summary under a page's main view
+VIEW_GAP_PX = 16  # between two views on a stage
+
+
+def stage_height(name: str, main: bool) -> int | None:
+    """The height (px) to draw the view `name` at on the presenter's stage: its share of the
+    room the stage measured under the lesson's text (less the summary line under a page's main
+    view); None when the view is not on a stage or the room is not known yet."""
+    views = st.session_state.get(STAGED) or ()
+    state = st.session_state.get(STAGE_KEY) or {}
+    room = state.get("room") if hasattr(state, "get") else None
+    if name not in views or not isinstance(room, list) or len(room) != 2:
+        return None
+    share = (int(room[0]) - VIEW_GAP_PX * (len(views) - 1)) // len(views)
+    return max(240, share - (SUMMARY_PX if main else 0))
+
+
+def staged() -> bool:
+    """Presenter mode with the page's controls hidden: the step's views alone, full width
+    (attnviz.ui.lecture.stage)."""
+    return "lesson" in st.query_params and not st.session_state.get("lesson_controls", False)
+
+
+def view_place(name: str) -> Any:
+    """Where the view `name` is drawn: in presenter mode a container keyed `view_<name>` (once a
+    run; a view drawn twice is found at its first place), else the current place."""
+    if "lesson" not in st.query_params:
+        return nullcontext()
+    run = _run_token()
+    token, drawn = st.session_state.get(DRAWN, (None, set()))
+    if token != run:  # a new run (a fragment's too): no view placed yet
+        drawn = set()
+    if name in drawn:
+        return nullcontext()
+    st.session_state[DRAWN] = (run, drawn | {name})
+    return st.container(key=VIEW_PREFIX + name)
+
+
+def _run_token() -> int:
+    """Tells this script run (a full run's or a fragment's) from the others: Streamlit gives
+    each run new element cursors."""
+    ctx = get_script_run_ctx()
+    return id(ctx.cursors) if ctx is not None else 0

@@ -44,6 +44,7 @@ from attnviz.ui.common.widgets import apply
 from attnviz.ui.lecture.answers import computed, forget
 from attnviz.ui.lecture.focus import point_at_figure
 from attnviz.ui.lecture.links import link_base, show_link
+from attnviz.ui.lecture.stage import stage
 
 LESSON, STEP = "lesson", "step"
 APPLIED = "_lesson_applied"  # (slug, step) whose state was last written into the widgets
@@ -140,8 +141,19 @@ def presenter_bar(here: Page) -> Any:
             told, place = left.container(key="lesson_told"), right.container(key="lesson_asked")
         with told:
             _narration(step, carried_from(lesson, number, step))
-    point_at_figure(step.figure, f"{lesson.slug}:{number}")
+    where = f"{lesson.slug}:{number}"
+    if step.views:  # the step's views alone, sized to the screen (off with the page's controls)
+        shown = st.session_state.get("lesson_controls", False)
+        stage(step, where, on=not shown, revealed=bool(st.session_state.get(revealed(where))))
+    else:
+        point_at_figure(step.figure, where)
     return place
+
+
+def revealed(where: str) -> str:
+    """The session key that says the question of step `where` ("<slug>:<n>") was revealed."""
+    slug, number = where.rsplit(":", 1)
+    return f"_revealed_{slug}_{number}"
 
 
 def carried_from(lesson: Lesson, number: int, step: Step) -> int | None:
@@ -236,7 +248,7 @@ def predict_then_reveal(lesson: Lesson, number: int, step: Step) -> None:
     from attnviz.ui.lecture.votes import reveal_rounds, room_answers, vote_controls
 
     question = step.question
-    revealed_key = f"_revealed_{lesson.slug}_{number}"
+    revealed_key = revealed(f"{lesson.slug}:{number}")
     guess_key = f"lesson_guess_{lesson.slug}_{number}"
     answer, options = question.answer, list(question.options)
     if question.computed is not None:
@@ -254,7 +266,8 @@ def predict_then_reveal(lesson: Lesson, number: int, step: Step) -> None:
             st.markdown(question.explain)
         room_answers(lesson.slug, number, answer)  # the room's votes, if a room voted
         return
-    st.html(css("hide_figures"))
+    if not step.views:  # a step with views veils them on its stage (attnviz.ui.lecture.stage)
+        st.html(css("hide_figures"))
     row = st.container(horizontal=True, vertical_alignment="center", key="lesson_guess_row")
     if row.button("Reveal", key="lesson_reveal", icon=":material/visibility:"):  # first: in
         reveal_rounds(lesson.slug, number)  # the room's phones show the answers too

@@ -11,9 +11,11 @@ import streamlit as st
 
 from attnviz.figures.head_view import head_view_data
 from attnviz.figures.text import HEAD_VIEW_MAX
+from attnviz.ui.common import here
 from attnviz.ui.common.settings import settings
 
 _HERE = Path(__file__).parent
+HEAD_VIEW = "head_view"  # the view's name in a lesson step (`views`)
 COMPONENT = st.components.v2.component(
     "attnviz_head_view",
     css=(_HERE / "head_view.css").read_text(),
@@ -40,12 +42,13 @@ def head_view(
         st.info(f"The head view shows the first {HEAD_VIEW_MAX} of {len(tokens)} tokens.")
     font = round(14 * settings().font_scale)
     data = head_view_data(weights, tokens, sorted(heads), query, font)
-    if query_key is None:
-        COMPONENT(data=data | {"clickable": False}, key=key)
-        return
-    COMPONENT(
-        data=data | {"clickable": True},
-        key=key,
-        default={"query": query},
-        on_query_change=lambda: _copy_clicked_query(key, query_key),
-    )
+    with here.view_place(HEAD_VIEW):  # presenter mode: where the stage finds it
+        if query_key is None:
+            COMPONENT(data=data | {"clickable": False}, key=key)
+            return
+        COMPONENT(
+            data=data | {"clickable": True},
+            key=key,
+            default={"query": query},
+            on_query_change=lambda: _copy_clicked_query(key, query_key),
+        )

@@ -1,0 +1,45 @@
+"""Presenter mode's stage: a lesson step shows the views it names (`views` in the lesson file),
+and nothing else of its page, full width and sized to the screen under the lesson's bar; a
+question's answer-bearing views (`hides`, else all the step's views) are veiled until Reveal,
+the room they take showing the question. The work in the page is done by static/stage.js, a
+components-v2 component (in the app's page, offline, no iframe): the page draws each view in a
+container keyed `view_<name>` (attnviz.ui.common.here.view_place); the names and the question
+reach the script as data, never as code or HTML. "Show the page's controls" turns the stage
+off: the whole page, as without a lesson."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from attnviz.lessons.model import Step
+from attnviz.ui.common import here
+from attnviz.ui.common.sidebar import STATIC, css
+
+STAGE = st.components.v2.component(
+    "attnviz_stage", js=(STATIC / "stage.js").read_text(encoding="utf-8")
+)
+
+
+def hidden_views(step: Step, revealed: bool) -> list[str]:
+    """The step's views veiled now: before Reveal, what its question hides (all its views when
+    it says nothing); none after Reveal or without a question."""
+    question = step.question
+    if question is None or revealed:
+        return []
+    return list(step.views if question.hides is None else question.hides)
+
+
+def stage(step: Step, where: str, on: bool, revealed: bool) -> None:
+    """Mount the stage of `step` (`where`: "<slug>:<n>", a new step folds the sidebar); `on`:
+    the page's controls are hidden, so the stage shows the views alone."""
+    st.html(css("stage"))  # static CSS, never user text
+    prompt = step.question.prompt if step.question is not None else ""
+    data = {
+        "views": list(step.views),
+        "hidden": hidden_views(step, revealed),
+        "question": f"Predict first: {prompt}" if prompt else "",
+        "step": where,
+        "on": on and bool(step.views),
+    }
+    st.session_state[here.STAGED] = tuple(step.views) if data["on"] else ()
+    STAGE(data=data, key=here.STAGE_KEY, on_room_change=lambda: None)

@@ -1,0 +1,165 @@
+// Presenter mode's stage (attnviz/ui/lecture/stage.py). A lesson step names the views it shows;
+// the page draws each in a container keyed `view_<name>` (attnviz/ui/common/here.py). The stage
+// keeps the lesson's bar, those views and a training page's buttons, hides everything else of
+// the page (its settings, other figures, status lines), widens the views to the full width and
+// scales them to fill the screen under the bar: drawn smaller when taller than the room left,
+// larger when short, never cut. Views the step's question hides until Reveal are veiled: the
+// room they take shows the question instead. Runs in the app's page (components v2); reads its
+// data as text only, never as HTML.
+const OFF = "data-stage-off";
+const ON = "data-stage-on";
+const WIDE = "data-stage-wide";
+const VEIL = "data-stage-veil";
+const GAP = 10; // px between the bar, the views and the screen's bottom
+const MAX_ZOOM = 1.6;
+const TICK_MS = 200;
+const KEEP = [
+  ".st-key-presenter_bar", // the lesson's bar: controls, narration, question
+  '[class*="st-key-lesson_"]',
+  '[class*="_timeline"]', // a training page's timeline slider
+].join(", ");
+const BLOCKS = '[data-testid="stElementContainer"], [data-testid="stLayoutWrapper"]';
+
+function targets(doc, names) {
+  return names.map((name) => doc.querySelector(`.st-key-view_${CSS.escape(name)}`)).filter(Boolean);
+}
+
+// Hide every block of the main area that holds none of the views or keepers and is inside none
+// of them; widen the columns that hold a view.
+function isolate(main, shown) {
+  const holds = (el) => shown.some((s) => el === s || el.contains(s) || s.contains(el));
+  for (const block of main.querySelectorAll(BLOCKS)) {
+    const inside = block.parentElement && block.parentElement.closest(`[${ON}]`);
+    const keep = holds(block) || inside;
+    if (keep) block.removeAttribute(OFF);
+    else if (!block.hasAttribute(OFF)) block.setAttribute(OFF, "");
+  }
+  for (const s of shown) s.setAttribute(ON, "");
+  for (const col of main.querySelectorAll('[data-testid="stColumn"]')) {
+    if (shown.some((s) => col.contains(s))) col.setAttribute(WIDE, "");
+    else col.removeAttribute(WIDE);
+  }
+}
+
+// One zoom for every view: what fills the room between the top of the first and the screen's
+// bottom (and the main area's width), at most MAX_ZOOM; measured again after zooming, since
+// what lies between the views (a section's padding) does not shrink with them.
+function fit(views, doc) {
+  const win = doc.defaultView;
+  const main = doc.querySelector('[data-testid="stMainBlockContainer"]');
+  const across = main ? main.clientWidth : win.innerWidth;
+  const box = () => {
+    const rects = views.map((v) => v.getBoundingClientRect());
+    const top = Math.min(...rects.map((r) => r.top));
+    return { top, bottom: Math.max(...rects.map((r) => r.bottom)), width: Math.max(...rects.map((r) => r.width)) };
+  };
+  const set = (zoom) => {
+    for (const v of views) {
+      v.style.zoom = String(zoom);
+      v.style.setProperty("--stage-zoom", String(zoom));
+    }
+  };
+  set(1);
+  let { top, bottom, width } = box();
+  const room = () => win.innerHeight - GAP - Math.max(top, 0);
+  let zoom = Math.min(MAX_ZOOM, room() / Math.max(bottom - top, 1), across / Math.max(width, 1));
+  for (let i = 0; i < 4; i += 1) {
+    set(Math.max(zoom, 0.2));
+    ({ top, bottom } = box());
+    const over = bottom - (win.innerHeight - GAP);
+    if (over <= 1) break;
+    zoom *= Math.max(0.5, 1 - over / Math.max(bottom - top, 1));
+  }
+  return zoom;
+}
+
+// A training page's Start, Pause / Resume, Step and Stop (its Reset and the page's own Reset
+// stay with the page's controls), and a live measurement's Measure.
+function runButtons(main) {
+  const run = /\bst-key-[A-Za-z]+_(start|pause|resume|step|stop|measure)\b/;
+  return [...main.querySelectorAll('[class*="st-key-"]')].filter((el) => run.test(el.className));
+}
+
+// Tell the server the room the views have (px, rounded to ROUND): it draws each Plotly view at
+// its share of that height, so a view is redrawn to fit rather than shrunk. A change reruns.
+const ROUND = 20;
+function report(component, views, doc) {
+  const win = doc.defaultView;
+  for (const v of views) v.style.zoom = "1";
+  const top = Math.min(...views.map((v) => v.getBoundingClientRect().top));
+  const main = doc.querySelector('[data-testid="stMainBlockContainer"]');
+  const room = [win.innerHeight - GAP - Math.max(top, 0), main ? main.clientWidth : win.innerWidth];
+  const sent = room.map((px) => Math.max(ROUND, Math.floor(px / ROUND) * ROUND));
+  const key = sent.join("x");
+  if (win.__attnvizStageRoom !== key) {
+    win.__attnvizStageRoom = key;
+    component.setStateValue("room", sent);
+  }
+}
+
+function veil(views, names, hidden, text) {
+  views.forEach((v, i) => {
+    if (hidden.includes(names[i])) v.setAttribute(VEIL, text);
+    else v.removeAttribute(VEIL);
+  });
+}
+
+// A new step is lecture mode's first screen: the sidebar (open on the Lessons page when Present
+// was pressed) is folded, once per step, so the presenter can still open it by hand.
+function foldSidebar(doc, step) {
+  const win = doc.defaultView;
+  if (win.__attnvizFoldedStep === step) return;
+  win.__attnvizFoldedStep = step;
+  const open = doc.querySelector('[data-testid="stSidebar"][data-collapsed="false"]');
+  const button = open && open.querySelector('[data-testid="stSidebarCollapseButton"] button');
+  if (button) button.click();
+}
+
+function clear(doc) {
+  for (const el of doc.querySelectorAll(`[${OFF}]`)) el.removeAttribute(OFF);
+  for (const el of doc.querySelectorAll(`[${WIDE}]`)) el.removeAttribute(WIDE);
+  for (const el of doc.querySelectorAll(`[${VEIL}]`)) el.removeAttribute(VEIL);
+  for (const el of doc.querySelectorAll(`[${ON}]`)) {
+    el.removeAttribute(ON);
+    el.style.zoom = "";
+  }
+}
+
+export default function (component) {
+  const { data, parentElement } = component;
+  const doc = parentElement.ownerDocument || document;
+  const win = doc.defaultView;
+  if (data && data.step) foldSidebar(doc, data.step);
+  if (win.__attnvizStage) win.__attnvizStage(); // the previous step's stage
+  const names = (data && data.views) || [];
+  const hidden = (data && data.hidden) || [];
+  const stage = () => {
+    const main = doc.querySelector('[data-testid="stMainBlockContainer"]');
+    if (!main || !data.on) return;
+    const views = targets(doc, names); // a run's views (curves) are drawn once it starts
+    const buttons = runButtons(main); // Start, or a live measurement's Measure
+    if (!views.length && !buttons.length) return; // the page is still being drawn
+    isolate(main, [...views, ...main.querySelectorAll(KEEP), ...buttons]);
+    veil(views, names, hidden, data.question || "");
+    if (views.length) {
+      report(component, views, doc);
+      fit(views, doc);
+    }
+    doc.documentElement.setAttribute("data-stage", "ready");
+    doc.documentElement.setAttribute("data-stage-step", data.step || "");
+  };
+  stage();
+  const timer = win.setInterval(stage, TICK_MS);
+  const resize = () => stage();
+  win.addEventListener("resize", resize);
+  const cleanup = () => {
+    win.clearInterval(timer);
+    win.removeEventListener("resize", resize);
+    doc.documentElement.removeAttribute("data-stage");
+    doc.documentElement.removeAttribute("data-stage-step");
+    clear(doc);
+    if (win.__attnvizStage === cleanup) delete win.__attnvizStage;
+  };
+  win.__attnvizStage = cleanup;
+  return cleanup;
+}

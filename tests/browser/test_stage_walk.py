@@ -1,0 +1,101 @@
+"""Presenter mode's stage, walked over every step of every bundled lesson in Chromium at
+1280×720 (and the question steps at 1920×1080), as a lecturer presents it: the first step from
+its link, then Next (issue 38). Per step: the step's views, found by name, wholly between the
+lesson's text and the bottom of the screen (redrawn to fit, never cut); the narration and the
+question whole (nothing clipped); no empty band of 300 px or more; before Reveal the question's
+views veiled and no answer shown. A training page's views of a run (its curves) are drawn only
+once the run starts, a live timing's once Measure is pressed: such a step passes with Start or
+Measure on the stage and the views it has before."""
+
+from __future__ import annotations
+
+import pytest
+
+from attnviz.lessons.loader import bundled_lessons
+from tests.support.browser import assert_no_exception, open_app_page, wait_idle
+
+pytestmark = [pytest.mark.browser, pytest.mark.walk]  # ~5 min: -m walk
+LESSONS = bundled_lessons()
+PROJECTOR, WIDE = {"width": 1280, "height": 720}, {"width": 1920, "height": 1080}
+EMPTY_BAND = 300  # px
+MEASURE = """(names) => {
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.top, r.bottom]; };
+  const clipped = (el) => ['auto', 'scroll', 'hidden'].includes(getComputedStyle(el).overflowY)
+    && el.scrollHeight > el.clientHeight + 1;
+  const bar = document.querySelector('.st-key-presenter_bar');
+  const text = ['.st-key-lesson_told', '.st-key-lesson_asked']
+    .map((s) => document.querySelector(s)).filter(Boolean);
+  const views = names.map((n) => {
+    const el = document.querySelector('.st-key-view_' + CSS.escape(n));
+    return el ? {name: n, box: box(el), veiled: el.hasAttribute('data-stage-veil')} : null;
+  });
+  const live = [...document.querySelectorAll('[class*="_measure"], [class*="_start"]')]
+    .some((el) => el.getClientRects().length);
+  return {height: innerHeight, bar: bar ? box(bar) : null, clipped: text.some(clipped), views,
+          answer: !!document.querySelector('.st-key-lesson_answer'), live};
+}"""
+
+
+def problems(seen: dict, step) -> list[str]:
+    """What a lecturer would stumble on in this step's first screen."""
+    found = [v for v in seen["views"] if v is not None]
+    live = seen["live"]  # Start or Measure on the stage: views drawn once the run or timing is
+    out = []
+    if not seen["bar"] or seen["bar"][1] > seen["height"] - 200:
+        out.append("the lesson's text leaves no room")
+    if seen["clipped"]:
+        out.append("the narration or the question is clipped")
+    if (not found and not live) or (not live and len(found) < len(step.views)):
+        missing = [n for n, v in zip(step.views, seen["views"], strict=True) if not v]
+        out.append(f"views missing: {missing}")
+    top, bottom = (seen["bar"] or [0, 0])[1], seen["height"]
+    out += [f"{v['name']} not whole: {v['box']}" for v in found if v["box"][0] < top - 1]
+    out += [f"{v['name']} cut: {v['box']}" for v in found if v["box"][1] > bottom + 1]
+    if found and min(v["box"][0] for v in found) - top >= EMPTY_BAND:
+        out.append("an empty band under the text")
+    if found and bottom - max(v["box"][1] for v in found) >= EMPTY_BAND:
+        out.append("an empty band at the bottom")
+    if step.question is not None:
+        hidden = step.views if step.question.hides is None else step.question.hides
+        if seen["answer"]:
+            out.append("the answer shows before Reveal")
+        out += [
+            f"{v['name']} shows before Reveal"
+            for v in found
+            if v["name"] in hidden and not v["veiled"]
+        ]
+    return out
+
+
+def at_step(tab, number: int) -> None:
+    where = f"new URLSearchParams(location.search).get('step') === '{number}'"
+    tab.wait_for_function(f"() => {where}", timeout=30_000)
+
+
+CASES = [(slug, PROJECTOR) for slug in LESSONS] + [(slug, WIDE) for slug in LESSONS]
+
+
+@pytest.mark.parametrize(
+    ("slug", "viewport"), CASES, ids=[f"{s[:2]}-{v['width']}" for s, v in CASES]
+)
+def test_every_step_shows_its_views_whole_under_its_text(browser, app_url, slug, viewport):
+    lesson = LESSONS[slug]
+    wanted = [n for n, s in enumerate(lesson.steps, 1) if viewport is PROJECTOR or s.question]
+    tab = browser.new_context(viewport=viewport).new_page()
+    found: dict[int, list[str]] = {}
+    for number, step in enumerate(lesson.steps, 1):
+        if number == 1 or number - 1 not in wanted:
+            open_app_page(tab, app_url, step.page, f"?lesson={slug}&step={number}")
+        else:
+            tab.locator(".st-key-lesson_next button").click()
+            at_step(tab, number)
+            wait_idle(tab)
+        if number not in wanted:
+            continue
+        ready = f"document.documentElement.getAttribute('data-stage-step') === '{slug}:{number}'"
+        tab.wait_for_function(f"() => {ready}", timeout=20_000)
+        tab.wait_for_timeout(300)  # the last fit after the redraw at the measured room
+        assert_no_exception(tab, f"stage-{slug}-{number}")
+        found[number] = problems(tab.evaluate(MEASURE, list(step.views)), step)
+    tab.context.close()
+    assert {n: p for n, p in found.items() if p} == {}
