@@ -32,7 +32,8 @@ def show(fig: go.Figure, name: str, **kwargs):
     height = here.stage_height(shown, bool(line))  # on a presenter's stage: its share of the room
     if glob.font_scale != 1.0 or glob.high_contrast or height:
         fig = go.Figure(fig)  # a copy: a cached figure may be shared between sessions
-        styled(fig, glob, STAGE_WIDTH if here.staged() else None)
+        across = here.stage_width(shown) or (STAGE_WIDTH if here.staged() else None)
+        styled(fig, glob, across)
         if height:
             fig.update_layout(height=height)
     with here.view_place(shown):  # presenter mode: where the stage finds the view

@@ -43,17 +43,39 @@ SUMMARY_PX = 34  # the one-line summary under a page's main view
 VIEW_GAP_PX = 16  # between two views on a stage
 
 
+def _room(name: str) -> tuple[list, tuple[str, ...]] | None:
+    """(the room the stage measured: [height, width, rows], the step's views) when the view
+    `name` is on the presenter's stage and the room is known, else None."""
+    views = st.session_state.get(STAGED) or ()
+    state = st.session_state.get(STAGE_KEY) or {}
+    room = state.get("room") if hasattr(state, "get") else None
+    if name not in views or not isinstance(room, list) or len(room) != 3:
+        return None
+    return room, views
+
+
 def stage_height(name: str, main: bool) -> int | None:
     """The height (px) to draw the view `name` at on the presenter's stage: its share of the
     room the stage measured under the lesson's text (less the summary line under a page's main
     view); None when the view is not on a stage or the room is not known yet."""
-    views = st.session_state.get(STAGED) or ()
-    state = st.session_state.get(STAGE_KEY) or {}
-    room = state.get("room") if hasattr(state, "get") else None
-    if name not in views or not isinstance(room, list) or len(room) != 2:
+    found = _room(name)
+    if found is None:
         return None
-    share = (int(room[0]) - VIEW_GAP_PX * (len(views) - 1)) // len(views)
+    room, views = found
+    rows = max(1, min(int(room[2]), len(views)))  # two views side by side on a wide screen: 1
+    share = (int(room[0]) - VIEW_GAP_PX * (rows - 1)) // rows
     return max(240, share - (SUMMARY_PX if main else 0))
+
+
+def stage_width(name: str) -> int | None:
+    """The width (px) the view `name` spans on the presenter's stage (half the room's for two
+    views side by side); None when it is not on a stage or the room is not known yet."""
+    found = _room(name)
+    if found is None:
+        return None
+    room, views = found
+    across = len(views) if int(room[2]) == 1 else 1
+    return int(room[1]) // across - VIEW_GAP_PX
 
 
 def staged() -> bool:

@@ -9,6 +9,8 @@ off: the whole page, as without a lesson."""
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 from attnviz.lessons.model import Step
@@ -18,6 +20,12 @@ from attnviz.ui.common.sidebar import STATIC, css
 STAGE = st.components.v2.component(
     "attnviz_stage", js=(STATIC / "stage.js").read_text(encoding="utf-8")
 )
+
+
+def plain(markdown: str) -> str:
+    """A question as the veil shows it, as text: formulas without their dollars and backslashes,
+    no emphasis marks ("at $T = 100$" reads "at T = 100")."""
+    return re.sub(r"[$*_`]|\\(?=[A-Za-z])", "", markdown)
 
 
 def hidden_views(step: Step, revealed: bool) -> list[str]:
@@ -33,7 +41,7 @@ def stage(step: Step, where: str, on: bool, revealed: bool) -> None:
     """Mount the stage of `step` (`where`: "<slug>:<n>", a new step folds the sidebar); `on`:
     the page's controls are hidden, so the stage shows the views alone."""
     st.html(css("stage"))  # static CSS, never user text
-    prompt = step.question.prompt if step.question is not None else ""
+    prompt = plain(step.question.prompt) if step.question is not None else ""
     data = {
         "views": list(step.views),
         "hidden": hidden_views(step, revealed),

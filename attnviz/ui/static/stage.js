@@ -11,6 +11,9 @@ const ON = "data-stage-on";
 const WIDE = "data-stage-wide";
 const VEIL = "data-stage-veil";
 const GAP = 10; // px between the bar, the views and the screen's bottom
+const GRID = "data-stage-grid";
+const CELL = "data-stage-cell";
+const SIDE_BY_SIDE_MIN = 1000; // px of width under which two views stack instead
 const MAX_ZOOM = 1.6;
 const TICK_MS = 200;
 const KEEP = [
@@ -39,6 +42,24 @@ function isolate(main, shown) {
     if (shown.some((s) => col.contains(s))) col.setAttribute(WIDE, "");
     else col.removeAttribute(WIDE);
   }
+}
+
+// Two views side by side where the screen is wide: their lowest common ancestor becomes a grid
+// of two columns, what else it shows (a training page's buttons) spanning both. Returns the
+// number of rows the views take.
+function arrange(views, doc) {
+  for (const el of doc.querySelectorAll(`[${GRID}]`)) el.removeAttribute(GRID);
+  for (const el of doc.querySelectorAll(`[${CELL}]`)) el.removeAttribute(CELL);
+  const main = doc.querySelector('[data-testid="stMainBlockContainer"]');
+  if (views.length !== 2 || !main || main.clientWidth < SIDE_BY_SIDE_MIN) return views.length;
+  let common = views[0].parentElement;
+  while (common && !common.contains(views[1])) common = common.parentElement;
+  if (!common) return views.length;
+  common.setAttribute(GRID, "");
+  for (const child of common.children) {
+    if (views.some((v) => child.contains(v))) child.setAttribute(CELL, "");
+  }
+  return 1;
 }
 
 // One zoom for every view: what fills the room between the top of the first and the screen's
@@ -83,13 +104,13 @@ function runButtons(main) {
 // Tell the server the room the views have (px, rounded to ROUND): it draws each Plotly view at
 // its share of that height, so a view is redrawn to fit rather than shrunk. A change reruns.
 const ROUND = 20;
-function report(component, views, doc) {
+function report(component, views, doc, rows) {
   const win = doc.defaultView;
   for (const v of views) v.style.zoom = "1";
   const top = Math.min(...views.map((v) => v.getBoundingClientRect().top));
   const main = doc.querySelector('[data-testid="stMainBlockContainer"]');
   const room = [win.innerHeight - GAP - Math.max(top, 0), main ? main.clientWidth : win.innerWidth];
-  const sent = room.map((px) => Math.max(ROUND, Math.floor(px / ROUND) * ROUND));
+  const sent = [...room.map((px) => Math.max(ROUND, Math.floor(px / ROUND) * ROUND)), rows];
   const key = sent.join("x");
   if (win.__attnvizStageRoom !== key) {
     win.__attnvizStageRoom = key;
@@ -119,6 +140,8 @@ function clear(doc) {
   for (const el of doc.querySelectorAll(`[${OFF}]`)) el.removeAttribute(OFF);
   for (const el of doc.querySelectorAll(`[${WIDE}]`)) el.removeAttribute(WIDE);
   for (const el of doc.querySelectorAll(`[${VEIL}]`)) el.removeAttribute(VEIL);
+  for (const el of doc.querySelectorAll(`[${GRID}]`)) el.removeAttribute(GRID);
+  for (const el of doc.querySelectorAll(`[${CELL}]`)) el.removeAttribute(CELL);
   for (const el of doc.querySelectorAll(`[${ON}]`)) {
     el.removeAttribute(ON);
     el.style.zoom = "";
@@ -142,7 +165,8 @@ export default function (component) {
     isolate(main, [...views, ...main.querySelectorAll(KEEP), ...buttons]);
     veil(views, names, hidden, data.question || "");
     if (views.length) {
-      report(component, views, doc);
+      const rows = arrange(views, doc);
+      report(component, views, doc, rows);
       fit(views, doc);
     }
     doc.documentElement.setAttribute("data-stage", "ready");
