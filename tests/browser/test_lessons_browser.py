@@ -7,7 +7,10 @@ step: tests/browser/test_stage_walk.py.)"""
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from attnviz.ui.lecture.presenter import answer_line, lessons, trains
 from tests.support.browser import assert_no_exception, open_app_page, wait_idle
@@ -77,9 +80,14 @@ STAGED = """(name) => {
 
 
 def staged(page, name: str) -> dict:
-    """The stage's box of the view `name`, once the stage shows it."""
+    """The stage's box of the view `name`, once the stage shows it whole under the bar (the
+    stage measures the room, the server redraws the view to it: a loaded machine takes a while),
+    or as it is after 20 s."""
+    whole = f"""() => {{ const f = ({STAGED})('{name}');
+      return f !== null && f.top >= f.barBottom - 1 && f.bottom <= innerHeight + 1; }}"""
     page.wait_for_function(f"() => ({STAGED})('{name}') !== null", timeout=20_000)
-    page.wait_for_timeout(300)  # the last fit after the redraw at the measured room
+    with contextlib.suppress(PlaywrightTimeout):  # the assertion that follows says how it is cut
+        page.wait_for_function(whole, timeout=20_000)
     return page.evaluate(STAGED, name)
 
 

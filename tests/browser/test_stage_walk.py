@@ -9,7 +9,10 @@ Measure on the stage and the views it has before."""
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from attnviz.lessons.loader import bundled_lessons
 from tests.support.browser import assert_no_exception, open_app_page, wait_idle
@@ -33,6 +36,14 @@ MEASURE = """(names) => {
     .some((el) => el.getClientRects().length);
   return {height: innerHeight, bar: bar ? box(bar) : null, clipped: text.some(clipped), views,
           answer: !!document.querySelector('.st-key-lesson_answer'), live};
+}"""
+
+
+SETTLED = """(names) => {
+  const bar = document.querySelector('.st-key-presenter_bar').getBoundingClientRect();
+  const views = names.map((n) => document.querySelector('.st-key-view_' + CSS.escape(n)))
+    .filter(Boolean).map((el) => el.getBoundingClientRect());
+  return views.every((r) => r.top >= bar.bottom - 1 && r.bottom <= innerHeight + 1);
 }"""
 
 
@@ -94,7 +105,9 @@ def test_every_step_shows_its_views_whole_under_its_text(browser, app_url, slug,
             continue
         ready = f"document.documentElement.getAttribute('data-stage-step') === '{slug}:{number}'"
         tab.wait_for_function(f"() => {ready}", timeout=20_000)
-        tab.wait_for_timeout(300)  # the last fit after the redraw at the measured room
+        # the stage measures the room, the server redraws the views to it: then it has settled
+        with contextlib.suppress(PlaywrightTimeout):  # else the problems found say what is wrong
+            tab.wait_for_function(SETTLED, arg=list(step.views), timeout=10_000)
         assert_no_exception(tab, f"stage-{slug}-{number}")
         found[number] = problems(tab.evaluate(MEASURE, list(step.views)), step)
     tab.context.close()

@@ -75,7 +75,13 @@ TABLE = PageParams(
         Param(
             "pe_open_proj", "Queries and keys together (open)", "toggle", False, shown_when=BUNDLED
         ),
-        Param("pe_open_compare", "Compare with a second sentence (open)", "toggle", False),
+        Param(
+            "pe_open_compare",
+            "Compare with a second sentence (open)",
+            "toggle",
+            False,
+            shown_when=BUNDLED,
+        ),
         Param(
             "pe_gen_n",
             "new tokens",
