@@ -188,7 +188,8 @@ def test_the_answer_line_names_the_prediction_and_shows_text_as_written():
 
 def test_a_training_run_goes_on_into_the_next_step_and_the_bar_says_so(page, app_url):
     """Start in a training step: the curves appear on the stage, whole; → keeps the run on the
-    same page, and the next step's bar names the step it was started in."""
+    same page, and the next step's bar names the step it was started in; a step with other
+    settings says the run was trained with them and offers Start."""
     slug, number = step_named("train-transformer", "Loss and")
     page.set_viewport_size(PRESENTER)
     open_app_page(page, app_url, "train-transformer", f"?lesson={slug}&step={number}")
@@ -203,4 +204,11 @@ def test_a_training_run_goes_on_into_the_next_step_and_the_bar_says_so(page, app
     note.wait_for(timeout=20_000)
     wait_idle(page)
     assert_no_exception(page, "presenter-training")
+    page.keyboard.press("ArrowRight")  # the next step trains without positions: another model
+    at_step(page, number + 2)
+    other = page.locator(".st-key-presenter_bar").get_by_text(
+        f"The run of step {number} was trained with other settings"
+    )
+    other.wait_for(timeout=20_000)
+    wait_idle(page)
     page.get_by_role("button", name="Stop").click()  # the worker is free for the next tests

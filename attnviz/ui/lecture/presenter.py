@@ -38,6 +38,7 @@ from attnviz.lessons.loader import bundled_lessons
 from attnviz.lessons.model import Lesson, Step
 from attnviz.topics import registry
 from attnviz.topics.registry import Page
+from attnviz.topics.scene import SceneInputError
 from attnviz.topics.settings import TABLE as SIDEBAR
 from attnviz.ui.common.sidebar import css
 from attnviz.ui.common.widgets import apply
@@ -156,19 +157,28 @@ def revealed(where: str) -> str:
     return f"_revealed_{slug}_{number}"
 
 
-def carried_from(lesson: Lesson, number: int, step: Step) -> int | None:
+def carried_from(lesson: Lesson, number: int, step: Step) -> tuple[int, bool] | None:
     """The earlier step of this lesson whose training run the page still holds (a run goes on
-    across the steps on its page), or None. A run is known by the step whose bar first saw it."""
+    across the steps on its page), and whether it was trained with this step's settings; None
+    when there is none. A run is known by the step whose bar first saw it."""
     if not trains(step):
         return None
-    from attnviz.ui.training.panel import current_job  # lazily: it imports torch (0.8 s cold)
+    from attnviz.ui.training.changes import page_values  # lazily: the panel imports torch
+    from attnviz.ui.training.panel import current_job
 
-    job = current_job(registry.scene(step.page))
+    scene = registry.scene(step.page)
+    job = current_job(scene)
     if job is None:
         return None
     seen = st.session_state.setdefault(RUNS_SEEN, {})
     slug, origin = seen.setdefault(id(job), (lesson.slug, number))
-    return origin if slug == lesson.slug and origin != number else None
+    if slug != lesson.slug or origin == number:
+        return None
+    try:  # the step's settings, as its page now holds them
+        same = scene.config(scene.values(page_values(scene))).spec == job.spec
+    except SceneInputError:
+        same = False
+    return origin, same
 
 
 def ask(place: Any, here: Page) -> None:
@@ -181,13 +191,18 @@ def ask(place: Any, here: Page) -> None:
         predict_then_reveal(lesson, number, lesson.steps[number - 1])
 
 
-def _narration(step: Step, carried: int | None) -> None:
+def _narration(step: Step, carried: tuple[int, bool] | None) -> None:
     if step.point_at:
         st.markdown(f"**Point at:** {step.point_at}")
-    if carried is not None:
+    if carried is not None and carried[1]:
         st.markdown(
-            f":material/sync: **The run started in step {carried} goes on here** "
+            f":material/sync: **The run started in step {carried[0]} goes on here** "
             "(Start trains a new one with this step's settings)."
+        )
+    elif carried is not None:  # its views would show an untrained model: say why, offer Start
+        st.markdown(
+            f":material/sync_problem: **The run of step {carried[0]} was trained with other "
+            "settings**: press **Start** to train this step's model."
         )
     st.markdown(step.narration)
 
