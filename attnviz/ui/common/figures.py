@@ -25,10 +25,9 @@ def show(fig: go.Figure, name: str, **kwargs):
     file name. Under the page's main view, its summary as plain text (never Markdown or HTML:
     labels are tokens a user typed)."""
     glob = settings()
-    main = is_main_view(name)
-    line = summary(fig) if main else None
     scene = here.scene()
     shown = scene.stands_for(name) if scene is not None else name  # a run's maps: Step 0's name
+    line = summary(fig) if scene is not None and shown == scene.main_view else None
     height = here.stage_height(shown, bool(line))  # on a presenter's stage: its share of the room
     if glob.font_scale != 1.0 or glob.high_contrast or height:
         fig = go.Figure(fig)  # a copy: a cached figure may be shared between sessions
@@ -41,13 +40,6 @@ def show(fig: go.Figure, name: str, **kwargs):
         if line:
             st.text(line)
     return chart
-
-
-def is_main_view(name: str) -> bool:
-    """Whether the figure `name` is (or stands for) the main view of the page this rerun draws
-    (its scene's `main_view`)."""
-    scene = here.scene()
-    return scene is not None and scene.stands_for(name) == scene.main_view
 
 
 def styled(fig: go.Figure, glob: GlobalSettings, across: int | None = None) -> go.Figure:

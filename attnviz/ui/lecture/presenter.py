@@ -143,10 +143,11 @@ def presenter_bar(here: Page) -> Any:
         with told:
             _narration(step, carried_from(lesson, number, step))
     where = f"{lesson.slug}:{number}"
-    if step.views:  # the step's views alone, sized to the screen (off with the page's controls)
-        shown = st.session_state.get("lesson_controls", False)
-        stage(step, where, on=not shown, revealed=bool(st.session_state.get(revealed(where))))
-    else:
+    # the step's views alone, sized to the screen (off with the page's controls; a new step
+    # folds the sidebar); a step that names no views gets its figure pointed at instead
+    shown = st.session_state.get("lesson_controls", False)
+    stage(step, where, on=not shown, revealed=bool(st.session_state.get(revealed(where))))
+    if not step.views:
         point_at_figure(step.figure, where)
     return place
 

@@ -1,5 +1,5 @@
-// Presenter mode (attnviz/ui/lecture/focus.py): fold the sidebar on a new step; find the step's
-// figure on the page, scroll it just below the lesson's bar and mark it. A figure is named by text from its Plotly title, a heading,
+// Presenter mode (attnviz/ui/lecture/focus.py): find the step's figure on the page, scroll it just
+// below the lesson's bar and mark it. A figure is named by text from its Plotly title, a heading,
 // a section's (expander's) label or a paragraph that starts in bold: the first visible one whose
 // text starts with it, else the first that contains it; case and spaces are ignored, so a title
 // the app wraps onto several lines still matches. Runs in the app's page (components v2); reads
@@ -139,22 +139,10 @@ function keepMarked(doc, wanted) {
   return [remark, () => observer.disconnect()];
 }
 
-// A new step is lecture mode's first screen: the sidebar (open on the Lessons page when Present
-// was pressed) is folded, once per step, so the presenter can still open it by hand.
-function foldSidebar(doc, step) {
-  const win = doc.defaultView;
-  if (win.__attnvizFoldedStep === step) return;
-  win.__attnvizFoldedStep = step;
-  const open = doc.querySelector('[data-testid="stSidebar"][data-collapsed="false"]');
-  const button = open && open.querySelector('[data-testid="stSidebarCollapseButton"] button');
-  if (button) button.click();
-}
-
 export default function (component) {
   const { data, parentElement } = component;
   const doc = parentElement.ownerDocument || document;
   const win = doc.defaultView;
-  if (data && data.step) foldSidebar(doc, data.step);
   if (win.__attnvizLessonFocus) win.__attnvizLessonFocus(); // the previous step's follower
   let following = true;
   let ownScroll = false;
