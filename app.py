@@ -43,7 +43,8 @@ navigation = st.navigation(
 )
 current = here.enter(page(navigation.url_path or HOME.url))  # the Page this run draws
 presenting = "lesson" in st.query_params  # presenter mode: a lesson's step
-if presenting or "_lesson_goto" in st.session_state:
+if presenting or "_lesson_goto" in st.session_state or "_lesson_moved_to" in st.session_state:
+    from attnviz.ui.lecture.position import settle
     from attnviz.ui.lecture.presenter import (
         REQUESTED,
         ask,
@@ -53,7 +54,8 @@ if presenting or "_lesson_goto" in st.session_state:
     )
 
     if REQUESTED in st.session_state:
-        follow_request()  # Present / Previous / Next was pressed: go to that step's page
+        follow_request(current)  # Present / Previous / Next was pressed: go to that step's page
+    settle(current)  # a rerun sent before the browser saw the last move goes where it went
     enter_step(current)  # the step's settings, before any widget is drawn
 elif "room" in st.query_params:  # a student in a live classroom room: follow the presenter
     from attnviz.ui.lecture.student import follow_room

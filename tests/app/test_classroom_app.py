@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from attnviz.classroom import Store, StoreConfig
 from attnviz.classroom.config import URL_VARIABLE, sqlite_url
-from attnviz.ui.lecture.presenter import lessons
+from attnviz.ui.lecture.position import lessons
 from attnviz.ui.lecture.room import ROOMS
 from attnviz.ui.lecture.voter_id import SESSION_ID
 from tests.support.apptest import no_exception

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from attnviz.lessons.links import PUBLIC_URL_ENV
 from attnviz.topics.registry import all_pages, page_tables
-from attnviz.ui.lecture.presenter import lessons
+from attnviz.ui.lecture.position import lessons
 from tests.support.apptest import no_exception, open_page
 from tests.support.pages import ROOT
 
@@ -141,3 +141,28 @@ def test_a_hostile_public_url_is_refused_with_a_message(monkeypatch, value):
     assert all(link.startswith("/") and "javascript" not in link for link in links), links
     notes = [c.value for c in at.caption if c.value.startswith(f"{PUBLIC_URL_ENV} is not used")]
     assert notes, [c.value for c in at.caption]
+
+
+def test_a_rerun_sent_before_the_browser_saw_next_does_not_undo_it():
+    """The browser sends each rerun with the address it shows, and a newer rerun replaces a
+    pending one, address included: a rerun sent before the browser saw Next (live curves, the
+    stage's room) carries the step just left. It is drawn at the step moved to, with that
+    step's settings; once the browser has shown the new step, an address is followed again."""
+    slug, lesson = next(iter(lessons().items()))
+    first, second = lesson.steps[0], lesson.steps[1]
+    assert first.page == second.page and first.params != second.params, "a step on one page"
+    at = open_step(slug, 1)
+    at.button(key="lesson_next").click().run()
+    assert "step 2 of" in progress_text(at) and at.query_params["step"] == "2"
+    at.query_params["step"] = "1"  # the stale rerun: the address of the step just left
+    at.run()
+    no_exception(at)
+    assert "step 2 of" in progress_text(at), progress_text(at)
+    assert at.query_params["step"] == "2"
+    for key, value in second.params.items():
+        held = at.session_state[key]
+        assert (tuple(held) if isinstance(held, list) else held) == value, key
+    at.run().run()  # the browser's own reruns at step 2: the move is settled
+    at.query_params["step"] = "1"  # a person's own way back (a link, Back): followed
+    at.run()
+    assert "step 1 of" in progress_text(at), progress_text(at)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from attnviz.classroom import Store
 from attnviz.classroom.views import presenter_path
-from attnviz.ui.lecture.presenter import lessons
+from attnviz.ui.lecture.position import lessons
 from tests.support.browser import assert_no_exception, wait_idle
 
 SLUG, STEP = "01_select_to_self_attention", 3  # soft select at T = 100, options in the file

@@ -10,7 +10,8 @@ from attnviz.lessons.loader import parse_lesson
 from attnviz.lessons.model import Lesson, LessonError
 from attnviz.topics.registry import all_pages
 from attnviz.ui.lecture.links import link_base, show_link
-from attnviz.ui.lecture.presenter import lessons, request_step
+from attnviz.ui.lecture.position import lessons
+from attnviz.ui.lecture.presenter import request_step
 
 TITLES = {entry.url: entry.title for entry in all_pages()}
 HERE = next(entry for entry in all_pages() if entry.script == "pages/guided_lessons.py")

@@ -28,13 +28,11 @@ position in the URL.
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 import streamlit as st
 
 from attnviz.io.user_text import md_literal
-from attnviz.lessons.loader import bundled_lessons
 from attnviz.lessons.model import Lesson, Step
 from attnviz.topics import registry
 from attnviz.topics.registry import Page
@@ -45,36 +43,12 @@ from attnviz.ui.common.widgets import apply
 from attnviz.ui.lecture.answers import computed, forget
 from attnviz.ui.lecture.focus import point_at_figure
 from attnviz.ui.lecture.links import link_base, show_link
+from attnviz.ui.lecture.position import APPLIED, move, position
 from attnviz.ui.lecture.stage import stage
 
-LESSON, STEP = "lesson", "step"
-APPLIED = "_lesson_applied"  # (slug, step) whose state was last written into the widgets
 RUNS_SEEN = "_lesson_runs_seen"  # id(job) -> the (slug, step) whose bar first saw the run
 REQUESTED = "_lesson_goto"  # (slug, step) a button asked for; followed at the next rerun
 PICKED = "_lesson_picked"  # revealed key -> the prediction picked when Reveal was pressed
-
-
-@cache
-def lessons() -> dict[str, Lesson]:
-    """The bundled lessons, read once per server."""
-    return bundled_lessons()
-
-
-def position() -> tuple[Lesson, int] | None:
-    """The lesson and step (1-based, clamped) the URL names; None when it names none."""
-    lesson = lessons().get(str(st.query_params.get(LESSON, "")))
-    if lesson is None:
-        return None
-    try:
-        number = int(st.query_params.get(STEP, "1"))
-    except ValueError:
-        number = 1
-    return lesson, min(max(number, 1), len(lesson.steps))
-
-
-def page_path(url: str) -> str:
-    """The page script of the page at `url` (a lesson step names its page by url)."""
-    return registry.page(url).script
 
 
 def trains(step: Step) -> bool:
@@ -104,11 +78,9 @@ def request_step(slug: str, number: int) -> None:
     st.session_state[REQUESTED] = (slug, number)
 
 
-def follow_request() -> None:
+def follow_request(here: Page) -> None:
     """Switch to the requested step's page, its position in the URL (before anything draws)."""
-    slug, number = st.session_state.pop(REQUESTED)
-    step = lessons()[slug].steps[number - 1]
-    st.switch_page(page_path(step.page), query_params={LESSON: slug, STEP: str(number)})
+    move(here, *st.session_state.pop(REQUESTED))
 
 
 def presenter_bar(here: Page) -> Any:

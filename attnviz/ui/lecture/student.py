@@ -21,7 +21,7 @@ from attnviz.lessons.model import Lesson
 from attnviz.topics.registry import Page
 from attnviz.ui.common.sidebar import css
 from attnviz.ui.common.widgets import apply
-from attnviz.ui.lecture.presenter import lessons, page_path
+from attnviz.ui.lecture.position import lessons, page_path
 from attnviz.ui.lecture.store import attempt, show
 from attnviz.ui.lecture.voter_id import voter_id
 from attnviz.ui.lecture.votes import POLL_S, ballot
