@@ -94,6 +94,13 @@ class Scene:
     # views drawn in another view's place under their own name: name -> the view it stands for
     # (a run's maps in place of the untrained model's)
     view_aliases: Mapping[str, str] = field(default_factory=dict)
+    # views the page draws itself, outside `views` (a table of tokens): a lesson step may name
+    # them (attnviz.lessons.views_check)
+    page_views: tuple[str, ...] = ()
+    # views of a folded section, drawn only while it is open: its open toggle -> their names
+    section_views: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # a training page's views drawn from a run's snapshots only (none before Start)
+    run_views: tuple[str, ...] = ()
     # training pages: the trained result of a job, run to its end in this process
     # (attnviz.topics.live.TrainedRun), and what the views draw of it (its last snapshot)
     train: Callable[[Job], Any] | None = None

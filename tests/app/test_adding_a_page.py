@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 import attnviz as av
 from attnviz.lessons.loader import parse_lesson
-from attnviz.ui.lecture import presenter
+from attnviz.ui.lecture import position
 from tests.app import test_every_page as every_page
 from tests.support.apptest import figures, no_exception, open_page
 from tests.support.pages import ROOT
@@ -60,7 +60,7 @@ def test_it_passes_the_every_page_checks(throwaway):
 
 def test_it_plays_as_a_lesson_step_with_a_computed_question(throwaway, monkeypatch):
     lesson = parse_lesson(LESSON, "throwaway_lesson")
-    monkeypatch.setattr(presenter, "lessons", lambda: {"throwaway_lesson": lesson})
+    monkeypatch.setattr(position, "lessons", lambda: {"throwaway_lesson": lesson})
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     at.switch_page(throwaway.script)
     at.query_params.update({"lesson": "throwaway_lesson", "step": "1"})

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 import attnviz as av
 from attnviz.lessons.model import Lesson, Step
 from attnviz.topics.registry import scene_pages
-from attnviz.ui.lecture import presenter
+from attnviz.ui.lecture import position
 from tests.support.apptest import no_exception
 from tests.support.pages import ROOT
 
@@ -29,7 +29,7 @@ def test_the_table_has_the_six_training_pages():
 def test_space_in_a_lesson_step_starts_the_run_and_nothing_else(entry, monkeypatch):
     step = Step(entry.url, "A training step", "Press Space. It starts the run.", {})
     lesson = Lesson("space", "Space", "One step.", (), (step, step))
-    monkeypatch.setattr(presenter, "lessons", lambda: {"space": lesson})
+    monkeypatch.setattr(position, "lessons", lambda: {"space": lesson})
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     at.switch_page(entry.script)
     at.query_params.update({"lesson": "space", "step": "1"})

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from attnviz.lessons.fairness import gives_away
 from attnviz.lessons.loader import LESSONS_DIR, bundled_lessons, parse_lesson
-from attnviz.lessons.model import Step, computed_names, tables
+from attnviz.lessons.model import LessonError, Step, computed_names, tables
+from attnviz.lessons.views_check import check_views, closed_views, unknown_views
 from attnviz.lessons.writer import step_toml
 from attnviz.topics.params import CHOICE_WIDGETS, RANGE_WIDGETS, Param
 from attnviz.topics.registry import all_pages, scene
@@ -76,6 +77,8 @@ def test_every_step_runs_on_its_scene_and_computes_its_answer(slug, index, step)
     values = page.values(step.params)
     result, views = page.compute(values, only={page.main_view})
     assert views[page.main_view].data, "the step's main figure draws something"
+    assert unknown_views(step) == [], "every view the step names is drawn by its page"
+    assert closed_views(step) == {}, "no view the step names is in a section it leaves closed"
     name = step.question.computed if step.question is not None else None
     if name:
         found = page.answers(result, values)[name]
@@ -189,6 +192,25 @@ def test_the_example_in_lessons_readme_is_a_valid_lesson():
     example = re.search(r"```toml\n(.*?)```", readme, re.S).group(1)
     step = parse_lesson(example).steps[0]
     assert step.params == {"ss_q1": 0.9, "ss_temp": 0.05} and step.question is not None
+
+
+def test_a_step_naming_a_view_its_page_does_not_draw_is_refused_on_its_line():
+    """The checker runs the step's page: "weights" is a view of soft-select, "key_plane" too;
+    "curves" is not (the soft-select page trains nothing), nor is a misspelt "weigths"."""
+    text = HEADER + '[[steps]]\npage = "soft-select"\ntitle = "A"\nnarration = "One. Two."\n'
+    good = parse_lesson(text + 'views = ["weights", "key_plane"]\n', "good.toml")
+    check_views(good, "good.toml")
+    for wrong in ("weigths", "ss_curves"):
+        lesson = parse_lesson(text + f'views = ["weights", "{wrong}"]\n', "bad.toml")
+        with pytest.raises(LessonError, match=rf"bad.toml, line 5: 'views' names \['{wrong}'\]"):
+            check_views(lesson, "bad.toml")
+    text = HEADER + '[[steps]]\npage = "text"\ntitle = "A"\nnarration = "One. Two."\n'
+    folded = parse_lesson(text + 'views = ["pad0"]\n', "folded.toml")  # the padding section
+    with pytest.raises(
+        LessonError, match="line 5: 'views' names 'pad0', in a section .*ta_open_pad"
+    ):
+        check_views(folded, "folded.toml")
+    check_views(parse_lesson(text + 'views = ["pad0"]\nparams = { ta_open_pad = true }\n'), "open")
 
 
 def quoted_query(step: Step) -> str:

@@ -237,5 +237,6 @@ SCENE = Scene(
     run=run,
     views=views,
     main_view="cp_words",
+    section_views={"cp_open_held": ("cp_held_examples",)},
     train=live.train,
 )

@@ -300,6 +300,7 @@ SCENE = Scene(
     run=run,
     views=views,
     main_view="model_view",
+    section_views={"pe_open_compare": ("diff",)},
     answers=answers,
     answer_names=("top_token",),
     head_view=head_view,

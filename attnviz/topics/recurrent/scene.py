@@ -139,5 +139,10 @@ SCENE = Scene(
     run=run,
     views=views,
     main_view="rn_alignment",
+    section_views={
+        "rn_open_length": ("rn_length",),
+        "rn_open_states": ENCODER_VIEWS,
+        "rn_open_timing": ("rn_timing",),
+    },
     train=live.train,
 )

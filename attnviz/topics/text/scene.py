@@ -261,6 +261,11 @@ SCENE = Scene(
     run=run,
     views=views,
     main_view="heads_grid",
+    page_views=("tokens",),  # the page's table of tokens and ids
+    section_views={
+        "ta_open_shuffle": SECTION_VIEWS["shuffle"],
+        "ta_open_pad": SECTION_VIEWS["padding"],
+    },
     answers=answers,
     answer_names=("top_token",),
     problems=problems,

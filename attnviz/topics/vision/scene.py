@@ -273,5 +273,7 @@ SCENE = Scene(
     run=run,
     views=views,
     main_view="vi_heads",
+    section_views={"vi_open_shuffle": ("vi_shuffled",)},
+    run_views=("vi_distance", "vi_distance_time"),
     train=live.train,
 )

@@ -8,6 +8,7 @@ import streamlit as st
 
 from attnviz.lessons.loader import parse_lesson
 from attnviz.lessons.model import Lesson, LessonError
+from attnviz.lessons.views_check import check_views
 from attnviz.topics.registry import all_pages
 from attnviz.ui.lecture.links import link_base, show_link
 from attnviz.ui.lecture.position import lessons
@@ -72,7 +73,10 @@ def check_a_lesson_file() -> None:
         st.caption("Nothing to check yet.")
         return
     try:
-        lesson = parse_lesson(source, upload.name if upload is not None else "pasted lesson")
+        name = upload.name if upload is not None else "pasted lesson"
+        lesson = parse_lesson(source, name)
+        with st.spinner("Drawing each step's page to check the views it names…"):
+            check_views(lesson, name)
     except LessonError as err:
         st.error(str(err), icon=":material/error:")
         return
