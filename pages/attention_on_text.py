@@ -2,7 +2,6 @@
 (attnviz.topics.text.scene)."""
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from attnviz.core.tokenizers import bpe_learned_size
@@ -83,13 +82,8 @@ st.caption(
 parts.bpe_note(tokens, values["ta_tok"])
 bpe = values["ta_tok"] == "bpe"
 vocab_note = f" (BPE vocabulary: {bpe_learned_size(values['ta_vocab'])} entries)" if bpe else ""
-token_table = pd.DataFrame({"token": tokens, "id": [str(i) for i in out.attention.ids]})
 with here.view_place("tokens"):  # a lesson step may name it
-    st.markdown(f"**{t} tokens**{vocab_note}: each with its id")
-    if t <= 48:  # a row that reads like the sentence; longer texts get a column (cheap to draw)
-        st.dataframe(token_table.T, width="stretch")
-    else:
-        st.dataframe(token_table, height=240, width="content")
+    parts.token_table(tokens, out.attention.ids, f"**{t} tokens**{vocab_note}: each with its id")
 
 view_col, row_col = st.columns([3, 2])
 with row_col:

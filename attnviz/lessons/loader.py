@@ -15,6 +15,7 @@ A lesson file::
     figure = "2. Weights"           # optional: the start of that figure's title (or a heading's,
                                     # or a section's label): presenter mode scrolls to it
     views = ["weights"]             # the views the step's stage shows, by name (up to 3)
+    controls = ["ss_temp"]          # optional: the page's widgets the stage shows too (up to 3)
     [steps.params]                  # only what the step changes; the rest keeps its default
     ss_temp = 0.05
     [steps.question]                # optional: predict, then reveal
@@ -62,6 +63,7 @@ from attnviz.lessons.model import (
     Question,
     Step,
     computed_names,
+    control_keys,
     page_names,
     tables,
 )
@@ -76,7 +78,17 @@ _PACKAGED = Path(__file__).resolve().parents[1] / "_app" / "lessons"
 LESSONS_DIR = _PACKAGED if _PACKAGED.is_dir() else Path(__file__).resolve().parents[2] / "lessons"
 MAX_CHARS = 200_000  # the bundled lessons are under 10,000 characters each
 TOP_KEYS = ("title", "summary", "seeds", "steps")
-STEP_KEYS = ("page", "title", "narration", "point_at", "figure", "views", "params", "question")
+STEP_KEYS = (
+    "page",
+    "title",
+    "narration",
+    "point_at",
+    "figure",
+    "views",
+    "controls",
+    "params",
+    "question",
+)
 QUESTION_KEYS = ("prompt", "options", "answer", "explain", "hides")
 VIEWS_MAX = 3  # views a step shows at once on a projector
 # what a backslash starts in a basic string ("…"): LaTeX's \times, \beta, \frac, \rho, \nabla
@@ -216,6 +228,22 @@ def _names(reader: _Reader, raw: dict, key: str, line: int | None) -> tuple[str,
     return tuple(names)
 
 
+def _controls(reader: _Reader, page: str, raw: dict, line: int | None) -> tuple[str, ...]:
+    """The step's `controls`: keys of its page's widgets the stage shows beside the views (a
+    training page's run timeline is `<prefix>_timeline`), at most VIEWS_MAX."""
+    keys = raw.get("controls", [])
+    if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+        raise reader.error(line, "'controls' must be an array of widget keys, e.g. [\"ss_temp\"]")
+    known = control_keys(page)
+    for key in keys:
+        if key not in known:
+            hint = suggest(key, sorted(known))
+            raise reader.error(line, f"'controls' names {key!r}, not a widget of {page!r}{hint}")
+    if len(keys) > VIEWS_MAX or len(set(keys)) != len(keys):
+        raise reader.error(line, f"'controls' names up to {VIEWS_MAX} different widgets")
+    return tuple(keys)
+
+
 def _figure(reader: _Reader, raw: dict, line: int | None) -> str:
     """The step's `figure`: one line of at most FIGURE_MAX characters (or "")."""
     figure = reader.string(raw, "figure", line, required=False).strip()
@@ -242,6 +270,7 @@ def _step(reader: _Reader, index: int, raw: dict) -> Step:
         point_at=reader.string(raw, "point_at", line_of("point_at"), required=False),
         figure=_figure(reader, raw, line_of("figure")),
         views=_names(reader, raw, "views", line_of("views")),
+        controls=_controls(reader, page, raw, line_of("controls")),
         question=None if question is None else _question(reader, index, page, question),
         line=reader.src.step(index) or 0,
     )

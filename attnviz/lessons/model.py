@@ -52,6 +52,19 @@ def computed_names() -> dict[str, tuple[str, ...]]:
     return found
 
 
+def control_keys(page: str) -> set[str]:
+    """The widgets of `page` a step's stage may show (`controls`): its parameters' keys, and a
+    training page's run timeline (`<prefix>_timeline`)."""
+    if page == HOME:
+        return set()
+    table = tables()[page]
+    keys = {param.key for param in table.params}
+    found = scenes().get(page)
+    if found is not None and found.trains:
+        keys.add(f"{table.prefix}_timeline")
+    return keys
+
+
 def page_names() -> tuple[str, ...]:
     """The pages a step may name: every page with a parameter table, and home."""
     return (HOME, *tables())
@@ -90,6 +103,9 @@ class Step:
     # the views the step shows on the presenter's stage, by name (a scene's view, or one its page
     # draws: a training page's `<prefix>_curves`, `head_view`); a question's hidden until Reveal
     views: tuple[str, ...] = ()
+    # the page's widgets (their keys) the stage shows beside the views, for a step that asks
+    # the presenter to move one (the rest of the page's controls stay hidden)
+    controls: tuple[str, ...] = ()
     question: Question | None = None
     line: int = 0  # the line of this step's [[steps]] header in its file
 

@@ -2,7 +2,8 @@
 1280×720 (and the question steps at 1920×1080), as a lecturer presents it: the first step from
 its link, then Next (issue 38). Per step: the step's views, found by name, wholly between the
 lesson's text and the bottom of the screen (redrawn to fit, never cut); the narration and the
-question whole (nothing clipped); no empty band of 300 px or more; before Reveal the question's
+question whole (nothing clipped); the widgets it asks the presenter to move (`controls`) on
+screen; no empty band of 300 px or more; before Reveal the question's
 views veiled and no answer shown. A training page's views of a run (its curves) are drawn only
 once the run starts, a live timing's once Measure is pressed: such a step passes with Start or
 Measure on the stage and the views it has before."""
@@ -21,7 +22,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.walk]  # ~5 min: -m walk
 LESSONS = bundled_lessons()
 PROJECTOR, WIDE = {"width": 1280, "height": 720}, {"width": 1920, "height": 1080}
 EMPTY_BAND = 300  # px
-MEASURE = """(names) => {
+MEASURE = """([names, controls]) => {
   const box = (el) => { const r = el.getBoundingClientRect(); return [r.top, r.bottom]; };
   const clipped = (el) => ['auto', 'scroll', 'hidden'].includes(getComputedStyle(el).overflowY)
     && el.scrollHeight > el.clientHeight + 1;
@@ -32,10 +33,14 @@ MEASURE = """(names) => {
     const el = document.querySelector('.st-key-view_' + CSS.escape(n));
     return el ? {name: n, box: box(el), veiled: el.hasAttribute('data-stage-veil')} : null;
   });
+  const asked = controls.map((k) => {
+    const el = document.querySelector('.st-key-' + CSS.escape(k));
+    return {key: k, box: el && el.getClientRects().length ? box(el) : null};
+  });
   const live = [...document.querySelectorAll('[class*="_measure"], [class*="_start"]')]
     .some((el) => el.getClientRects().length);
   return {height: innerHeight, bar: bar ? box(bar) : null, clipped: text.some(clipped), views,
-          answer: !!document.querySelector('.st-key-lesson_answer'), live};
+          answer: !!document.querySelector('.st-key-lesson_answer'), live, asked};
 }"""
 
 
@@ -60,6 +65,12 @@ def problems(seen: dict, step) -> list[str]:
         missing = [n for n, v in zip(step.views, seen["views"], strict=True) if not v]
         out.append(f"views missing: {missing}")
     top, bottom = (seen["bar"] or [0, 0])[1], seen["height"]
+    for control in seen["asked"]:  # a widget the narration asks the presenter to move
+        box = control["box"]
+        if box is None and live:  # a run's timeline: drawn once the run starts
+            continue
+        if box is None or box[0] < top - 1 or box[1] > bottom + 1:
+            out.append(f"control {control['key']} not on screen: {box}")
     out += [f"{v['name']} not whole: {v['box']}" for v in found if v["box"][0] < top - 1]
     out += [f"{v['name']} cut: {v['box']}" for v in found if v["box"][1] > bottom + 1]
     if found and min(v["box"][0] for v in found) - top >= EMPTY_BAND:
@@ -109,6 +120,7 @@ def test_every_step_shows_its_views_whole_under_its_text(browser, app_url, slug,
         with contextlib.suppress(PlaywrightTimeout):  # else the problems found say what is wrong
             tab.wait_for_function(SETTLED, arg=list(step.views), timeout=10_000)
         assert_no_exception(tab, f"stage-{slug}-{number}")
-        found[number] = problems(tab.evaluate(MEASURE, list(step.views)), step)
+        seen = tab.evaluate(MEASURE, [list(step.views), list(step.controls)])
+        found[number] = problems(seen, step)
     tab.context.close()
     assert {n: p for n, p in found.items() if p} == {}

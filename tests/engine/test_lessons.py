@@ -213,6 +213,16 @@ def test_a_step_naming_a_view_its_page_does_not_draw_is_refused_on_its_line():
     check_views(parse_lesson(text + 'views = ["pad0"]\nparams = { ta_open_pad = true }\n'), "open")
 
 
+def test_a_step_naming_a_control_its_page_lacks_is_refused_on_its_line():
+    text = HEADER + '[[steps]]\npage = "text"\ntitle = "A"\nnarration = "One. Two."\n'
+    good = parse_lesson(text + 'controls = ["ta_vocab"]\n')
+    assert good.steps[0].controls == ("ta_vocab",)
+    with pytest.raises(LessonError, match=r"line 9: 'controls' names 'ta_vocb'.*ta_vocab"):
+        parse_lesson(text + 'controls = ["ta_vocb"]\n', "bad.toml")
+    with pytest.raises(LessonError, match=r"line 9: 'controls' names 'tt_timeline', not a widget"):
+        parse_lesson(text + 'controls = ["tt_timeline"]\n', "bad.toml")  # another page's
+
+
 def quoted_query(step: Step) -> str:
     """The token a top_token question asks about: the first "quoted" word of its prompt."""
     return re.search(r'"([^"]+)"', step.question.prompt).group(1).lower()

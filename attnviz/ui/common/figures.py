@@ -12,6 +12,7 @@ from attnviz.figures.base import BASE_FONT, export_config, scale_fonts
 from attnviz.figures.summary import summary
 from attnviz.ui.common import here
 from attnviz.ui.common.settings import GlobalSettings, settings
+from attnviz.ui.common.stage_figure import on_stage
 
 HIGH_CONTRAST_SCALE = "Greys"  # white to black: the strongest contrast for weights in [0, 1]
 LECTURE_HEIGHT = 1.3  # figures grow with their fonts in lecture mode
@@ -34,6 +35,7 @@ def show(fig: go.Figure, name: str, **kwargs):
         across = here.stage_width(shown) or (STAGE_WIDTH if here.staged() else None)
         styled(fig, glob, across)
         if height:
+            on_stage(fig, across or STAGE_WIDTH)
             fig.update_layout(height=height)
     with here.view_place(shown):  # presenter mode: where the stage finds the view
         chart = st.plotly_chart(fig, config=export_config(glob.export_format, name), **kwargs)

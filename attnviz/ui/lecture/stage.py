@@ -1,5 +1,6 @@
-"""Presenter mode's stage: a lesson step shows the views it names (`views` in the lesson file),
-and nothing else of its page, full width and sized to the screen under the lesson's bar; a
+"""Presenter mode's stage: a lesson step shows the views it names (`views` in the lesson file)
+and the widgets its narration asks the presenter to move (`controls`), and nothing else of its
+page, full width and sized to the screen under the lesson's bar; a
 question's answer-bearing views (`hides`, else all the step's views) are veiled until Reveal,
 the room they take showing the question. The work in the page is done by static/stage.js, a
 components-v2 component (in the app's page, offline, no iframe): the page draws each view in a
@@ -44,6 +45,7 @@ def stage(step: Step, where: str, on: bool, revealed: bool) -> None:
     prompt = plain(step.question.prompt) if step.question is not None else ""
     data = {
         "views": list(step.views),
+        "controls": list(step.controls),
         "hidden": hidden_views(step, revealed),
         "question": f"Predict first: {prompt}" if prompt else "",
         "step": where,

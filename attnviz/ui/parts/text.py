@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from attnviz.topics.text import experiments
@@ -39,6 +40,25 @@ def bpe_note(tokens: list[str], tokenizer: str) -> None:
             "byte is its own token. Such tokens are labelled with the character and the bytes "
             "they hold, e.g. ß‹1/2› and ß‹2/2›."
         )
+
+
+TOKENS_PER_ROW = 12  # a row of the token table fits a projector's width (and a half column)
+LONG_TABLE = 48  # above this many tokens the table is one column that scrolls (cheap to draw)
+
+
+def token_table(tokens: list[str], ids: list[int], heading: str) -> None:
+    """The tokens with their ids: rows of TOKENS_PER_ROW that read like the sentence (each
+    column named by its position), so none is cut at the right; a long text gets a column."""
+    st.markdown(heading)
+    if len(tokens) > LONG_TABLE:
+        table = pd.DataFrame({"token": tokens, "id": [str(i) for i in ids]})
+        st.dataframe(table, height=240, width="content")
+        return
+    for start in range(0, len(tokens), TOKENS_PER_ROW):
+        part = slice(start, start + TOKENS_PER_ROW)
+        positions = range(start, start + len(tokens[part]))
+        row = pd.DataFrame({"token": tokens[part], "id": [str(i) for i in ids[part]]}, positions)
+        st.dataframe(row.T, width="stretch")
 
 
 def pronoun_note(text: str, pronoun_text: str) -> None:

@@ -10,6 +10,7 @@ const OFF = "data-stage-off";
 const ON = "data-stage-on";
 const WIDE = "data-stage-wide";
 const VEIL = "data-stage-veil";
+const ASKED = "data-stage-asked"; // a widget the step asks the presenter to move (hide_controls.css)
 const GAP = 10; // px between the bar, the views and the screen's bottom
 const GRID = "data-stage-grid";
 const CELL = "data-stage-cell";
@@ -19,8 +20,7 @@ const TICK_MS = 200;
 const KEEP = [
   ".st-key-presenter_bar", // the lesson's bar: controls, narration, question
   '[class*="st-key-lesson_"]',
-  '[class*="_timeline"]', // a training page's timeline slider
-].join(", ");
+].join(", "); // (a run's timeline slider is one of the page's controls: it would take the views' room)
 const BLOCKS = '[data-testid="stElementContainer"], [data-testid="stLayoutWrapper"]';
 
 function targets(doc, names) {
@@ -56,8 +56,12 @@ function arrange(views, doc) {
   while (common && !common.contains(views[1])) common = common.parentElement;
   if (!common) return views.length;
   common.setAttribute(GRID, "");
+  let seen = false; // what comes before the views stays above them, the rest goes below both
   for (const child of common.children) {
-    if (views.some((v) => child.contains(v))) child.setAttribute(CELL, "");
+    const cell = views.some((v) => child.contains(v));
+    if (cell) child.setAttribute(CELL, "");
+    seen = seen || cell;
+    child.style.order = cell ? "0" : seen ? "1" : "-1";
   }
   return 1;
 }
@@ -65,7 +69,7 @@ function arrange(views, doc) {
 // One zoom for every view: what fills the room between the top of the first and the screen's
 // bottom (and the main area's width), at most MAX_ZOOM; measured again after zooming, since
 // what lies between the views (a section's padding) does not shrink with them.
-function fit(views, doc) {
+function fit(views, doc, other) {
   const win = doc.defaultView;
   const main = doc.querySelector('[data-testid="stMainBlockContainer"]');
   const across = main ? main.clientWidth : win.innerWidth;
@@ -82,12 +86,12 @@ function fit(views, doc) {
   };
   set(1);
   let { top, bottom, width } = box();
-  const room = () => win.innerHeight - GAP - Math.max(top, 0);
+  const room = () => win.innerHeight - GAP - Math.max(top, 0) - other;
   let zoom = Math.min(MAX_ZOOM, room() / Math.max(bottom - top, 1), across / Math.max(width, 1));
   for (let i = 0; i < 4; i += 1) {
     set(Math.max(zoom, 0.2));
     ({ top, bottom } = box());
-    const over = bottom - (win.innerHeight - GAP);
+    const over = bottom - (win.innerHeight - GAP - other);
     if (over <= 1) break;
     zoom *= Math.max(0.5, 1 - over / Math.max(bottom - top, 1));
   }
@@ -104,18 +108,27 @@ function runButtons(main) {
 // Tell the server the room the views have (px, rounded to ROUND): it draws each Plotly view at
 // its share of that height, so a view is redrawn to fit rather than shrunk. A change reruns.
 const ROUND = 20;
-function report(component, views, doc, rows) {
+// The room is what the views themselves may take: the height under the first view's top, less
+// what else the stage shows from there down (a run's timeline, a summary line), which does not
+// shrink when the views are drawn smaller.
+function report(component, views, doc, rows, kept) {
   const win = doc.defaultView;
   for (const v of views) v.style.zoom = "1";
-  const top = Math.min(...views.map((v) => v.getBoundingClientRect().top));
+  const boxes = views.map((v) => v.getBoundingClientRect());
+  const top = Math.min(...boxes.map((b) => b.top));
+  const own = rows === 1 ? Math.max(...boxes.map((b) => b.height)) : boxes.reduce((a, b) => a + b.height, 0);
+  const below = kept.map((el) => el.getBoundingClientRect()).filter((b) => b.height && b.top >= top - 1);
+  const bottom = Math.max(...boxes.map((b) => b.bottom), ...below.map((b) => b.bottom));
+  const other = Math.max(0, bottom - top - own);
   const main = doc.querySelector('[data-testid="stMainBlockContainer"]');
-  const room = [win.innerHeight - GAP - Math.max(top, 0), main ? main.clientWidth : win.innerWidth];
+  const room = [win.innerHeight - GAP - Math.max(top, 0) - other, main ? main.clientWidth : win.innerWidth];
   const sent = [...room.map((px) => Math.max(ROUND, Math.floor(px / ROUND) * ROUND)), rows];
   const key = sent.join("x");
   if (win.__attnvizStageRoom !== key) {
     win.__attnvizStageRoom = key;
     component.setStateValue("room", sent);
   }
+  return other;
 }
 
 function veil(views, names, hidden, text) {
@@ -140,6 +153,7 @@ function clear(doc) {
   for (const el of doc.querySelectorAll(`[${OFF}]`)) el.removeAttribute(OFF);
   for (const el of doc.querySelectorAll(`[${WIDE}]`)) el.removeAttribute(WIDE);
   for (const el of doc.querySelectorAll(`[${VEIL}]`)) el.removeAttribute(VEIL);
+  for (const el of doc.querySelectorAll(`[${ASKED}]`)) el.removeAttribute(ASKED);
   for (const el of doc.querySelectorAll(`[${GRID}]`)) el.removeAttribute(GRID);
   for (const el of doc.querySelectorAll(`[${CELL}]`)) el.removeAttribute(CELL);
   for (const el of doc.querySelectorAll(`[${ON}]`)) {
@@ -162,12 +176,17 @@ export default function (component) {
     const views = targets(doc, names); // a run's views (curves) are drawn once it starts
     const buttons = runButtons(main); // Start, or a live measurement's Measure
     if (!views.length && !buttons.length) return; // the page is still being drawn
-    isolate(main, [...views, ...main.querySelectorAll(KEEP), ...buttons]);
+    const controls = ((data && data.controls) || []).map((key) => `.st-key-${CSS.escape(key)}`);
+    const asked = controls.length ? [...main.querySelectorAll(controls.join(", "))] : [];
+    for (const el of doc.querySelectorAll(`[${ASKED}]`)) if (!asked.includes(el)) el.removeAttribute(ASKED);
+    for (const el of asked) el.setAttribute(ASKED, "");
+    const kept = [...main.querySelectorAll(KEEP), ...buttons, ...asked];
+    isolate(main, [...views, ...kept]);
     veil(views, names, hidden, data.question || "");
     if (views.length) {
       const rows = arrange(views, doc);
-      report(component, views, doc, rows);
-      fit(views, doc);
+      const below = kept.filter((el) => !el.closest(".st-key-presenter_bar"));
+      fit(views, doc, report(component, views, doc, rows, below));
     }
     doc.documentElement.setAttribute("data-stage", "ready");
     doc.documentElement.setAttribute("data-stage-step", data.step || "");

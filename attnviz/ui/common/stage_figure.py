@@ -1,0 +1,71 @@
+"""A figure on a presenter's stage (attnviz.ui.lecture.stage): drawn at the height and width the
+stage measured, so what a page lays out for its own column is laid out again for that room. The
+title takes one line (its font shrunk to fit, wrapped only below STAGE_TITLE_MIN) and the top
+margin holds just that; a legend under the plot is pinned to the figure's bottom with a margin
+that holds it (a legend placed at a fraction of the height lands on the axis titles once the
+height changes); two panels side by side keep a gap wide enough for the right one's axis."""
+
+from __future__ import annotations
+
+import math
+import textwrap
+
+import plotly.graph_objects as go
+
+from attnviz.figures.base import BASE_FONT
+
+STAGE_TITLE_MIN = 16  # px: the smallest a title shrinks to on a stage before it wraps
+PANEL_GAP_PX = 170  # px between two panels side by side: the right one's ticks and axis title
+AXIS_BOTTOM_PX = 80  # px under a plot: its tick labels and axis title
+
+
+def on_stage(fig: go.Figure, across: int) -> go.Figure:
+    """Lay `fig` out again for a stage `across` px wide (in place)."""
+    _title(fig, across)
+    _legend(fig, across)
+    _panel_gap(fig, across)
+    return fig
+
+
+def _title(fig: go.Figure, across: int) -> None:
+    text = fig.layout.title.text if fig.layout.title else None
+    if not text:
+        return
+    text = text.replace("<br>", " ")
+    size = (fig.layout.title.font.size if fig.layout.title.font else None) or BASE_FONT
+    size = max(STAGE_TITLE_MIN, min(size, int(across / (0.55 * len(text)))))
+    lines = textwrap.wrap(text, max(1, int(across / (0.55 * size))), break_long_words=False)
+    pad = 28 if fig.layout.annotations else 6  # subplot titles sit just above the plot
+    title = {"text": "<br>".join(lines), "font": {"size": size}, "yref": "paper", "y": 1}
+    title |= {"yanchor": "bottom", "pad": {"b": pad}}
+    fig.update_layout(title=title, margin={"t": 12 + pad + int(size * 1.3) * len(lines)})
+
+
+def _legend(fig: go.Figure, across: int) -> None:
+    legend = fig.layout.legend
+    shown = [t for t in fig.data if t.showlegend is not False and t.name]
+    if not shown or legend.orientation != "h" or legend.y is None or legend.y >= 0:
+        return
+    size = (legend.font.size if legend.font else None) or BASE_FONT
+    entry = 48 + int(0.55 * size * max(len(str(t.name)) for t in shown))  # line sample + text
+    per_row = max(1, min(len(shown), across // entry))
+    rows = math.ceil(len(shown) / per_row)
+    high = int(rows * size * 1.6) + 8
+    place = {"yref": "container", "y": 0, "yanchor": "bottom"}
+    fig.update_layout(
+        legend=place | {"entrywidthmode": "fraction", "entrywidth": 1 / per_row - 0.01},
+        margin={"b": high + AXIS_BOTTOM_PX},
+    )
+
+
+def _panel_gap(fig: go.Figure, across: int) -> None:
+    left, right = (
+        fig.layout.xaxis.domain,
+        fig.layout.xaxis2.domain if "xaxis2" in fig.layout else None,
+    )
+    if not left or not right or left[1] > 0.5 or right[0] < 0.5:
+        return
+    gap = min(0.3, PANEL_GAP_PX / max(across, 1))
+    if right[0] - left[1] >= gap:
+        return
+    fig.update_layout(xaxis_domain=[0, 0.5 - gap / 2], xaxis2_domain=[0.5 + gap / 2, 1])
