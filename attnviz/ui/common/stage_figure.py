@@ -43,7 +43,7 @@ def _title(fig: go.Figure, across: int) -> None:
 
 def _legend(fig: go.Figure, across: int) -> None:
     legend = fig.layout.legend
-    shown = [t for t in fig.data if t.showlegend is not False and t.name]
+    shown = [t for t in fig.data if getattr(t, "showlegend", False) is not False and t.name]
     if not shown or legend.orientation != "h" or legend.y is None or legend.y >= 0:
         return
     size = (legend.font.size if legend.font else None) or BASE_FONT

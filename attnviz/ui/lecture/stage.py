@@ -38,6 +38,17 @@ def hidden_views(step: Step, revealed: bool) -> list[str]:
     return list(step.views if question.hides is None else question.hides)
 
 
+DRAWN_PREFIX = "stage_drawn_"  # the marker's key: stage_drawn_<height>x<width>x<rows>
+
+
+def drawn_room() -> list:
+    """The room ([height, width, rows]) the stage last reported, which this run's views are
+    drawn to: once it equals what the stage measures, the stage has settled."""
+    state = st.session_state.get(here.STAGE_KEY) or {}
+    room = state.get("room") if hasattr(state, "get") else None
+    return list(room) if isinstance(room, list) else []
+
+
 def stage(step: Step, where: str, on: bool, revealed: bool) -> None:
     """Mount the stage of `step` (`where`: "<slug>:<n>", a new step folds the sidebar); `on`:
     the page's controls are hidden, so the stage shows the views alone."""
@@ -53,3 +64,7 @@ def stage(step: Step, where: str, on: bool, revealed: bool) -> None:
     }
     st.session_state[here.STAGED] = tuple(step.views) if data["on"] else ()
     STAGE(data=data, key=here.STAGE_KEY, on_room_change=lambda: None)
+    room = drawn_room()
+    if data["on"] and room:  # an empty marker: the room this run's views are drawn for
+        marker = st.container(key=DRAWN_PREFIX + "x".join(str(int(px)) for px in room))
+        marker.html("<span></span>")  # static: an empty container is not drawn at all

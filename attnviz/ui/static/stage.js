@@ -12,6 +12,9 @@ const WIDE = "data-stage-wide";
 const VEIL = "data-stage-veil";
 const ASKED = "data-stage-asked"; // a widget the step asks the presenter to move (hide_controls.css)
 const GAP = 10; // px between the bar, the views and the screen's bottom
+// px more that fit() keeps free: a chart that keeps its aspect redraws itself after a zoom (its
+// width in CSS px changes) and may grow by a few px before the next tick measures it again
+const SLACK = 16;
 const GRID = "data-stage-grid";
 const CELL = "data-stage-cell";
 const SIDE_BY_SIDE_MIN = 1000; // px of width under which two views stack instead
@@ -86,12 +89,12 @@ function fit(views, doc, other) {
   };
   set(1);
   let { top, bottom, width } = box();
-  const room = () => win.innerHeight - GAP - Math.max(top, 0) - other;
+  const room = () => win.innerHeight - GAP - SLACK - Math.max(top, 0) - other;
   let zoom = Math.min(MAX_ZOOM, room() / Math.max(bottom - top, 1), across / Math.max(width, 1));
   for (let i = 0; i < 4; i += 1) {
     set(Math.max(zoom, 0.2));
     ({ top, bottom } = box());
-    const over = bottom - (win.innerHeight - GAP - other);
+    const over = bottom - (win.innerHeight - GAP - SLACK - other);
     if (over <= 1) break;
     zoom *= Math.max(0.5, 1 - over / Math.max(bottom - top, 1));
   }
@@ -128,7 +131,7 @@ function report(component, views, doc, rows, kept) {
     win.__attnvizStageRoom = key;
     component.setStateValue("room", sent);
   }
-  return other;
+  return [other, key];
 }
 
 function veil(views, names, hidden, text) {
@@ -186,7 +189,12 @@ export default function (component) {
     if (views.length) {
       const rows = arrange(views, doc);
       const below = kept.filter((el) => !el.closest(".st-key-presenter_bar"));
-      fit(views, doc, report(component, views, doc, rows, below));
+      const [other, key] = report(component, views, doc, rows, below);
+      fit(views, doc, other);
+      // settled: the views are drawn for the room measured now (a test waits for this)
+      const marker = doc.querySelector(`.st-key-stage_drawn_${key}`);
+      if (marker) doc.documentElement.setAttribute("data-stage-settled", data.step || "");
+      else doc.documentElement.removeAttribute("data-stage-settled");
     }
     doc.documentElement.setAttribute("data-stage", "ready");
     doc.documentElement.setAttribute("data-stage-step", data.step || "");
@@ -200,6 +208,7 @@ export default function (component) {
     win.removeEventListener("resize", resize);
     doc.documentElement.removeAttribute("data-stage");
     doc.documentElement.removeAttribute("data-stage-step");
+    doc.documentElement.removeAttribute("data-stage-settled");
     clear(doc);
     if (win.__attnvizStage === cleanup) delete win.__attnvizStage;
   };
