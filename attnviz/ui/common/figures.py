@@ -9,10 +9,10 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from attnviz.figures.base import BASE_FONT, export_config, scale_fonts
+from attnviz.figures.stage import on_stage
 from attnviz.figures.summary import summary
 from attnviz.ui.common import here
 from attnviz.ui.common.settings import GlobalSettings, settings
-from attnviz.ui.common.stage_figure import on_stage
 
 HIGH_CONTRAST_SCALE = "Greys"  # white to black: the strongest contrast for weights in [0, 1]
 LECTURE_HEIGHT = 1.3  # figures grow with their fonts in lecture mode

@@ -5,8 +5,10 @@ question's answer-bearing views (`hides`, else all the step's views) are veiled 
 the room they take showing the question. The work in the page is done by static/stage.js, a
 components-v2 component (in the app's page, offline, no iframe): the page draws each view in a
 container keyed `view_<name>` (attnviz.ui.common.here.view_place); the names and the question
-reach the script as data, never as code or HTML. "Show the page's controls" turns the stage
-off: the whole page, as without a lesson."""
+reach the script as data, never as code or HTML. The script reports the room the views have;
+the server draws them to it and leaves an empty marker keyed with that room, so the script can
+mark the page settled (`data-stage-settled`) once what is drawn matches what it measures.
+"Show the page's controls" turns the stage off: the whole page, as without a lesson."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""A figure on a presenter's stage (attnviz.ui.lecture.stage): drawn at the height and width the
+"""A figure on a presenter's stage (attnviz.ui.lecture.stage; attnviz.ui.common.figures.show calls
+on_stage): drawn at the height and width the
 stage measured, so what a page lays out for its own column is laid out again for that room. The
 title takes one line (its font shrunk to fit, wrapped only below STAGE_TITLE_MIN) and the top
 margin holds just that; a legend under the plot is pinned to the figure's bottom with a margin
