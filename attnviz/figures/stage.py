@@ -47,6 +47,8 @@ def _legend(fig: go.Figure, across: int) -> None:
     shown = [t for t in fig.data if getattr(t, "showlegend", False) is not False and t.name]
     if not shown or legend.orientation != "h" or legend.y is None or legend.y >= 0:
         return
+    if _keeps_aspect(fig):  # its plot is letterboxed inside the height: the legend stays with it
+        return
     size = (legend.font.size if legend.font else None) or BASE_FONT
     entry = 48 + int(0.55 * size * max(len(str(t.name)) for t in shown))  # line sample + text
     per_row = max(1, min(len(shown), across // entry))
@@ -56,6 +58,14 @@ def _legend(fig: go.Figure, across: int) -> None:
     fig.update_layout(
         legend=place | {"entrywidthmode": "fraction", "entrywidth": 1 / per_row - 0.01},
         margin={"b": high + AXIS_BOTTOM_PX},
+    )
+
+
+def _keeps_aspect(fig: go.Figure) -> bool:
+    return any(
+        getattr(fig.layout[name], "scaleanchor", None)
+        for name in fig.layout
+        if name.startswith(("xaxis", "yaxis"))
     )
 
 

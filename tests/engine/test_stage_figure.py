@@ -1,0 +1,58 @@
+"""A figure laid out again for a presenter's stage (attnviz.figures.stage): the room a 1280×720
+projector gives each of two views side by side is about 580 px across."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from attnviz.figures.stage import on_stage
+
+ACROSS = 580
+
+
+def curves() -> go.Figure:
+    """Two panels side by side with a legend under them, as a training page's curves."""
+    names = ["train loss (batch)", "validation loss", "train accuracy", "validation accuracy"]
+    data = [
+        go.Scatter(x=[0, 1], y=[1, 0], name=n, xaxis="x" if i < 2 else "x2")
+        for i, n in enumerate(names)
+    ]
+    layout = {
+        "title": {"text": "Loss and accuracy while<br>training (x: step)", "font": {"size": 24}},
+        "xaxis": {"domain": [0, 0.46]},
+        "xaxis2": {"domain": [0.54, 1]},
+        "legend": {"orientation": "h", "y": -0.25},
+        "margin": {"t": 90, "b": 10},
+    }
+    return go.Figure(data, layout)
+
+
+def test_the_title_takes_one_line_that_fits_and_the_margin_holds_only_it():
+    fig = on_stage(curves(), 400)  # 42 characters at 24 px take about 554 px: shrunk to fit
+    text, size = fig.layout.title.text, fig.layout.title.font.size
+    assert "<br>" not in text and text == "Loss and accuracy while training (x: step)"
+    assert 16 <= size < 24 and 0.55 * size * len(text) <= 400
+    assert fig.layout.margin.t < 90
+
+
+def test_a_legend_under_the_plot_is_pinned_to_the_bottom_with_room_for_its_rows():
+    fig = on_stage(curves(), ACROSS)
+    legend = fig.layout.legend
+    assert (legend.yref, legend.y, legend.yanchor) == ("container", 0, "bottom")
+    longest = 48 + 0.55 * 16 * len("validation accuracy")  # px: line sample and text at 16 px
+    per_row = int(ACROSS // longest)
+    rows = -(-4 // per_row)
+    assert fig.layout.margin.b >= rows * 16 * 1.6 + 80
+
+
+def test_two_panels_keep_a_gap_for_the_right_ones_axis():
+    fig = on_stage(curves(), ACROSS)
+    gap = (fig.layout.xaxis2.domain[0] - fig.layout.xaxis.domain[1]) * ACROSS
+    assert gap >= 169
+
+
+def test_a_figure_that_keeps_its_aspect_keeps_its_legend():
+    fig = curves()
+    fig.update_layout(yaxis_scaleanchor="x")
+    on_stage(fig, ACROSS)
+    assert fig.layout.legend.yref is None and fig.layout.legend.y == -0.25
