@@ -4,7 +4,8 @@ stage measured, so what a page lays out for its own column is laid out again for
 title takes one line (its font shrunk to fit, wrapped only below STAGE_TITLE_MIN) and the top
 margin holds just that; a legend under the plot is pinned to the figure's bottom with a margin
 that holds it (a legend placed at a fraction of the height lands on the axis titles once the
-height changes); two panels side by side keep a gap wide enough for the right one's axis."""
+height changes); two panels side by side keep a gap wide enough for the right one's axis; a
+token axis names every token when they fit (up to LABEL_ALL_MAX)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import textwrap
 
 import plotly.graph_objects as go
 
+from attnviz.figures.axes import LABEL_ALL_MAX
 from attnviz.figures.base import BASE_FONT
 
 STAGE_TITLE_MIN = 16  # px: the smallest a title shrinks to on a stage before it wraps
@@ -25,6 +27,7 @@ def on_stage(fig: go.Figure, across: int) -> go.Figure:
     _title(fig, across)
     _legend(fig, across)
     _panel_gap(fig, across)
+    _every_token(fig, across)
     return fig
 
 
@@ -59,6 +62,23 @@ def _legend(fig: go.Figure, across: int) -> None:
         legend=place | {"entrywidthmode": "fraction", "entrywidth": 1 / per_row - 0.01},
         margin={"b": high + AXIS_BOTTOM_PX},
     )
+
+
+def _every_token(fig: go.Figure, across: int) -> None:
+    """A token axis that left its spacing to Plotly (more than SPACED_MIN labels: the server did
+    not know the width) names every token on a stage, where the width is known, when its upright
+    labels fit one line apart (up to LABEL_ALL_MAX tokens)."""
+    for name in fig.layout:
+        axis = fig.layout[name]
+        if not name.startswith("xaxis") or getattr(axis, "type", None) != "category":
+            continue
+        labels = list(axis.categoryarray or ())
+        if axis.tickmode not in (None, "auto") or not labels or len(labels) > LABEL_ALL_MAX:
+            continue
+        size = (axis.tickfont.size if axis.tickfont else None) or BASE_FONT
+        low, high = axis.domain or (0, 1)
+        if (high - low) * across / len(labels) >= size * 1.3:
+            axis.update(tickmode="array", tickvals=labels, ticktext=labels, tickangle=-90)
 
 
 def _keeps_aspect(fig: go.Figure) -> bool:

@@ -56,3 +56,28 @@ def test_a_figure_that_keeps_its_aspect_keeps_its_legend():
     fig.update_layout(yaxis_scaleanchor="x")
     on_stage(fig, ACROSS)
     assert fig.layout.legend.yref is None and fig.layout.legend.y == -0.25
+
+
+def token_map(tokens: int, mode: str | None = "auto") -> go.Figure:
+    """A weights map over `tokens` tokens, its x axis as the figures' token axis draws it."""
+    labels = [f"w{i}" for i in range(tokens)]
+    fig = go.Figure(go.Heatmap(z=[[0.0] * tokens] * tokens, x=labels, y=labels))
+    axis = {
+        "type": "category",
+        "categoryarray": labels,
+        "tickmode": "auto",
+        "tickfont": {"size": 14},
+    }
+    return fig.update_layout(xaxis=axis)
+
+
+def test_a_token_axis_names_every_token_on_a_stage_where_they_fit():
+    fig = on_stage(token_map(39), 1150)  # 39 tokens across a 1280 px projector: ~29 px each
+    assert fig.layout.xaxis.tickmode == "array"
+    assert list(fig.layout.xaxis.tickvals) == [f"w{i}" for i in range(39)]
+    narrow = on_stage(token_map(39), ACROSS)  # ~15 px each: Plotly keeps spacing them
+    assert narrow.layout.xaxis.tickmode == "auto"
+    unset = on_stage(token_map(39, None), 1150)  # a heads grid's key axes leave it unset
+    assert unset.layout.xaxis.tickmode == "array"
+    long = on_stage(token_map(65), 4000)  # past 64 tokens: never every label
+    assert long.layout.xaxis.tickmode == "auto"
