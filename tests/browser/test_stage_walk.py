@@ -18,7 +18,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from attnviz.lessons.loader import bundled_lessons
 from tests.support.browser import assert_no_exception, open_app_page, wait_idle
 
-pytestmark = [pytest.mark.browser, pytest.mark.walk]  # in every run; alone: -m walk
+pytestmark = [pytest.mark.browser, pytest.mark.walk]  # ~4 min, on demand: -m walk
 LESSONS = bundled_lessons()
 PROJECTOR, WIDE = {"width": 1280, "height": 720}, {"width": 1920, "height": 1080}
 EMPTY_BAND = 300  # px
