@@ -83,7 +83,8 @@ parts.bpe_note(tokens, values["ta_tok"])
 bpe = values["ta_tok"] == "bpe"
 vocab_note = f" (BPE vocabulary: {bpe_learned_size(values['ta_vocab'])} entries)" if bpe else ""
 with here.view_place("tokens"):  # a lesson step may name it
-    parts.token_table(tokens, out.attention.ids, f"**{t} tokens**{vocab_note}: each with its id")
+    heading = f"**{t} tokens**{vocab_note}: each with its id"
+    parts.token_table(tokens, out.attention.ids, heading, settings().font_scale != 1.0)
 
 view_col, row_col = st.columns([3, 2])
 with row_col:

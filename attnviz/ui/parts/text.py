@@ -42,11 +42,12 @@ def bpe_note(tokens: list[str], tokenizer: str) -> None:
         )
 
 
-TOKENS_PER_ROW = 12  # a row of the token table fits a projector's width (and a half column)
+TOKENS_PER_ROW = 12  # a row of the token table that fits a 1280 px screen
+LECTURE_TOKENS_PER_ROW = 6  # in lecture mode's larger type (a row of 8 was cut at 1280 px)
 LONG_TABLE = 48  # above this many tokens the table is one column that scrolls (cheap to draw)
 
 
-def token_table(tokens: list[str], ids: list[int], heading: str) -> None:
+def token_table(tokens: list[str], ids: list[int], heading: str, lecture: bool = False) -> None:
     """The tokens with their ids: rows of TOKENS_PER_ROW that read like the sentence (each
     column named by its position), so none is cut at the right; a long text gets a column."""
     st.markdown(heading)
@@ -54,8 +55,9 @@ def token_table(tokens: list[str], ids: list[int], heading: str) -> None:
         table = pd.DataFrame({"token": tokens, "id": [str(i) for i in ids]})
         st.dataframe(table, height=240, width="content")
         return
-    for start in range(0, len(tokens), TOKENS_PER_ROW):
-        part = slice(start, start + TOKENS_PER_ROW)
+    per_row = LECTURE_TOKENS_PER_ROW if lecture else TOKENS_PER_ROW
+    for start in range(0, len(tokens), per_row):
+        part = slice(start, start + per_row)
         positions = range(start, start + len(tokens[part]))
         row = pd.DataFrame({"token": tokens[part], "id": [str(i) for i in ids[part]]}, positions)
         st.dataframe(row.T, width="stretch")
