@@ -25,6 +25,8 @@ import random
 import statistics
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import websockets
@@ -235,8 +237,10 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def main(argv: list[str] | None = None) -> None:
-    args = parse(argv)
+@contextmanager
+def served(args: argparse.Namespace) -> Iterator[None]:
+    """A server for the run: the one at `args.url`, else one started here (and stopped after);
+    `args.url` and `args.pid` name it."""
     server = None
     if args.url is None:
         from tests.support.server import start
@@ -244,19 +248,25 @@ def main(argv: list[str] | None = None) -> None:
         server = start()
         args.url, args.pid = server.url, [server.pid]
         print(f"started {server.url} (pid {server.pid})", flush=True)
-    tree = ProcessTree(args.pid) if args.pid else None
     try:
+        yield
+    finally:
+        if server is not None:
+            from tests.support.server import stop
+
+            stop(server)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
+    with served(args):
+        tree = ProcessTree(args.pid) if args.pid else None
         if args.training:
             from benchmarks.load_training import run_training
 
             asyncio.run(run_training(args.url, args, tree))
         else:
             asyncio.run(run_levels(args.url, args, tree))
-    finally:
-        if server is not None:
-            from tests.support.server import stop
-
-            stop(server)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmarks.load import LevelStats, open_tab, percentile, pick
+from benchmarks.load import LevelStats, open_tab, percentile, pick, served
 from benchmarks.load_procs import ProcessTree
 
 PAGES = ["text", "pretrained"]
@@ -201,20 +201,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse(argv)
-    server = None
-    if args.url is None:
-        from tests.support.server import start
-
-        server = start()
-        args.url, args.pid = server.url, [server.pid]
-        print(f"started {server.url} (pid {server.pid})", flush=True)
-    try:
+    with served(args):
         asyncio.run(soak_run(args.url, ProcessTree(args.pid), args))
-    finally:
-        if server is not None:
-            from tests.support.server import stop
-
-            stop(server)
 
 
 if __name__ == "__main__":
