@@ -5,21 +5,29 @@ title takes one line (its font shrunk to fit, wrapped only below STAGE_TITLE_MIN
 margin holds just that; a legend under the plot is pinned to the figure's bottom with a margin
 that holds it (a legend placed at a fraction of the height lands on the axis titles once the
 height changes); two panels side by side keep a gap wide enough for the right one's axis; a
-token axis names every token when they fit (up to LABEL_ALL_MAX)."""
+token axis names every token when they fit (up to LABEL_ALL_MAX); tick labels and cell numbers
+are at least STAGE_TEXT_MIN px (cell numbers where they fit their cells at that size)."""
 
 from __future__ import annotations
 
 import math
+import re
 import textwrap
 
+import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.figures.axes import LABEL_ALL_MAX
 from attnviz.figures.base import BASE_FONT
+from attnviz.figures.fonts import CELL_FONT, fit_cell_text
 
 STAGE_TITLE_MIN = 16  # px: the smallest a title shrinks to on a stage before it wraps
 PANEL_GAP_PX = 170  # px between two panels side by side: the right one's ticks and axis title
 AXIS_BOTTOM_PX = 80  # px under a plot: its tick labels and axis title
+# px: the smallest tick label or cell number drawn on a stage, so that at the stage's zoom (down
+# to 0.9, a view a little taller than its room) a projector still shows 14 px or more
+STAGE_TEXT_MIN = 16
+PLOT_SHARE = 0.8  # of an axis's width: its cells' share (the margins and colour bar take the rest)
 
 
 def on_stage(fig: go.Figure, across: int) -> go.Figure:
@@ -27,6 +35,7 @@ def on_stage(fig: go.Figure, across: int) -> go.Figure:
     _title(fig, across)
     _legend(fig, across)
     _panel_gap(fig, across)
+    _readable(fig, across)
     _every_token(fig, across)
     return fig
 
@@ -79,6 +88,44 @@ def _every_token(fig: go.Figure, across: int) -> None:
         low, high = axis.domain or (0, 1)
         if (high - low) * across / len(labels) >= size * 1.3:
             axis.update(tickmode="array", tickvals=labels, ticktext=labels, tickangle=-90)
+
+
+def _readable(fig: go.Figure, across: int) -> None:
+    """Tick labels and cell numbers of at least STAGE_TEXT_MIN px (cell numbers only where they
+    still fit their cells, with the decimals they had or fewer, never hidden for it)."""
+    for name in fig.layout:
+        if name.startswith(("xaxis", "yaxis")):
+            axis = fig.layout[name]
+            size = (axis.tickfont.size if axis.tickfont else None) or BASE_FONT
+            if size < STAGE_TEXT_MIN:
+                axis.update(tickfont_size=STAGE_TEXT_MIN)
+    for trace in fig.data:
+        if trace.type == "heatmap" and (trace.text is not None or trace.texttemplate):
+            _readable_cells(fig, trace, across)
+
+
+def _readable_cells(fig: go.Figure, trace, across: int) -> None:
+    if trace.z is None or ((trace.textfont.size or CELL_FONT) >= STAGE_TEXT_MIN):
+        return
+    axis = fig.layout["xaxis" + (trace.xaxis or "x")[1:]]
+    low, high = axis.domain or (0, 1)
+    cols = max(1, np.shape(trace.z)[-1])
+    before = (trace.text, trace.texttemplate, trace.textfont.size)
+    decimals = _decimals(trace)
+    trace.textfont.size = STAGE_TEXT_MIN
+    fit_cell_text(trace, PLOT_SHARE * across * (high - low) / cols)
+    if not trace.texttemplate or _decimals(trace) < decimals:  # they do not fit: as they were
+        trace.text, trace.texttemplate = before[0], before[1]
+        trace.textfont.size = before[2]
+
+
+def _decimals(trace) -> int:
+    """The decimals a heatmap's cell numbers show: its template's (".2f") or its texts' most."""
+    if trace.text is None:
+        found = re.search(r"\.(\d+)f", trace.texttemplate or "")
+        return int(found.group(1)) if found else 0
+    shown = [str(t) for row in trace.text for t in row]
+    return max((len(t.split(".")[1]) for t in shown if "." in t), default=0)
 
 
 def _keeps_aspect(fig: go.Figure) -> bool:

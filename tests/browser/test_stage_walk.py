@@ -3,7 +3,8 @@
 its link, then Next (issue 38). Per step: the step's views, found by name, wholly between the
 lesson's text and the bottom of the screen (redrawn to fit, never cut); the narration and the
 question whole (nothing clipped); the widgets it asks the presenter to move (`controls`) on
-screen; no empty band of 300 px or more; before Reveal the question's
+screen; every text of a view at 14 px or more as drawn (a table drawn on a canvas is not
+read); no empty band of 300 px or more; before Reveal the question's
 views veiled and no answer shown. A training page's views of a run (its curves) are drawn only
 once the run starts, a live timing's once Measure is pressed: such a step passes with Start or
 Measure on the stage and the views it has before."""
@@ -22,6 +23,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.walk]  # ~4 min, on demand: -m wa
 LESSONS = bundled_lessons()
 PROJECTOR, WIDE = {"width": 1280, "height": 720}, {"width": 1920, "height": 1080}
 EMPTY_BAND = 300  # px
+LABEL_MIN = 14  # px: the smallest text of a view as the projector shows it (zoom included)
 MEASURE = """([names, controls]) => {
   const box = (el) => { const r = el.getBoundingClientRect(); return [r.top, r.bottom]; };
   const clipped = (el) => ['auto', 'scroll', 'hidden'].includes(getComputedStyle(el).overflowY)
@@ -29,9 +31,28 @@ MEASURE = """([names, controls]) => {
   const bar = document.querySelector('.st-key-presenter_bar');
   const text = ['.st-key-lesson_told', '.st-key-lesson_asked']
     .map((s) => document.querySelector(s)).filter(Boolean);
+  const texts = (root, out) => {  // elements holding text, inside components' shadow roots too
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) texts(el.shadowRoot, out);
+      if ([...el.childNodes].some((c) => c.nodeType === 3 && c.textContent.trim())) out.push(el);
+    }
+    return out;
+  };
+  const smallest = (view) => {  // [px as the projector shows it, the text] of its smallest text
+    const zoom = parseFloat(view.style.zoom || '1');
+    let least = null;
+    for (const el of texts(view, [])) {
+      const r = el.getBoundingClientRect(), cs = getComputedStyle(el);
+      if (!r.width || !r.height || cs.visibility === 'hidden' || cs.opacity === '0') continue;
+      const px = Math.round(parseFloat(cs.fontSize) * zoom * 10) / 10;
+      if (!least || px < least[0]) least = [px, el.textContent.trim().slice(0, 24)];
+    }
+    return least;
+  };
   const views = names.map((n) => {
     const el = document.querySelector('.st-key-view_' + CSS.escape(n));
-    return el ? {name: n, box: box(el), veiled: el.hasAttribute('data-stage-veil')} : null;
+    return el ? {name: n, box: box(el), veiled: el.hasAttribute('data-stage-veil'),
+                 smallest: smallest(el)} : null;
   });
   const asked = controls.map((k) => {
     const el = document.querySelector('.st-key-' + CSS.escape(k));
@@ -94,6 +115,11 @@ def problems(seen: dict, step) -> list[str]:
     out += [f"{v['name']} cut: {v['box']}" for v in found if v["box"][1] > bottom + 1]
     if found and min(v["box"][0] for v in found) - top >= EMPTY_BAND:
         out.append("an empty band under the text")
+    out += [
+        f"{v['name']}: {v['smallest'][1]!r} at {v['smallest'][0]} px"
+        for v in found
+        if not v["veiled"] and v["smallest"] and v["smallest"][0] < LABEL_MIN
+    ]
     if found and bottom - max(v["box"][1] for v in found) >= EMPTY_BAND:
         out.append("an empty band at the bottom")
     if step.question is not None:
@@ -133,7 +159,7 @@ def test_every_step_shows_its_views_whole_under_its_text(browser, app_url, slug,
         if number not in wanted:
             continue
         ready = f"document.documentElement.getAttribute('data-stage-step') === '{slug}:{number}'"
-        tab.wait_for_function(f"() => {ready}", timeout=20_000)
+        tab.wait_for_function(f"() => {ready}", timeout=60_000)
         # the stage measures the room, the server redraws the views to it: then it has settled
         # (a step whose views appear once a run starts or Measure is pressed: nothing to settle)
         settle(tab, list(step.views), f"{slug}:{number}")

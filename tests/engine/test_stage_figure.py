@@ -81,3 +81,22 @@ def test_a_token_axis_names_every_token_on_a_stage_where_they_fit():
     assert unset.layout.xaxis.tickmode == "array"
     long = on_stage(token_map(65), 4000)  # past 64 tokens: never every label
     assert long.layout.xaxis.tickmode == "auto"
+
+
+def weights_map(columns: int) -> go.Figure:
+    """A weight matrix with its numbers written small, as a lecture page may leave it."""
+    z = [[round((r * columns + c) / (4 * columns), 3) for c in range(columns)] for r in range(4)]
+    trace = go.Heatmap(z=z, texttemplate="%{z:.2f}", textfont={"size": 11})
+    return go.Figure(
+        trace, {"xaxis": {"tickfont": {"size": 12}}, "yaxis": {"tickfont": {"size": 12}}}
+    )
+
+
+def test_ticks_and_cell_numbers_grow_to_the_stage_minimum_where_they_fit():
+    fig = on_stage(weights_map(6), 1150)  # cells of about 150 px: 0.54 at 16 px fits
+    assert fig.layout.xaxis.tickfont.size == 16 and fig.layout.yaxis.tickfont.size == 16
+    trace = fig.data[0]
+    assert trace.textfont.size == 16
+    assert trace.text[1][2] == f"{(1 * 6 + 2) / 24:.2f}"  # written from z, with its 2 decimals
+    crowded = on_stage(weights_map(64), 1150)  # cells of about 14 px: no number fits at 16 px
+    assert crowded.data[0].textfont.size == 11 and crowded.data[0].texttemplate == "%{z:.2f}"

@@ -28,6 +28,8 @@ def show(fig: go.Figure, name: str, **kwargs):
     glob = settings()
     scene = here.scene()
     shown = scene.stands_for(name) if scene is not None else name  # a run's maps: Step 0's name
+    if here.off_stage(shown):
+        return None
     line = summary(fig) if scene is not None and shown == scene.main_view else None
     height = here.stage_height(shown, bool(line))  # on a presenter's stage: its share of the room
     if glob.font_scale != 1.0 or glob.high_contrast or height:

@@ -84,6 +84,14 @@ def staged() -> bool:
     return "lesson" in st.query_params and not st.session_state.get("lesson_controls", False)
 
 
+def off_stage(name: str) -> bool:
+    """True when the view `name` would be hidden: a presenter's stage that shows other views
+    (the page's controls closed). Such a view is not drawn at all, so a step change costs the
+    server and the projector's browser only the views the class sees."""
+    views = st.session_state.get(STAGED) or ()
+    return bool(views) and name not in views and staged()
+
+
 def view_place(name: str) -> Any:
     """Where the view `name` is drawn: in presenter mode a container keyed `view_<name>` (once a
     run; a view drawn twice is found at its first place), else the current place."""

@@ -17,6 +17,7 @@ from attnviz.topics.text import experiments
 from attnviz.topics.text.attention import PAIR_MAX
 from attnviz.topics.text.params import TABLE, TEMPERATURES
 from attnviz.topics.text.scene import SCENE, SECTION_VIEWS, TextOutcome, temperature_sweep
+from attnviz.ui.common import here
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.layout import lazy_expander
 from attnviz.ui.common.widgets import draw
@@ -45,6 +46,17 @@ def bpe_note(tokens: list[str], tokenizer: str) -> None:
 TOKENS_PER_ROW = 12  # a row of the token table that fits a 1280 px screen
 LECTURE_TOKENS_PER_ROW = 6  # in lecture mode's larger type (a row of 8 was cut at 1280 px)
 LONG_TABLE = 48  # above this many tokens the table is one column that scrolls (cheap to draw)
+STAGE_CHAR_PX, STAGE_CELL_PAD_PX = 12, 36  # a column of the table in lecture type: per character
+
+
+def per_row(tokens: list[str], lecture: bool) -> int:
+    """Tokens per row of the table: on a presenter's stage as many as its width holds (its
+    rows are then fewer and the stage zooms it less), else TOKENS_PER_ROW (lecture mode's 6)."""
+    across = here.stage_width("tokens")
+    if across is None:
+        return LECTURE_TOKENS_PER_ROW if lecture else TOKENS_PER_ROW
+    column = STAGE_CHAR_PX * max(len(t) for t in tokens) + STAGE_CELL_PAD_PX
+    return max(LECTURE_TOKENS_PER_ROW, min(TOKENS_PER_ROW, (across - 100) // column))
 
 
 def token_table(tokens: list[str], ids: list[int], heading: str, lecture: bool = False) -> None:
@@ -55,9 +67,9 @@ def token_table(tokens: list[str], ids: list[int], heading: str, lecture: bool =
         table = pd.DataFrame({"token": tokens, "id": [str(i) for i in ids]})
         st.dataframe(table, height=240, width="content")
         return
-    per_row = LECTURE_TOKENS_PER_ROW if lecture else TOKENS_PER_ROW
-    for start in range(0, len(tokens), per_row):
-        part = slice(start, start + per_row)
+    step = per_row(tokens, lecture)
+    for start in range(0, len(tokens), step):
+        part = slice(start, start + step)
         positions = range(start, start + len(tokens[part]))
         row = pd.DataFrame({"token": tokens[part], "id": [str(i) for i in ids[part]]}, positions)
         st.dataframe(row.T, width="stretch")

@@ -112,17 +112,23 @@ function runButtons(main) {
 // its share of that height, so a view is redrawn to fit rather than shrunk. A change reruns.
 const ROUND = 20;
 // The room is what the views themselves may take: the height under the first view's top, less
-// what else the stage shows from there down (a run's timeline, a summary line), which does not
-// shrink when the views are drawn smaller.
+// what does not shrink when the views are drawn smaller: side by side, a view that starts lower
+// (under a section's header); stacked, the gaps between the views; and what else the stage shows
+// below them (a run's timeline, a summary line). None of it depends on the views' own heights,
+// which change while the server redraws them: measured mid-redraw, a room that did would move
+// again, and the stage and the server would chase each other.
 function report(component, views, doc, rows, kept) {
   const win = doc.defaultView;
   for (const v of views) v.style.zoom = "1";
   const boxes = views.map((v) => v.getBoundingClientRect());
   const top = Math.min(...boxes.map((b) => b.top));
-  const own = rows === 1 ? Math.max(...boxes.map((b) => b.height)) : boxes.reduce((a, b) => a + b.height, 0);
-  const below = kept.map((el) => el.getBoundingClientRect()).filter((b) => b.height && b.top >= top - 1);
-  const bottom = Math.max(...boxes.map((b) => b.bottom), ...below.map((b) => b.bottom));
-  const other = Math.max(0, bottom - top - own);
+  const bottom = Math.max(...boxes.map((b) => b.bottom));
+  const within = rows === 1
+    ? Math.max(...boxes.map((b) => b.top)) - top
+    : bottom - top - boxes.reduce((a, b) => a + b.height, 0);
+  const kepts = kept.map((el) => el.getBoundingClientRect()).filter((b) => b.height && b.top >= bottom - 1);
+  const under = kepts.length ? Math.max(0, Math.max(...kepts.map((b) => b.bottom)) - bottom) : 0;
+  const other = Math.max(0, within) + under;
   const main = doc.querySelector('[data-testid="stMainBlockContainer"]');
   const room = [win.innerHeight - GAP - Math.max(top, 0) - other, main ? main.clientWidth : win.innerWidth];
   const sent = [...room.map((px) => Math.max(ROUND, Math.floor(px / ROUND) * ROUND)), rows];
@@ -131,7 +137,7 @@ function report(component, views, doc, rows, kept) {
     win.__attnvizStageRoom = key;
     component.setStateValue("room", sent);
   }
-  return [other, key];
+  return [under, key];
 }
 
 function veil(views, names, hidden, text) {
@@ -189,8 +195,8 @@ export default function (component) {
     if (views.length) {
       const rows = arrange(views, doc);
       const below = kept.filter((el) => !el.closest(".st-key-presenter_bar"));
-      const [other, key] = report(component, views, doc, rows, below);
-      fit(views, doc, other);
+      const [under, key] = report(component, views, doc, rows, below);
+      fit(views, doc, under); // what lies between the views is inside their box already
       // settled: the views are drawn for the room measured now (a test waits for this)
       const marker = doc.querySelector(`.st-key-stage_drawn_${key}`);
       if (marker) doc.documentElement.setAttribute("data-stage-settled", data.step || "");

@@ -27,6 +27,21 @@ def _copy_clicked_query(key: str, query_key: str) -> None:
     st.session_state[query_key] = int(st.session_state[key]["query"])
 
 
+BARS_PX = 100  # the heads' legend and the hover hint above the tokens
+STAGE_FONT_MIN = 15  # px: tokens on a stage (the stage may zoom a view down by a few per cent)
+
+
+def stage_rows(tokens: int, font: int) -> dict:
+    """On a presenter's stage, the row height and font that fit `tokens` rows into the room
+    (a row of 1.2 fonts at least; the font no smaller than STAGE_FONT_MIN); {} elsewhere."""
+    height = here.stage_height(HEAD_VIEW, False)
+    if height is None:
+        return {}
+    row = min(round(font * 1.7), (height - BARS_PX) // (tokens + 1))
+    font = max(STAGE_FONT_MIN, min(font, int(row / 1.2)))
+    return {"row": max(row, round(font * 1.2)), "font": font}
+
+
 def head_view(
     weights: np.ndarray,  # (H, T, T)
     tokens: list[str],
@@ -38,10 +53,13 @@ def head_view(
     """Tokens in two columns joined by lines (opacity = weight, a colour per head); hovering a
     token isolates its lines. With `query_key`, clicking a query token (left) stores its index
     in st.session_state[query_key], the key of the page's query slider."""
+    if here.off_stage(HEAD_VIEW):  # a presenter's stage showing other views
+        return
     if len(tokens) > HEAD_VIEW_MAX:
         st.info(f"The head view shows the first {HEAD_VIEW_MAX} of {len(tokens)} tokens.")
     font = round(14 * settings().font_scale)
     data = head_view_data(weights, tokens, sorted(heads), query, font)
+    data |= stage_rows(len(data["tokens"]), font)
     with here.view_place(HEAD_VIEW):  # presenter mode: where the stage finds it
         if query_key is None:
             COMPONENT(data=data | {"clickable": False}, key=key)

@@ -14,7 +14,7 @@ export default function (component) {
     return e;
   };
   const { tokens, heads, font } = data;
-  const n = tokens.length, row = Math.round(font * 1.7);
+  const n = tokens.length, row = data.row || Math.round(font * 1.7); // data.row: on a stage
   const short = (s) => (s.length > 14 ? s.slice(0, 13) + "…" : s);
   const widest = Math.max(1, ...tokens.map((s) => short(s).length));
   const labelW = Math.min(170, 16 + font * 0.62 * widest), gap = 240;
