@@ -30,10 +30,12 @@ STAGE_TEXT_MIN = 16
 PLOT_SHARE = 0.8  # of an axis's width: its cells' share (the margins and colour bar take the rest)
 
 
-def on_stage(fig: go.Figure, across: int) -> go.Figure:
-    """Lay `fig` out again for a stage `across` px wide (in place)."""
+def on_stage(fig: go.Figure, across: int, high: int | None = None) -> go.Figure:
+    """Lay `fig` out again for a stage `across` px wide and `high` px tall (in place)."""
     _title(fig, across)
     _legend(fig, across)
+    if high is not None:
+        _upright_titles(fig, high)
     _panel_gap(fig, across)
     _readable(fig, across)
     _every_token(fig, across)
@@ -88,6 +90,23 @@ def _every_token(fig: go.Figure, across: int) -> None:
         low, high = axis.domain or (0, 1)
         if (high - low) * across / len(labels) >= size * 1.3:
             axis.update(tickmode="array", tickvals=labels, ticktext=labels, tickangle=-90)
+
+
+def _upright_titles(fig: go.Figure, high: int) -> None:
+    """A y axis title longer than its plot is tall would stand out of it, over the figure's
+    title or the panel beside it: it is left out (the tick labels and the legend still name what
+    the axis shows; shrunk to fit, it was too small to read on a projector)."""
+    margin = fig.layout.margin
+    plot = high - (margin.t or 100) - (margin.b or 80)
+    for name in fig.layout:
+        axis = fig.layout[name]
+        text = axis.title.text if name.startswith("yaxis") and axis.title else None
+        if not text:
+            continue
+        low, top = axis.domain or (0, 1)
+        size = (axis.title.font.size if axis.title.font else None) or BASE_FONT
+        if 0.55 * size * len(text) > (top - low) * plot:
+            axis.title.text = ""
 
 
 def _readable(fig: go.Figure, across: int) -> None:

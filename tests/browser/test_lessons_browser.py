@@ -83,12 +83,16 @@ STAGED = """(name) => {
 def staged(page, name: str) -> dict:
     """The stage's box of the view `name`, once the stage shows it whole under the bar (the
     stage measures the room, the server redraws the view to it: a loaded machine takes a while),
-    or as it is after 20 s."""
+    or as it is after 20 s (a rerun still drawing the page may have it out of the page: then it
+    waits for it again)."""
     whole = f"""() => {{ const f = ({STAGED})('{name}');
       return f !== null && f.top >= f.barBottom - 1 && f.bottom <= innerHeight + 1; }}"""
-    page.wait_for_function(f"() => ({STAGED})('{name}') !== null", timeout=20_000)
+    there = f"() => ({STAGED})('{name}') !== null"
+    page.wait_for_function(there, timeout=20_000)
     with contextlib.suppress(PlaywrightTimeout):  # the assertion that follows says how it is cut
         page.wait_for_function(whole, timeout=20_000)
+    if page.evaluate(STAGED, name) is None:
+        page.wait_for_function(there, timeout=20_000)
     return page.evaluate(STAGED, name)
 
 

@@ -17,9 +17,9 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from attnviz.lessons.loader import bundled_lessons
-from tests.support.browser import assert_no_exception, open_app_page, wait_idle
+from tests.support.browser import assert_no_exception, instrument, page_url, wait_idle
 
-pytestmark = [pytest.mark.browser, pytest.mark.walk]  # ~4 min, on demand: -m walk
+pytestmark = [pytest.mark.browser, pytest.mark.walk]  # about 3 min alone, beside the browser group
 LESSONS = bundled_lessons()
 PROJECTOR, WIDE = {"width": 1280, "height": 720}, {"width": 1920, "height": 1080}
 EMPTY_BAND = 300  # px
@@ -149,10 +149,11 @@ def test_every_step_shows_its_views_whole_under_its_text(browser, app_url, slug,
     lesson = LESSONS[slug]
     wanted = [n for n, s in enumerate(lesson.steps, 1) if viewport is PROJECTOR or s.question]
     tab = browser.new_context(viewport=viewport).new_page()
+    instrument(tab)  # for wait_idle, when the stage has not settled
     found: dict[int, list[str]] = {}
     for number, step in enumerate(lesson.steps, 1):
-        if number == 1 or number - 1 not in wanted:
-            open_app_page(tab, app_url, step.page, f"?lesson={slug}&step={number}")
+        if number == 1 or number - 1 not in wanted:  # by its link; the stage says when it is ready
+            tab.goto(f"{app_url}/{page_url(step.page)}?lesson={slug}&step={number}")
         else:
             tab.locator(".st-key-lesson_next button").click()
             at_step(tab, number)  # then the stage's own signals say when it is ready
@@ -163,8 +164,9 @@ def test_every_step_shows_its_views_whole_under_its_text(browser, app_url, slug,
         # the stage measures the room, the server redraws the views to it: then it has settled
         # (a step whose views appear once a run starts or Measure is pressed: nothing to settle)
         settle(tab, list(step.views), f"{slug}:{number}")
-        assert_no_exception(tab, f"stage-{slug}-{number}")
         seen = tab.evaluate(MEASURE, [list(step.views), list(step.controls)])
         found[number] = problems(seen, step)
+        if found[number] or tab.locator("[data-testid='stException']").count():
+            assert_no_exception(tab, f"stage-{slug}-{number}")  # and a screenshot to look at
     tab.context.close()
     assert {n: p for n, p in found.items() if p} == {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from attnviz.figures.base import BASE_FONT
 from attnviz.figures.stage import on_stage
 
 ACROSS = 580
@@ -100,3 +101,19 @@ def test_ticks_and_cell_numbers_grow_to_the_stage_minimum_where_they_fit():
     assert trace.text[1][2] == f"{(1 * 6 + 2) / 24:.2f}"  # written from z, with its 2 decimals
     crowded = on_stage(weights_map(64), 1150)  # cells of about 14 px: no number fits at 16 px
     assert crowded.data[0].textfont.size == 11 and crowded.data[0].texttemplate == "%{z:.2f}"
+
+
+def test_an_upright_axis_title_taller_than_its_plot_is_left_out():
+    fig = curves()
+    fig.update_layout(yaxis_title_text="loss", yaxis2={"title": {"text": "token accuracy"}})
+    fig.update_layout(yaxis2_domain=[0, 1], xaxis2_anchor="y2")
+    on_stage(fig, ACROSS, 330)  # a plot of about 330 - 12 - 6 - 29 - 80 - 66 ≈ 140 px tall
+    plot = 330 - fig.layout.margin.t - fig.layout.margin.b
+    assert fig.layout.yaxis.title.text == "loss"  # 4 characters fit
+    title = fig.layout.yaxis2.title
+    size = title.font.size or BASE_FONT
+    assert title.text == "token accuracy" and 0.55 * size * len(title.text) <= plot, (title, plot)
+    low = on_stage(
+        curves().update_layout(yaxis2={"title": {"text": "token accuracy"}}), ACROSS, 230
+    )
+    assert low.layout.yaxis2.title.text == ""  # about 40 px of plot: it would stand out of it

@@ -37,7 +37,7 @@ def show(fig: go.Figure, name: str, **kwargs):
         across = here.stage_width(shown) or (STAGE_WIDTH if here.staged() else None)
         styled(fig, glob, across)
         if height:
-            on_stage(fig, across or STAGE_WIDTH)
+            on_stage(fig, across or STAGE_WIDTH, height)
             fig.update_layout(height=height)
     with here.view_place(shown):  # presenter mode: where the stage finds the view
         chart = st.plotly_chart(fig, config=export_config(glob.export_format, name), **kwargs)

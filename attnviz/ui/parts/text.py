@@ -46,7 +46,9 @@ def bpe_note(tokens: list[str], tokenizer: str) -> None:
 TOKENS_PER_ROW = 12  # a row of the token table that fits a 1280 px screen
 LECTURE_TOKENS_PER_ROW = 6  # in lecture mode's larger type (a row of 8 was cut at 1280 px)
 LONG_TABLE = 48  # above this many tokens the table is one column that scrolls (cheap to draw)
-STAGE_CHAR_PX, STAGE_CELL_PAD_PX = 12, 36  # a column of the table in lecture type: per character
+# a column of the table in lecture type: 14 px a character and 36 of padding, at least 110 px (the
+# grid's own minimum), after 90 px for the row names
+STAGE_CHAR_PX, STAGE_CELL_PAD_PX, STAGE_COLUMN_MIN, STAGE_NAMES_PX = 14, 36, 110, 90
 
 
 def per_row(tokens: list[str], lecture: bool) -> int:
@@ -55,8 +57,9 @@ def per_row(tokens: list[str], lecture: bool) -> int:
     across = here.stage_width("tokens")
     if across is None:
         return LECTURE_TOKENS_PER_ROW if lecture else TOKENS_PER_ROW
-    column = STAGE_CHAR_PX * max(len(t) for t in tokens) + STAGE_CELL_PAD_PX
-    return max(LECTURE_TOKENS_PER_ROW, min(TOKENS_PER_ROW, (across - 100) // column))
+    widest = STAGE_CHAR_PX * max(len(t) for t in tokens) + STAGE_CELL_PAD_PX
+    column = max(STAGE_COLUMN_MIN, widest)
+    return max(LECTURE_TOKENS_PER_ROW, min(TOKENS_PER_ROW, (across - STAGE_NAMES_PX) // column))
 
 
 def token_table(tokens: list[str], ids: list[int], heading: str, lecture: bool = False) -> None:
