@@ -64,18 +64,19 @@ def per_row(tokens: list[str], lecture: bool) -> int:
 
 def token_table(tokens: list[str], ids: list[int], heading: str, lecture: bool = False) -> None:
     """The tokens with their ids: rows of TOKENS_PER_ROW that read like the sentence (each
-    column named by its position), so none is cut at the right; a long text gets a column."""
+    column named by its position), so none is cut at the right; a long text gets a column. On a
+    presenter's stage, the tokens alone (the table a third shorter, so it is zoomed less)."""
     st.markdown(heading)
     if len(tokens) > LONG_TABLE:
         table = pd.DataFrame({"token": tokens, "id": [str(i) for i in ids]})
         st.dataframe(table, height=240, width="content")
         return
-    step = per_row(tokens, lecture)
+    step, staged = per_row(tokens, lecture), here.stage_width("tokens") is not None
     for start in range(0, len(tokens), step):
         part = slice(start, start + step)
         positions = range(start, start + len(tokens[part]))
-        row = pd.DataFrame({"token": tokens[part], "id": [str(i) for i in ids[part]]}, positions)
-        st.dataframe(row.T, width="stretch")
+        columns = {"token": tokens[part]} | ({} if staged else {"id": [str(i) for i in ids[part]]})
+        st.dataframe(pd.DataFrame(columns, positions).T, width="stretch")  # on a stage: no ids
 
 
 def pronoun_note(text: str, pronoun_text: str) -> None:
