@@ -90,6 +90,7 @@ def _every_token(fig: go.Figure, across: int) -> None:
         low, high = axis.domain or (0, 1)
         if (high - low) * across / len(labels) >= size * 1.3:
             axis.update(tickmode="array", tickvals=labels, ticktext=labels, tickangle=-90)
+            axis.automargin = True  # upright labels need the room under the plot their length takes
 
 
 def _upright_titles(fig: go.Figure, high: int) -> None:

@@ -76,6 +76,7 @@ def test_a_token_axis_names_every_token_on_a_stage_where_they_fit():
     fig = on_stage(token_map(39), 1150)  # 39 tokens across a 1280 px projector: ~29 px each
     assert fig.layout.xaxis.tickmode == "array"
     assert list(fig.layout.xaxis.tickvals) == [f"w{i}" for i in range(39)]
+    assert fig.layout.xaxis.automargin is True  # upright labels: room under the plot for them
     narrow = on_stage(token_map(39), ACROSS)  # ~15 px each: Plotly keeps spacing them
     assert narrow.layout.xaxis.tickmode == "auto"
     unset = on_stage(token_map(39, None), 1150)  # a heads grid's key axes leave it unset
