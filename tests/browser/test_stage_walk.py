@@ -19,7 +19,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from attnviz.lessons.loader import bundled_lessons
 from tests.support.browser import assert_no_exception, instrument, page_url, wait_idle
 
-pytestmark = [pytest.mark.browser, pytest.mark.walk]  # about 3 min alone, beside the browser group
+pytestmark = [pytest.mark.browser, pytest.mark.walk]  # about 3 min alone, on demand: -m walk
 LESSONS = bundled_lessons()
 PROJECTOR, WIDE = {"width": 1280, "height": 720}, {"width": 1920, "height": 1080}
 EMPTY_BAND = 300  # px
@@ -160,7 +160,12 @@ def test_every_step_shows_its_views_whole_under_its_text(browser, app_url, slug,
         if number not in wanted:
             continue
         ready = f"document.documentElement.getAttribute('data-stage-step') === '{slug}:{number}'"
-        tab.wait_for_function(f"() => {ready}", timeout=60_000)
+        try:
+            tab.wait_for_function(f"() => {ready}", timeout=60_000)
+        except PlaywrightTimeout as err:
+            assert_no_exception(tab, f"stage-{slug}-{number}-not-ready")  # a screenshot
+            stage = tab.evaluate("document.documentElement.getAttribute('data-stage-step')")
+            raise AssertionError(f"step {number}: the stage shows {stage} at {tab.url}") from err
         # the stage measures the room, the server redraws the views to it: then it has settled
         # (a step whose views appear once a run starts or Measure is pressed: nothing to settle)
         settle(tab, list(step.views), f"{slug}:{number}")

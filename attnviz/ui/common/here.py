@@ -39,6 +39,7 @@ def scene() -> Scene | None:
 
 STAGE_KEY = "lesson_stage"  # the stage's component: its state holds the room it measured
 STAGED = "_stage_views"  # session state: the views the step shows on its stage (else empty)
+STAGED_RUN = "_stage_run"  # session state: the run that mounted the stage last (`stage_mounted`)
 SUMMARY_PX = 34  # the one-line summary under a page's main view
 VIEW_GAP_PX = 16  # between two views on a stage
 
@@ -84,12 +85,21 @@ def staged() -> bool:
     return "lesson" in st.query_params and not st.session_state.get("lesson_controls", False)
 
 
+def stage_mounted(views: tuple[str, ...]) -> None:
+    """The stage of this run shows `views` (attnviz.ui.lecture.stage, before the page's views)."""
+    st.session_state[STAGED] = views
+    st.session_state[STAGED_RUN] = _run_token()
+
+
 def off_stage(name: str) -> bool:
-    """True when the view `name` would be hidden: a presenter's stage that shows other views
-    (the page's controls closed). Such a view is not drawn at all, so a step change costs the
-    server and the projector's browser only the views the class sees."""
+    """True when the view `name` would be hidden: this very run mounted a presenter's stage that
+    shows other views (the page's controls closed). Such a view is not drawn at all, so a step
+    change costs the server and the projector's browser only the views the class sees. In any
+    other run (a fragment's, one that draws a view before its stage) every view is drawn: the
+    stage then hides what it does not show, as before."""
     views = st.session_state.get(STAGED) or ()
-    return bool(views) and name not in views and staged()
+    current = st.session_state.get(STAGED_RUN) == _run_token()
+    return current and bool(views) and name not in views and staged()
 
 
 def view_place(name: str) -> Any:

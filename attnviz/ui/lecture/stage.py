@@ -64,7 +64,7 @@ def stage(step: Step, where: str, on: bool, revealed: bool) -> None:
         "step": where,
         "on": on and bool(step.views),
     }
-    st.session_state[here.STAGED] = tuple(step.views) if data["on"] else ()
+    here.stage_mounted(tuple(step.views) if data["on"] else ())
     STAGE(data=data, key=here.STAGE_KEY, on_room_change=lambda: None)
     room = drawn_room()
     if data["on"] and room:  # an empty marker: the room this run's views are drawn for
