@@ -51,10 +51,10 @@ LONG_TABLE = 48  # above this many tokens the table is one column that scrolls (
 STAGE_CHAR_PX, STAGE_CELL_PAD_PX, STAGE_COLUMN_MIN, STAGE_NAMES_PX = 14, 36, 110, 90
 
 
-def per_row(tokens: list[str], lecture: bool) -> int:
-    """Tokens per row of the table: on a presenter's stage as many as its width holds (its
-    rows are then fewer and the stage zooms it less), else TOKENS_PER_ROW (lecture mode's 6)."""
-    across = here.stage_width("tokens")
+def per_row(tokens: list[str], lecture: bool, across: int | None) -> int:
+    """Tokens per row of the table: on a presenter's stage `across` px wide as many as that
+    holds (its rows are then fewer and the stage zooms it less), else TOKENS_PER_ROW (lecture
+    mode's 6)."""
     if across is None:
         return LECTURE_TOKENS_PER_ROW if lecture else TOKENS_PER_ROW
     widest = STAGE_CHAR_PX * max(len(t) for t in tokens) + STAGE_CELL_PAD_PX
@@ -71,7 +71,8 @@ def token_table(tokens: list[str], ids: list[int], heading: str, lecture: bool =
         table = pd.DataFrame({"token": tokens, "id": [str(i) for i in ids]})
         st.dataframe(table, height=240, width="content")
         return
-    step, staged = per_row(tokens, lecture), here.stage_width("tokens") is not None
+    across = here.stage_width("tokens")  # None: not on a presenter's stage
+    step, staged = per_row(tokens, lecture, across), across is not None
     for start in range(0, len(tokens), step):
         part = slice(start, start + step)
         positions = range(start, start + len(tokens[part]))
