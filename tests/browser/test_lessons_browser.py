@@ -86,14 +86,13 @@ def staged(page, name: str) -> dict:
     or as it is after 20 s (a rerun still drawing the page may have it out of the page: then it
     waits for it again)."""
     whole = f"""() => {{ const f = ({STAGED})('{name}');
-      return f !== null && f.top >= f.barBottom - 1 && f.bottom <= innerHeight + 1; }}"""
-    there = f"() => ({STAGED})('{name}') !== null"
+      return f !== null && f.top >= f.barBottom - 1 && f.bottom <= innerHeight + 1 && f; }}"""
+    there = f"() => ({STAGED})('{name}')"
     page.wait_for_function(there, timeout=20_000)
     with contextlib.suppress(PlaywrightTimeout):  # the assertion that follows says how it is cut
-        page.wait_for_function(whole, timeout=20_000)
-    if page.evaluate(STAGED, name) is None:
-        page.wait_for_function(there, timeout=20_000)
-    return page.evaluate(STAGED, name)
+        return page.wait_for_function(whole, timeout=20_000).json_value()
+    return page.wait_for_function(there, timeout=20_000).json_value()  # the box as it is, read
+    # in the one poll that found it (a rerun may take the view out between two reads)
 
 
 def whole_under_the_bar(found: dict) -> bool:
