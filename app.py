@@ -52,6 +52,7 @@ if presenting or "_lesson_goto" in st.session_state or "_lesson_moved_to" in st.
         follow_request,
         presenter_bar,
     )
+    from attnviz.ui.lecture.stage import mark_drawn
 
     if REQUESTED in st.session_state:
         follow_request(current)  # Present / Previous / Next was pressed: go to that step's page
@@ -64,9 +65,13 @@ elif "room" in st.query_params:  # a student in a live classroom room: follow th
 remember(draw_sidebar())
 question = presenter_bar(current) if presenting else None
 this_view_as_a_step(current)
-with error_boundary(current):
-    navigation.run()
-    offer_view_export(current)  # "Download this view as HTML" and "Copy as Python"
-if presenting:
-    ask(question, current)  # after the page: its answer comes from what the page just drew
+try:
+    with error_boundary(current):
+        navigation.run()
+        offer_view_export(current)  # "Download this view as HTML" and "Copy as Python"
+    if presenting:
+        ask(question, current)  # after the page: its answer comes from what the page just drew
+finally:  # however the page ended (st.stop too): what the stage shows is drawn now
+    if presenting:
+        mark_drawn()  # the views are drawn for the room the stage measured: it may settle
 warm_up_server()  # once per server, after the first page is drawn: the pretrained model loads

@@ -103,6 +103,7 @@ def test_a_question_hides_the_figures_until_reveal_and_its_answer_follows_the_pa
     step = lessons()[slug].steps[number - 1]
     if step.page == "soft-select":  # move the query to another corner: another key wins
         before = answers[0]
+        at.toggle(key="lesson_controls").set_value(True).run()  # the sliders: the page's own
         q1, q2 = at.session_state["ss_q1"], at.session_state["ss_q2"]
         at.slider(key="ss_q1").set_value(-q1 if q1 else -1.0).run()
         at.slider(key="ss_q2").set_value(-q2 if q2 else 1.0).run()
@@ -166,3 +167,23 @@ def test_a_rerun_sent_before_the_browser_saw_next_does_not_undo_it():
     at.query_params["step"] = "1"  # a person's own way back (a link, Back): followed
     at.run()
     assert "step 1 of" in progress_text(at), progress_text(at)
+
+
+def test_a_widget_sent_back_at_the_last_steps_value_takes_the_steps_again():
+    """The browser's widget state can lag a rerun behind a step change: a rerun it sends then
+    carries the last step's value (L1 s11's page drew s10's `Q, K, V` and its stage stayed
+    empty). With the page's controls hidden, such an echo is replaced by the step's value; a
+    value the presenter sets with the controls shown stands."""
+    slug = "01_select_to_self_attention"
+    steps = lessons()[slug].steps
+    number = next(n for n, s in enumerate(steps, 1) if s.params.get("sa_reveal") == "Q, K, V")
+    assert steps[number - 2].params["sa_reveal"] == "z"  # the step before
+    at = open_step(slug, number - 1)
+    at.button(key="lesson_next").click().run()
+    assert at.session_state["sa_reveal"] == "Q, K, V"
+    at.select_slider(key="sa_reveal").set_value("z").run()  # the last step's value, late
+    assert at.session_state["sa_reveal"] == "Q, K, V"
+    at.toggle(key="lesson_controls").set_value(True).run()
+    at.select_slider(key="sa_reveal").set_value("z").run()  # the presenter's own move
+    assert at.session_state["sa_reveal"] == "z"
+    no_exception(at)

@@ -105,6 +105,9 @@ TABLE = PageParams(
             shown_when=(*_on(LINEAR_PART), ("sc_text", LONGEST_TEXT)),
         ),  # high: T − 1
         *FLASH_PARAMS,
+        # the timing section, built only while open (a lazy expander keyed by it): in the table
+        # so that a link, a preset or a lesson step can open it
+        Param("sc_open_cost", "Time it on this machine (open)", "toggle", False),
     ),
     presets={
         "Causal window, 4 layers": {

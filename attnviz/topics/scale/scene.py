@@ -238,6 +238,7 @@ SCENE = Scene(
     run=run,
     views=views,
     main_view="sc_main",
+    section_views={"sc_open_cost": ("sc_cost_ms", "sc_cost_bytes")},  # drawn once measured
     answers=answers,
     answer_names=("scores_kept", "reach"),  # the chosen mask's count of scores; how far back
 )

@@ -97,9 +97,13 @@ def off_stage(name: str) -> bool:
     change costs the server and the projector's browser only the views the class sees. In any
     other run (a fragment's, one that draws a view before its stage) every view is drawn: the
     stage then hides what it does not show, as before."""
+    return off_stage_run() and name not in (st.session_state.get(STAGED) or ())
+
+
+def off_stage_run() -> bool:
+    """True when this very run mounted a stage that shows the step's views alone."""
     views = st.session_state.get(STAGED) or ()
-    current = st.session_state.get(STAGED_RUN) == _run_token()
-    return current and bool(views) and name not in views and staged()
+    return st.session_state.get(STAGED_RUN) is _run_token() and bool(views) and staged()
 
 
 def view_place(name: str) -> Any:
@@ -109,7 +113,7 @@ def view_place(name: str) -> Any:
         return nullcontext()
     run = _run_token()
     token, drawn = st.session_state.get(DRAWN, (None, set()))
-    if token != run:  # a new run (a fragment's too): no view placed yet
+    if token is not run:  # a new run (a fragment's too): no view placed yet
         drawn = set()
     if name in drawn:
         return nullcontext()
@@ -117,8 +121,11 @@ def view_place(name: str) -> Any:
     return st.container(key=VIEW_PREFIX + name)
 
 
-def _run_token() -> int:
+def _run_token() -> object:
     """Tells this script run (a full run's or a fragment's) from the others: Streamlit gives
-    each run new element cursors."""
+    each run new element cursors. The object itself, compared with `is`, and kept in session
+    state while it is the last: its `id()` was reused by a later run's cursors once the last
+    run's were freed, and that run took L1 s10's view for one it had already placed (drawn
+    outside its keyed container, the stage found none and stayed empty)."""
     ctx = get_script_run_ctx()
-    return id(ctx.cursors) if ctx is not None else 0
+    return ctx.cursors if ctx is not None else None

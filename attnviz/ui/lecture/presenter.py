@@ -38,6 +38,7 @@ from attnviz.topics import registry
 from attnviz.topics.registry import Page
 from attnviz.topics.scene import SceneInputError
 from attnviz.topics.settings import TABLE as SIDEBAR
+from attnviz.ui.common.here import staged
 from attnviz.ui.common.sidebar import css
 from attnviz.ui.common.widgets import apply
 from attnviz.ui.lecture.answers import computed, forget
@@ -47,6 +48,7 @@ from attnviz.ui.lecture.position import APPLIED, move, position
 from attnviz.ui.lecture.stage import stage
 
 RUNS_SEEN = "_lesson_runs_seen"  # id(job) -> the (slug, step) whose bar first saw the run
+ECHOES = "_lesson_echoes"  # key -> the value it had before the step wrote its own
 REQUESTED = "_lesson_goto"  # (slug, step) a button asked for; followed at the next rerun
 PICKED = "_lesson_picked"  # revealed key -> the prediction picked when Reveal was pressed
 
@@ -59,18 +61,39 @@ def trains(step: Step) -> bool:
 
 
 def enter_step(here: Page) -> None:
-    """Write the step's parameters into its page's widgets, once per (lesson, step)."""
+    """Write the step's parameters into its page's widgets, once per (lesson, step); while the
+    page's controls are hidden, again any that came back at their last value (`_echoes`)."""
     found = position()
     if found is None:
         return
     lesson, number = found
     step = lesson.steps[number - 1]
-    if step.page != here.url or st.session_state.get(APPLIED) == (lesson.slug, number):
+    table = step.table()
+    if step.page != here.url:
         return
-    if step.table() is not None:
-        apply(step.table(), step.state())
+    if st.session_state.get(APPLIED) == (lesson.slug, number):
+        echoes = _echoes() if table is not None and staged() else []  # controls hidden:
+        if echoes:  # no one moved them
+            apply(table, {key: step.state()[key] for key in echoes})
+        return
+    if table is not None:
+        state = step.state()
+        st.session_state[ECHOES] = {
+            key: st.session_state[key]
+            for key in state
+            if key in st.session_state and st.session_state[key] != state[key]
+        }
+        apply(table, state)
     apply(SIDEBAR, {"lecture": True})
     st.session_state[APPLIED] = (lesson.slug, number)
+
+
+def _echoes() -> list[str]:
+    """The widgets read back at the value they had before this step wrote its own: the browser
+    sent them from before it had the step's (its widget state lags a rerun behind, L1 s11's page
+    drew s10's `Q, K, V` and its stage stayed empty)."""
+    before = st.session_state.get(ECHOES) or {}
+    return [key for key, value in before.items() if st.session_state.get(key) == value]
 
 
 def request_step(slug: str, number: int) -> None:

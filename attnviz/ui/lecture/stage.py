@@ -66,7 +66,14 @@ def stage(step: Step, where: str, on: bool, revealed: bool) -> None:
     }
     here.stage_mounted(tuple(step.views) if data["on"] else ())
     STAGE(data=data, key=here.STAGE_KEY, on_room_change=lambda: None)
+
+
+def mark_drawn() -> None:
+    """After the page (app.py, however the page's script ended): an empty marker naming the room
+    this run's views were drawn for, when this run's stage shows views alone. Left at the top,
+    before the views, it told the stage it had settled while the last room's views still showed
+    (the walk caught L7 s2's heads cut at 1130 of 1080 px after a resize)."""
     room = drawn_room()
-    if data["on"] and room:  # an empty marker: the room this run's views are drawn for
+    if here.off_stage_run() and room:
         marker = st.container(key=DRAWN_PREFIX + "x".join(str(int(px)) for px in room))
         marker.html("<span></span>")  # static: an empty container is not drawn at all

@@ -197,10 +197,12 @@ export default function (component) {
       const below = kept.filter((el) => !el.closest(".st-key-presenter_bar"));
       const [under, key] = report(component, views, doc, rows, below);
       fit(views, doc, under); // what lies between the views is inside their box already
-      // settled: the views are drawn for the room measured now (a test waits for this)
+      // settled: the views are drawn for the room measured now, on this screen (a test waits)
       const marker = doc.querySelector(`.st-key-stage_drawn_${key}`);
-      if (marker) doc.documentElement.setAttribute("data-stage-settled", data.step || "");
-      else doc.documentElement.removeAttribute("data-stage-settled");
+      if (marker) {
+        doc.documentElement.setAttribute("data-stage-settled", data.step || "");
+        doc.documentElement.setAttribute("data-stage-screen", `${win.innerWidth}x${win.innerHeight}`);
+      } else doc.documentElement.removeAttribute("data-stage-settled");
     }
     doc.documentElement.setAttribute("data-stage", "ready");
     doc.documentElement.setAttribute("data-stage-step", data.step || "");
@@ -215,6 +217,7 @@ export default function (component) {
     doc.documentElement.removeAttribute("data-stage");
     doc.documentElement.removeAttribute("data-stage-step");
     doc.documentElement.removeAttribute("data-stage-settled");
+    doc.documentElement.removeAttribute("data-stage-screen");
     clear(doc);
     if (win.__attnvizStage === cleanup) delete win.__attnvizStage;
   };
