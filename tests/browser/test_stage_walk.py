@@ -4,10 +4,10 @@ its link, then Next (issue 38). Per step: the step's views, found by name, wholl
 lesson's text and the bottom of the screen (redrawn to fit, never cut); the narration and the
 question whole (nothing clipped); the widgets it asks the presenter to move (`controls`) on
 screen; every text of a view at 14 px or more as drawn (a table drawn on a canvas is not
-read); no empty band of 300 px or more; before Reveal the question's
-views veiled and no answer shown. A training page's views of a run (its curves) are drawn only
-once the run starts, a live timing's once Measure is pressed: such a step passes with Start or
-Measure on the stage and the views it has before."""
+read) and every plot area 60 px tall or more; no empty band of 300 px or more; before Reveal
+the question's views veiled and no answer shown. A training page's views of a run (its curves)
+are drawn only once the run starts, a live timing's once Measure is pressed: such a step passes
+with Start or Measure on the stage and the views it has before."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ LESSONS = bundled_lessons()
 PROJECTOR, WIDE = {"width": 1280, "height": 720}, {"width": 1920, "height": 1080}
 EMPTY_BAND = 300  # px
 LABEL_MIN = 14  # px: the smallest text of a view as the projector shows it (zoom included)
+PLOT_MIN = 60  # px: the shortest plot area of a view as drawn (L8 s9's chart was squashed flat)
 MEASURE = """([names, controls]) => {
   const box = (el) => { const r = el.getBoundingClientRect(); return [r.top, r.bottom]; };
   const clipped = (el) => ['auto', 'scroll', 'hidden'].includes(getComputedStyle(el).overflowY)
@@ -52,8 +53,11 @@ MEASURE = """([names, controls]) => {
   };
   const views = names.map((n) => {
     const el = document.querySelector('.st-key-view_' + CSS.escape(n));
-    return el ? {name: n, box: box(el), veiled: el.hasAttribute('data-stage-veil'),
-                 smallest: smallest(el)} : null;
+    if (!el) return null;
+    const plots = [...el.querySelectorAll('.nsewdrag')]  // each subplot's plot area
+      .map((d) => d.getBoundingClientRect().height);
+    return {name: n, box: box(el), veiled: el.hasAttribute('data-stage-veil'),
+            smallest: smallest(el), plot: plots.length ? Math.min(...plots) : null};
   });
   const asked = controls.map((k) => {
     const el = document.querySelector('.st-key-' + CSS.escape(k));
@@ -135,6 +139,11 @@ def problems(seen: dict, step) -> list[str]:
         f"{v['name']}: {v['smallest'][1]!r} at {v['smallest'][0]} px"
         for v in found
         if not v["veiled"] and v["smallest"] and v["smallest"][0] < LABEL_MIN
+    ]
+    out += [
+        f"{v['name']}: a plot area {v['plot']:.0f} px tall"
+        for v in found
+        if not v["veiled"] and v["plot"] is not None and v["plot"] < PLOT_MIN
     ]
     if found and bottom - max(v["box"][1] for v in found) >= EMPTY_BAND:
         out.append("an empty band at the bottom")
