@@ -74,7 +74,8 @@ def enter_step(here: Page) -> None:
     if st.session_state.get(APPLIED) == (lesson.slug, number):
         echoes = _echoes() if table is not None and staged() else []  # controls hidden:
         if echoes:  # no one moved them
-            apply(table, {key: step.state()[key] for key in echoes})
+            state = step.state()
+            apply(table, {key: state[key] for key in echoes})
         return
     if table is not None:
         state = step.state()
