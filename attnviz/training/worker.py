@@ -22,7 +22,7 @@ import time
 from typing import Any
 
 from attnviz.training.messages import Command, Progress, RunStatus, WorkerArgs, WorkerError
-from attnviz.training.pace import pace_delay
+from attnviz.training.pace import pace_delay, pace_mark
 from attnviz.training.trainer import Trainer
 
 SEND_EVERY = 0.1  # seconds between progress messages while running
@@ -136,9 +136,10 @@ class _WorkerLoop:
 
     def pace_wait(self) -> float:
         """Seconds until slow motion allows the next step (0 without a cap)."""
+        now, step = time.perf_counter(), self.trainer.step_count
+        self.pace_mark = pace_mark(self.pace_mark, now, step, self.speed_cap)
         mark_time, mark_step = self.pace_mark
-        taken = self.trainer.step_count - mark_step
-        return pace_delay(taken, time.perf_counter() - mark_time, self.speed_cap)
+        return pace_delay(step - mark_step, now - mark_time, self.speed_cap)
 
     def obey(self, block: bool, timeout: float = 0.2) -> bool:
         """Handle pending commands, waiting up to `timeout` s for one when `block`; False when

@@ -11,7 +11,7 @@ import pytest
 
 from attnviz.training.jobs import Job, JobPool, JobState
 from attnviz.training.messages import RunStatus
-from attnviz.training.pace import pace_delay, speed_text
+from attnviz.training.pace import pace_delay, pace_mark, speed_text
 from attnviz.training.specs import spec_changes
 from attnviz.training.testing_tasks import ExplodingSpec, SlowSpec
 from attnviz.training.trainer import TrainConfig
@@ -25,6 +25,14 @@ def wait_for(job: Job, predicate: Callable[[JobState], bool], timeout: float = 6
             return state
         time.sleep(0.05)
     raise AssertionError(f"timed out; last state {job.poll()}")
+
+
+def fresh_step(job: Job) -> tuple[int, float]:
+    """The step of the next report that moves it, and when it arrived: a report polled just
+    after it came, not one that waited in the queue (Ray's transport can hold a few back)."""
+    before = job.poll().step
+    state = wait_for(job, lambda s: s.step != before, timeout=10.0)
+    return state.step, time.perf_counter()
 
 
 @pytest.fixture
@@ -165,19 +173,31 @@ def test_pace_delay_caps_the_rate():
     assert pace_delay(0, 0.0, 5) == 0.0, "the first step goes at once"
     assert pace_delay(1, 0.0, 5) == pytest.approx(0.2), "at 5 steps/s the next waits 0.2 s"
     assert pace_delay(10, 1.5, 5) == pytest.approx(0.5)
-    assert pace_delay(10, 3.0, 5) == 0.0, "a slow stretch is not made up with a burst wait"
+    assert pace_delay(10, 3.0, 5) == 0.0, "the wait is never negative"
     assert pace_delay(1000, 0.0, 0) == 0.0, "0 = no cap"
     assert speed_text(0) == "max" and speed_text(20) == "20 steps/s"
+
+
+def test_a_stalled_worker_does_not_catch_up_with_a_burst():
+    """After a 2 s stall at 20 steps/s, a fixed mark would allow 40 steps at once; the moved mark
+    allows one now and the next a twentieth of a second later."""
+    mark = pace_mark((0.0, 0), now=2.0, step=0, cap=20)
+    assert mark == (2.0, 0)
+    assert pace_delay(0, 2.0 - mark[0], 20) == 0.0
+    assert pace_delay(1, 2.0 - mark[0], 20) == pytest.approx(0.05)
+    assert pace_mark((0.0, 0), now=0.04, step=1, cap=20) == (0.0, 0), "on pace: the mark stays"
+    assert pace_mark((0.0, 0), now=9.0, step=0, cap=0) == (0.0, 0), "no cap: nothing to move"
 
 
 def test_slow_motion_caps_a_jobs_steps_per_second(pool):
     """A job capped at 20 steps/s (its steps cost nothing) takes about 20 steps a second, and
     pause and resume still answer while it waits between steps."""
     job = pool.submit(SlowSpec(0.0), TrainConfig(steps=100_000, max_steps_per_s=20))
-    started = wait_for(job, lambda s: s.status == RunStatus.RUNNING)
-    first, t0 = started.step, time.perf_counter()
+    wait_for(job, lambda s: s.status == RunStatus.RUNNING and s.step > 0)
+    first, t0 = fresh_step(job)  # both ends read as a report arrives: the same lag at each
     time.sleep(1.0)
-    taken, elapsed = job.poll().step - first, time.perf_counter() - t0
+    last, t1 = fresh_step(job)
+    taken, elapsed = last - first, t1 - t0
     assert 0 < taken <= 20 * elapsed + 3, f"{taken} steps in {elapsed:.2f} s at a cap of 20/s"
     assert job.pause(wait=5).status == RunStatus.PAUSED
     assert job.resume(wait=5).status == RunStatus.RUNNING
