@@ -92,8 +92,7 @@ def _decoded_run(pieces: list[str], table: dict[str, int]) -> list[str]:
     """Labels for consecutive byte-level pieces (see readable_pieces)."""
     spans = [bytes(table[c] for c in p) for p in pieces]  # the bytes of each piece
     owner: list[tuple[str, int, int]] = []  # per byte: (its character, byte number, char length)
-    for char in b"".join(spans).decode("utf-8", errors="replace"):
-        n = len(char.encode("utf-8")) if char != "\ufffd" else 1
+    for char, n in utf8_characters(b"".join(spans)):
         owner += [(char, k, n) for k in range(1, n + 1)]
     out, at = [], 0
     for span in spans:
@@ -107,6 +106,33 @@ def _decoded_run(pieces: list[str], table: dict[str, int]) -> list[str]:
         out.append(label.replace(" ", "▁"))
         at += len(span)
     return out
+
+
+def utf8_characters(data: bytes) -> list[tuple[str, int]]:
+    """(character, bytes it takes) for each character of `data`; a byte that starts no whole
+    UTF-8 character (a cut 2–4-byte character, a stray continuation byte) is one "\ufffd" of one
+    byte. (Python's decoder writes one "\ufffd" for a whole cut character, so its output cannot
+    be mapped back to bytes one replacement per byte.)"""
+    out: list[tuple[str, int]] = []
+    at = 0
+    while at < len(data):
+        n = _utf8_length(data[at])
+        try:
+            out.append((data[at : at + n].decode("utf-8"), n))
+            at += n
+        except UnicodeDecodeError:
+            out.append(("\ufffd", 1))
+            at += 1
+    return out
+
+
+def _utf8_length(lead: int) -> int:
+    """How many bytes a UTF-8 character starting with byte `lead` takes (1 for an invalid
+    lead: it is then one replacement character)."""
+    for n, top in ((1, 0x80), (1, 0xC0), (2, 0xE0), (3, 0xF0), (4, 0xF8)):
+        if lead < top:
+            return n
+    return 1
 
 
 def _part(first: int, last: int, n: int) -> str:

@@ -4,6 +4,7 @@ invariants."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -128,6 +129,11 @@ def test_bpe_tokens_show_text_never_the_byte_alphabet(text, expected):
             ["a\U0001f680\u20391-2/4\u203a", "\U0001f680\u20393-4/4\u203a"],
         ),
         ([b"\xc3\x9f"], ["\u00df"]),
+        # a cut 3-byte character: Python writes one '\ufffd' for both bytes, so the 'a' was put
+        # on the second piece and the third piece was empty (issue 40)
+        ([b"\xe2", b"\x82", b"a"], ["\ufffd", "\ufffd", "a"]),
+        ([b"\xe2\x82", b"re"], ["\ufffd\ufffd", "re"]),
+        ([b"\xe2\x82", b"\xac"], ["\u20ac\u20391-2/3\u203a", "\u20ac\u20393/3\u203a"]),
     ],
 )
 def test_a_piece_holding_a_character_and_part_of_the_next_names_only_the_bytes_it_holds(
@@ -139,6 +145,35 @@ def test_a_piece_holding_a_character_and_part_of_the_next_names_only_the_bytes_i
 
     char_of = {b: c for c, b in _byte_of_char().items()}
     assert readable_pieces(["".join(char_of[b] for b in p) for p in pieces]) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(
+        st.characters(exclude_characters="\u2039\u203a\u2581", exclude_categories=("Cs",)),
+        min_size=1,
+        max_size=12,
+    ),
+    cuts=st.lists(st.integers(min_value=1, max_value=60), max_size=8),
+)
+def test_labels_of_any_cut_give_back_the_text(text, cuts):
+    """However a text's UTF-8 bytes are cut into pieces, each character is named whole by the
+    piece holding its first byte (the rest say which bytes they hold): reading those back gives
+    the text, and there is one label per piece. The expected text is the input itself."""
+    from attnviz.core.tokenizers import _byte_of_char, readable_pieces
+
+    data = text.encode("utf-8")
+    bounds = sorted({c for c in cuts if c < len(data)} | {0, len(data)})
+    pieces = [data[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    char_of = {b: c for c, b in _byte_of_char().items()}
+    labels = readable_pieces(["".join(char_of[b] for b in p) for p in pieces])
+    assert len(labels) == len(pieces)
+    marked = re.compile(r"(.)\u2039(\d+)(?:-\d+)?/\d+\u203a", re.DOTALL)
+    assert marked.sub(_first_part, "".join(labels)).replace("\u2581", " ") == text
+
+
+def _first_part(match: re.Match) -> str:
+    return match.group(1) if match.group(2) == "1" else ""
 
 
 # The page's scene (topics/text/scene.py): input messages, lazy sections, the lesson answer.
