@@ -4,7 +4,8 @@ the more sessions the server has served (issue 39).
 N students (`--students`, default 30) for D minutes (`--minutes`, default 60), over Streamlit's
 websocket protocol (benchmarks.load_client, no browsers). Each student opens the text or the
 pretrained page (in turn), makes `--moves` moves of the page's main widgets (benchmarks.load's
-MAIN_WIDGETS) with a think time around `--think` s, closes, and a new student takes the place:
+MAIN_WIDGETS) with a think time around `--think` s, half of them after switching to the other
+page in the same session (`--one-page`: no switch), closes, and a new student takes the place:
 with the defaults about 33 new sessions a minute and 1,500 moves per 5 minutes, as phones sleep,
 tabs reload and latecomers join. Every 30 s the server's CPU, RSS, open files and threads are
 sampled. Per `--window` minutes (default 5) it prints the moves, p50 / p95 / max of a move
@@ -103,45 +104,77 @@ async def sample(tree: ProcessTree, soak: Soak, until: float, minutes: float) ->
 
 
 async def student(
-    url: str, page: str, moves: int, think: float, rng: random.Random, soak: Soak, until: float
+    url: str,
+    pages: list[str],
+    moves: int,
+    think: float,
+    rng: random.Random,
+    soak: Soak,
+    until: float,
 ) -> None:
-    """One session: open `page`, make `moves` moves, close."""
+    """One session: open the first of `pages`, make `moves` moves spread over the pages (a page
+    switch within the session, as the sidebar makes it, between them), close."""
     stats = LevelStats(1)
-    tab = await open_tab(url, page, stats)
+    tab = await open_tab(url, pages[0], stats)
     window = soak.now()
     window.sessions += 1
     window.errors.update(stats.errors)
     if tab is None:
         return
     try:
-        for _ in range(moves):
-            await asyncio.sleep(rng.expovariate(1 / think))
-            if time.monotonic() >= until or tab.closed:
+        for index, page in enumerate(pages):
+            if index and not await switch(tab, page, soak):
                 break
-            widget = pick(tab, rng)
-            if widget is None:
-                soak.now().errors[f"no widget to move on {page}"] += 1
+            share = moves // len(pages) + (index < moves % len(pages))
+            if not await make_moves(tab, page, share, think, rng, soak, until):
                 break
-            result = await tab.change(widget, rng)
-            window = soak.now()
-            if result.ok:
-                window.times.append(result.seconds)
-            else:
-                window.errors[
-                    result.exceptions[0][:80] if result.exceptions else result.status
-                ] += 1
     finally:
         await tab.close()
 
 
+async def switch(tab, page: str, soak: Soak) -> bool:
+    """Go to `page` in the same session (the navigation's page switch); False on an error."""
+    tab.page, tab.page_hash = page, ""
+    result = await tab.run()
+    if not result.ok:
+        soak.now().errors[f"switch to {page}: {result.status}"] += 1
+    return result.ok
+
+
+async def make_moves(
+    tab, page: str, moves: int, think: float, rng: random.Random, soak: Soak, until: float
+) -> bool:
+    """`moves` moves of the page's main widgets, each after a think time; False once the run is
+    over, the tab closed or a move failed to find a widget."""
+    for _ in range(moves):
+        await asyncio.sleep(rng.expovariate(1 / think))
+        if time.monotonic() >= until or tab.closed:
+            return False
+        widget = pick(tab, rng)
+        if widget is None:
+            soak.now().errors[f"no widget to move on {page}"] += 1
+            return False
+        result = await tab.change(widget, rng)
+        window = soak.now()
+        if result.ok:
+            window.times.append(result.seconds)
+        else:
+            window.errors[result.exceptions[0][:80] if result.exceptions else result.status] += 1
+    return True
+
+
 async def seat(url: str, index: int, args: argparse.Namespace, soak: Soak, until: float) -> None:
-    """One seat in the hall: a student after another until the end (pages in turn)."""
+    """One seat in the hall: a student after another until the end, each visiting the pages
+    (starting with a different one each time), or one page each with --one-page."""
     rng = random.Random(index)
     await asyncio.sleep(rng.uniform(0, args.think * 2))  # latecomers: no thundering herd
     count = 0
     while time.monotonic() < until:
-        page = PAGES[(index + count) % len(PAGES)]
-        await student(url, page, args.moves, args.think, rng, soak, until)
+        first = (index + count) % len(PAGES)
+        pages = [*PAGES[first:], *PAGES[:first]]
+        await student(
+            url, pages[:1] if args.one_page else pages, args.moves, args.think, rng, soak, until
+        )
         count += 1
 
 
@@ -194,6 +227,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--window", type=float, default=5.0, help="minutes per window")
     parser.add_argument("--moves", type=int, default=9, help="moves per session")
     parser.add_argument("--think", type=float, default=5.0, help="mean think time, seconds")
+    parser.add_argument(
+        "--one-page", action="store_true", help="each session stays on one page (no switch)"
+    )
     parser.add_argument("--url", help="a running server (else one is started)")
     parser.add_argument("--pid", type=int, nargs="*", default=[], help="the server's process")
     return parser.parse_args(argv)

@@ -18,6 +18,7 @@ if [ ${#MISSING[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${MISSING[@]}" >/dev/null
 fi
 python -m pip install -q --disable-pip-version-check -r requirements-test.txt
+python -m pip install -q --disable-pip-version-check --no-deps -r requirements-nodeps.txt
 
 python -m ruff check .
 python -m ruff format --check .

@@ -122,6 +122,15 @@ PAGES: list[Page] = [
         _TOPIC.format("circuits"),
     ),
     _entry(
+        "language-model",
+        "Inside a language model",
+        "Transformers",
+        ":material/forum:",
+        "A real LLM (SmolLM2-135M) offline: next token, grouped heads, logit lens, sinks.",
+        "language_model",
+        _TOPIC.format("llm"),
+    ),
+    _entry(
         "attention-at-scale",
         "Attention at scale",
         "Transformers",

@@ -13,6 +13,7 @@ costs one short forward pass and the whole run stays well under a second on a CP
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -85,15 +86,27 @@ def generate(
     if not 1 <= n_new <= MAX_NEW:
         raise ValueError(f"the number of new tokens must be 1 to {MAX_NEW}, not {n_new}")
     ids, cut = prompt_ids(pm, text, n_new)
-    p, choose = ids.shape[1], _chooser(temperature, seed)
+    return generate_ids(pm, ids, n_new, _chooser(temperature, seed), cut)
+
+
+def generate_ids(
+    pm: PretrainedModel,
+    ids: torch.Tensor,
+    n_new: int,
+    choose: Callable[[torch.Tensor], torch.Tensor],
+    cut: bool = False,
+) -> Generation:
+    """`n_new` tokens after the prompt `ids` (1, P), each chosen by `choose` (logits (V,) ->
+    id (1, 1)), with the KV cache, and each one's attention row (see the module text)."""
+    p, device = ids.shape[1], pm.model.device
     rows = np.zeros((pm.n_layers, pm.n_heads, n_new, p + n_new), dtype=np.float32)
     new_ids, lengths = [], []
     with pm.lock, torch.no_grad():
-        out = pm.model(input_ids=ids, use_cache=True)
+        out = pm.model(input_ids=ids.to(device), use_cache=True)
         next_id = choose(out.logits[0, -1])
         for step in range(n_new):
             out = pm.model(
-                input_ids=next_id,
+                input_ids=next_id.to(device),
                 past_key_values=out.past_key_values,
                 use_cache=True,
                 output_attentions=True,
@@ -101,7 +114,7 @@ def generate(
             new_ids.append(int(next_id))
             lengths.append(cache_length(out.past_key_values))
             seen = torch.stack(out.attentions)[:, 0, :, -1]  # (L, H, P + step + 1)
-            rows[:, :, step, : seen.shape[-1]] = seen.float().numpy()
+            rows[:, :, step, : seen.shape[-1]] = seen.float().cpu().numpy()
             next_id = choose(out.logits[0, -1])
     tokens = pm.readable(ids[0].tolist() + new_ids)
     return Generation(tokens, p, new_ids, rows, lengths, cut)

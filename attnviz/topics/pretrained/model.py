@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from attnviz.core.hf_import import HF_LOCK
 from attnviz.core.tokenizers import readable_pieces
 from attnviz.topics.pretrained.sources import (
     Source,
@@ -103,6 +104,9 @@ class PretrainedModel:
         self.projections = self._find_projections()
         cfg = model.config
         self.n_layers, self.n_heads = cfg.num_hidden_layers, cfg.num_attention_heads
+        # grouped-query attention (Llama, SmolLM2): fewer key/value heads than query heads
+        self.n_kv_heads = getattr(cfg, "num_key_value_heads", None) or self.n_heads
+        self.head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // self.n_heads
 
     def _find_projections(self) -> list[tuple[torch.nn.Module, torch.nn.Module | None]]:
         """(query, key) Linear modules of every layer, in order (BERT names or q_proj/k_proj);
@@ -171,36 +175,35 @@ class PretrainedModel:
         return [printable(label) for label in readable_pieces(raw)]
 
     def _heads(self, outputs: list[torch.Tensor]) -> np.ndarray:
-        """[(1, T, D)] per layer -> (L, H, T, D / H)."""
+        """[(1, T, D)] per layer -> (L, H, T, D / H): the query heads, or a grouped-query
+        model's fewer key heads (H = D / head_dim). Projections as the Linear layers give
+        them: before any rotary position encoding."""
         if not outputs:
             return np.zeros((self.n_layers, self.n_heads, 0, 0), dtype=np.float32)
         stacked = torch.stack([o[0] for o in outputs])  # (L, T, D)
         layers, t, d = stacked.shape
-        return (
-            stacked.view(layers, t, self.n_heads, d // self.n_heads)
-            .permute(0, 2, 1, 3)
-            .float()
-            .numpy()
-        )
+        width = d // self.n_heads if d % self.head_dim else self.head_dim
+        return stacked.view(layers, t, d // width, width).permute(0, 2, 1, 3).float().numpy()
 
 
 def load(name_or_path: str | None = None) -> PretrainedModel:
     """The bundled MiniLM (None) or a Hub name in the local cache / a folder inside the allowed
     roots (`sources.locate`; never downloaded); raises SourceError with a clear, whole reason
     that quotes user text only as code spans."""
-    from transformers import AutoConfig, AutoModel, AutoModelForCausalLM, AutoTokenizer
-
     if name_or_path:
         source = locate(name_or_path)
     else:
         bundled = str(bundled_path())
         source = Source(bundled, bundled, hub=False)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source.folder, local_files_only=True)
-        causal = is_causal(AutoConfig.from_pretrained(source.folder, local_files_only=True))
-        model = (AutoModelForCausalLM if causal else AutoModel).from_pretrained(
-            source.folder, attn_implementation="eager", local_files_only=True
-        )
+        with HF_LOCK:  # two threads in transformers' lazy imports at once can fail
+            from transformers import AutoConfig, AutoModel, AutoModelForCausalLM, AutoTokenizer
+
+            tokenizer = AutoTokenizer.from_pretrained(source.folder, local_files_only=True)
+            causal = is_causal(AutoConfig.from_pretrained(source.folder, local_files_only=True))
+            model = (AutoModelForCausalLM if causal else AutoModel).from_pretrained(
+                source.folder, attn_implementation="eager", local_files_only=True
+            )
     except Exception as err:  # transformers raises many types; all mean "cannot load this"
         raise unusable(source, err, "load") from None
     wrapped = PretrainedModel(model, tokenizer, source.label, causal)

@@ -1,0 +1,192 @@
+"""Inside a language model, as a scene: a prompt through the bundled SmolLM2-135M (a real
+decoder LLM: 30 layers, 9 query heads sharing 3 key/value heads, RoPE), and its views: the next
+token, one layer's heads grouped by the key/value head they read, one head's map, the key/value
+cache's bytes per token, generation with attention over time, the logit lens, every head
+labelled, and the attention sinks. Lesson answers: `next_token`, `induction_head`,
+`first_token_share`.
+
+`run` makes one forward pass per prompt; the layer, head and kind settings only cut views from
+it. Generation, the lens, the head scores and the sinks are computed only when their view is
+asked for, and remembered per model and input (`memo`), so a move of a slider runs no model.
+The model comes from `model(device)`: the bundled one, or one handed in by `use_model` (tests use a
+tiny random Llama).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+
+from attnviz.figures import llm as fig
+from attnviz.figures.generation import generation_map, step_bars
+from attnviz.figures.pretrained import token_map
+from attnviz.figures.text import shown
+from attnviz.topics.llm import bundled, readouts
+from attnviz.topics.llm.decoding import Decoding
+from attnviz.topics.llm.forward import Forward, encode, group_of
+from attnviz.topics.llm.heads import KIND_NAMES
+from attnviz.topics.llm.params import TABLE, TRY_THIS
+from attnviz.topics.pretrained.analysis import blank_future
+from attnviz.topics.pretrained.model import PretrainedModel
+from attnviz.topics.scene import Answer, Scene, SceneInputError, Values, wants
+
+_provider: Callable[[str], PretrainedModel] = bundled.bundled_llm
+
+
+def use_model(provider: Callable[[str], PretrainedModel]) -> None:
+    """Take the model from `provider(device)` from now on (tests hand in a tiny one)."""
+    global _provider
+    _provider = provider
+
+
+def model(device: str = "cpu") -> PretrainedModel:
+    """The page's model on `device`; SceneInputError saying how to install it when it is
+    missing."""
+    try:
+        return _provider(device)
+    except bundled.ModelMissing as err:
+        raise SceneInputError(str(err)) from None
+
+
+@dataclass(frozen=True)
+class LlmInput:
+    text: str
+    chat: bool  # wrapped in the chat template as a user turn
+    bos: bool  # the BOS token in front
+    device: str = "cpu"  # the sidebar's device: the model runs there
+
+
+@dataclass(frozen=True)
+class LlmOutcome:
+    given: LlmInput
+    fwd: Forward
+    cut: bool  # the prompt had more than forward.MAX_TOKENS tokens
+    model_name: str
+
+
+def config(values: Values) -> LlmInput:
+    text = values["lm_text"]
+    if not text.strip():
+        raise SceneInputError("Type a prompt above (it is empty).")
+    return LlmInput(text, bool(values["lm_chat"]), bool(values["lm_bos"]), values["device"])
+
+
+def prompt_ids(lm: PretrainedModel, given: LlmInput) -> tuple[list[int], bool]:
+    """The prompt's ids as the model reads them (chat template, BOS) and whether it was cut."""
+    text = given.text
+    if given.chat:
+        turn = [{"role": "user", "content": text}]
+        text = lm.tokenizer.apply_chat_template(turn, add_generation_prompt=True, tokenize=False)
+    return encode(lm, text, bos=given.bos and not given.chat)
+
+
+def run(given: LlmInput) -> LlmOutcome:
+    lm = model(given.device)
+    ids, cut = prompt_ids(lm, given)
+    return LlmOutcome(given, readouts.forward(lm, ids), cut, lm.name)
+
+
+def decoding(values: Values) -> Decoding:
+    if not values["lm_sample"]:
+        return Decoding()
+    return Decoding(
+        float(values["lm_temp"]), int(values["lm_topk"]), float(values["lm_topp"]),
+        int(values["lm_seed"]),
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Pick:
+    layer: int
+    head: int
+
+
+def pick(out: LlmOutcome, values: Values) -> Pick:
+    layers, heads = out.fwd.attentions.shape[:2]
+    return Pick(min(int(values["lm_layer"]), layers - 1), min(int(values["lm_head"]), heads - 1))
+
+
+def _main_views(out: LlmOutcome, values: Values, only) -> dict[str, go.Figure]:
+    lm, p, figs = model(out.given.device), pick(out, values), {}
+    if wants(only, "lm_next"):
+        top = readouts.next_tokens(lm, out.fwd, decoding(values))
+        figs["lm_next"] = fig.next_token_figure(top.labels, top.probs, top.chosen_index)
+    if wants(only, "lm_gqa"):
+        group = lm.n_heads // lm.n_kv_heads
+        figs["lm_gqa"] = fig.grouped_heads(
+            blank_future(out.fwd.attentions[p.layer]), out.fwd.tokens, group, p.layer
+        )
+    if wants(only, "lm_head_map"):
+        title = f"Layer {p.layer}, head {p.head} (reads KV head {group_of(lm, p.head)})"
+        figs["lm_head_map"] = token_map(
+            blank_future(out.fwd.attentions[p.layer, p.head]), shown(out.fwd.tokens), title
+        )
+    if wants(only, "lm_kv"):
+        figs["lm_kv"] = fig.kv_bytes_figure(readouts.kv_bytes_rows(lm))
+    return figs
+
+
+def _opened(only, values: Values, toggle: str, name: str) -> bool:
+    return wants(only, name) and (only is not None or bool(values[toggle]))
+
+
+def _section_views(out: LlmOutcome, values: Values, only) -> dict[str, go.Figure]:
+    lm, p, figs = model(out.given.device), pick(out, values), {}
+    if _opened(only, values, "lm_open_gen", "lm_generation"):
+        gen = readouts.generation(lm, out.fwd.ids, int(values["lm_new"]), decoding(values))
+        step = min(int(values["lm_gen_step"]), gen.n_new)
+        rows = blank_future(gen.rows[p.layer, p.head])  # (N, P + N)
+        title = f"Each new token's attention, layer {p.layer}, head {p.head}"
+        figs["lm_generation"] = generation_map(rows, gen.tokens, gen.n_prompt, step, title)
+        figs["lm_gen_step"] = step_bars(rows[step - 1], gen.tokens, gen.n_prompt, step)
+    if _opened(only, values, "lm_open_lens", "lm_lens"):
+        view = readouts.lens_view(lm, out.fwd)
+        figs["lm_lens"] = fig.lens_figure(view.top, view.probs, view.hover, out.fwd.tokens)
+    if _opened(only, values, "lm_open_heads", "lm_scores"):
+        kind = values["lm_kind"]
+        figs["lm_scores"] = fig.score_map(readouts.probe_scores(lm)[kind], KIND_NAMES[kind])
+    if _opened(only, values, "lm_open_sinks", "lm_sinks_map"):
+        sinks = readouts.sinks(lm, out.fwd.ids)
+        figs["lm_sinks_map"] = fig.sink_map(sinks.as_given, shown([sinks.first_token])[0])
+        figs["lm_sinks_lines"] = fig.sink_lines(sinks.with_bos, sinks.without_bos, sinks.first)
+    return figs
+
+
+def views(
+    out: LlmOutcome, values: Values, only: Collection[str] | None = None
+) -> dict[str, go.Figure]:
+    """The page's views (`only`: those named; None: the main ones and the open sections')."""
+    return _main_views(out, values, only) | _section_views(out, values, only)
+
+
+def answers(out: LlmOutcome, values: Values) -> dict[str, Answer]:
+    """`next_token` (greedy), `induction_head` ("L18 H6"), `first_token_share` (a range)."""
+    lm = model(out.given.device)
+    top = readouts.next_tokens(lm, out.fwd, Decoding())
+    return {
+        "next_token": Answer.of(top.labels[0], top.labels[:4]),
+        "induction_head": Answer.of(*readouts.induction_question(lm)),
+        "first_token_share": Answer.of(*readouts.share_question(out.fwd)),
+    }
+
+
+SCENE = Scene(
+    url="language-model",
+    table=TABLE,
+    try_this=tuple(TRY_THIS),
+    config=config,
+    run=run,
+    views=views,
+    main_view="lm_next",
+    answers=answers,
+    answer_names=("next_token", "induction_head", "first_token_share"),
+    section_views={
+        "lm_open_gen": ("lm_generation", "lm_gen_step"),
+        "lm_open_lens": ("lm_lens",),
+        "lm_open_heads": ("lm_scores",),
+        "lm_open_sinks": ("lm_sinks_map", "lm_sinks_lines"),
+    },
+    large_results=True,
+)

@@ -1,0 +1,128 @@
+"""The "Inside a language model" page's parts that need Streamlit: the model's first load with
+its progress, the decoding controls, and the folded sections (generation, logit lens, every head
+labelled, attention sinks), each built only while open."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from attnviz.figures.pretrained import token_map
+from attnviz.figures.text import shown
+from attnviz.io.user_text import md_literal
+from attnviz.topics.llm import bundled, readouts
+from attnviz.topics.llm.heads import KIND_NAMES, KINDS, labels
+from attnviz.topics.llm.scene import SCENE, LlmOutcome, decoding, model
+from attnviz.topics.pretrained.analysis import blank_future
+from attnviz.topics.scene import Values
+from attnviz.ui.common import layout
+from attnviz.ui.common.figures import show
+from attnviz.ui.common.widgets import draw
+
+TABLE = SCENE.table
+
+
+def load_with_progress(device: str) -> bool:
+    """Load the bundled model once per server, its stages shown while it loads (the first start
+    converts it: 10–30 s); False, with the reason shown, when it is not installed."""
+    if bundled.bundled_llm_ready(device):
+        return True
+    try:
+        with st.status("Loading SmolLM2-135M (once per server)…", expanded=True) as status:
+            bundled.bundled_llm(device, progress=status.write)
+            status.update(label="SmolLM2-135M is loaded", state="complete", expanded=False)
+    except bundled.ModelMissing as err:
+        st.error(str(err))
+        return False
+    return True
+
+
+def decoding_controls() -> dict:
+    """Greedy, or sampling with its settings (drawn only when sampling)."""
+    values = {"lm_sample": draw(TABLE, "lm_sample")}
+    for key in ("lm_temp", "lm_topk", "lm_topp", "lm_seed"):
+        values[key] = draw(TABLE, key) if values["lm_sample"] else TABLE[key].default
+    return values
+
+
+def generation_section(out: LlmOutcome, values: Values) -> None:
+    with layout.lazy_expander("Generation, token by token", "lm_open_gen") as box:
+        values["lm_new"] = draw(TABLE, "lm_new")
+        if not box.open:
+            return
+        gen = readouts.generation(
+            model(out.given.device), out.fwd.ids, int(values["lm_new"]), decoding(values)
+        )
+        values["lm_gen_step"] = draw(TABLE, "lm_gen_step", high=gen.n_new) if gen.n_new > 1 else 1
+        figs = SCENE.views(out, values, only={"lm_generation", "lm_gen_step"})
+        show(figs["lm_generation"], "lm_generation")
+        step = min(int(values["lm_gen_step"]), gen.n_new)
+        how = "sampled" if values["lm_sample"] else "greedy"
+        st.caption(f"Generated ({how}): {md_literal(gen.text)}")
+        st.metric(f"KV cache length at step {step}", f"{gen.cache_lengths[step - 1]} tokens")
+        show(figs["lm_gen_step"], "lm_gen_step")
+
+
+def lens_section(out: LlmOutcome, values: Values) -> None:
+    with layout.lazy_expander("Logit lens: the prediction after each layer", "lm_open_lens") as box:
+        if not box.open:
+            return
+        st.markdown(
+            "Each layer's output goes through the model's final norm and its unembedding, as "
+            "the last layer's does: the top token after each layer, shaded by its probability "
+            "(the hover lists the top 5). The last row is the model's own prediction."
+        )
+        show(SCENE.views(out, values, only={"lm_lens"})["lm_lens"], "lm_lens")
+
+
+def heads_section(out: LlmOutcome, values: Values) -> None:
+    with layout.lazy_expander("Every head labelled", "lm_open_heads") as box:
+        values["lm_kind"] = draw(TABLE, "lm_kind")
+        if not box.open:
+            return
+        lm = model(out.given.device)
+        scores = readouts.probe_scores(lm)
+        st.markdown(
+            "Scored on a random sequence of tokens repeated twice (after the BOS token), as "
+            "interpretability work measures heads: each score is the mean weight a head puts "
+            "where that kind of head looks. Pick a row to see that head on your prompt."
+        )
+        show(SCENE.views(out, values, only={"lm_scores"})["lm_scores"], "lm_scores")
+        table = head_table(scores)
+        event = st.dataframe(
+            table, hide_index=True, height=300, on_select="rerun", selection_mode="single-row",
+            key="lm_head_table",
+        )  # fmt: skip
+        rows = event.selection.rows if event is not None else []
+        if rows:
+            layer, head = int(table.iloc[rows[0]]["layer"]), int(table.iloc[rows[0]]["head"])
+            weights = blank_future(out.fwd.attentions[layer, head])
+            title = f"Layer {layer}, head {head} on your prompt"
+            show(token_map(weights, shown(out.fwd.tokens), title), "lm_picked_head")
+
+
+def head_table(scores: dict) -> pd.DataFrame:
+    """One row per head: layer, head, its key/value group, label and scores (sortable)."""
+    layers, heads = scores[KINDS[0]].shape
+    named = labels(scores)
+    rows = [
+        {"layer": layer, "head": head, "label": named[layer, head]}
+        | {KIND_NAMES[k]: round(float(scores[k][layer, head]), 3) for k in KINDS}
+        for layer in range(layers)
+        for head in range(heads)
+    ]
+    return pd.DataFrame(rows)
+
+
+def sinks_section(out: LlmOutcome, values: Values) -> None:
+    with layout.lazy_expander("Attention sinks: the first token", "lm_open_sinks") as box:
+        if not box.open:
+            return
+        figs = SCENE.views(out, values, only={"lm_sinks_map", "lm_sinks_lines"})
+        show(figs["lm_sinks_map"], "lm_sinks_map")
+        show(figs["lm_sinks_lines"], "lm_sinks_lines")
+        st.caption(
+            "A head with nothing useful to look at must still put its whole weight somewhere: "
+            "many park it on the first token, whatever that token is. Compare the two lines: "
+            "without a BOS token in front, the prompt's own first token becomes the sink."
+        )

@@ -1,0 +1,89 @@
+"""Inside a language model: a real decoder LLM (the bundled SmolLM2-135M, offline), layout over
+its scene (attnviz.topics.llm.scene)."""
+
+import streamlit as st
+
+from attnviz.io.user_text import md_literal
+from attnviz.topics.llm.forward import MAX_TOKENS
+from attnviz.topics.llm.readouts import kv_bytes_rows, next_tokens
+from attnviz.topics.llm.scene import SCENE, decoding, model
+from attnviz.topics.scene import SceneInputError
+from attnviz.ui.common import layout
+from attnviz.ui.common.figures import show
+from attnviz.ui.common.scene_cache import scene_run
+from attnviz.ui.common.widgets import draw, preset_buttons, reset_button
+from attnviz.ui.lecture.answers import publish
+from attnviz.ui.parts.language_model import (
+    decoding_controls,
+    generation_section,
+    heads_section,
+    lens_section,
+    load_with_progress,
+    sinks_section,
+)
+
+TABLE = SCENE.table
+
+layout.intro(
+    "Inside a language model",
+    "**SmolLM2-135M-Instruct**, a real decoder LLM (Llama architecture: 30 layers, 9 query heads "
+    "sharing 3 key/value heads, rotary positions), ships with AttnViz and runs offline. Type a "
+    "prompt: its next token, every head's attention, the logit lens, which heads copy, and where "
+    "attention goes when there is nothing to look at. Greedy by default, so the same prompt "
+    "always gives the same answer.",
+)
+text_col, preset_col = st.columns([4, 1], vertical_alignment="bottom")
+with preset_col:
+    with st.popover("Presets", width="stretch"):
+        preset_buttons(TABLE, per_row=1)
+    reset_button(TABLE)
+with text_col:
+    values = {"lm_text": draw(TABLE, "lm_text", max_chars=4_000, height=80)}
+a, b = st.columns(2)
+with a:
+    values["lm_chat"] = draw(TABLE, "lm_chat")
+with b:
+    values["lm_bos"] = draw(TABLE, "lm_bos", disabled=values["lm_chat"])
+with st.expander("How the next token is chosen"):
+    values |= decoding_controls()
+values = SCENE.values(values)
+if not load_with_progress(values["device"]):
+    st.stop()
+try:
+    out = scene_run(SCENE, values)
+except SceneInputError as err:
+    st.warning(str(err))
+    st.stop()
+if out.cut:
+    st.warning(f"The prompt has more than {MAX_TOKENS} tokens: the page reads the first ones.")
+
+st.subheader("The next token")
+lm = model(values["device"])
+top = next_tokens(lm, out.fwd, decoding(values))
+show(SCENE.views(out, values, only={"lm_next"})["lm_next"], "lm_next")
+how = "sampled" if values["lm_sample"] else "greedy: the most likely"
+st.caption(f"Chosen ({how}): {md_literal(top.chosen)}. Tokens: {len(out.fwd.ids)}.")
+publish(SCENE.answers(out, values))
+
+st.subheader("Every head of one layer, grouped by the keys and values it reads")
+c1, c2 = st.columns(2)
+with c1:
+    values["lm_layer"] = draw(TABLE, "lm_layer", high=lm.n_layers - 1)
+with c2:
+    values["lm_head"] = draw(TABLE, "lm_head", high=lm.n_heads - 1)
+figs = SCENE.views(out, values, only={"lm_gqa", "lm_head_map", "lm_kv"})
+show(figs["lm_gqa"], "lm_gqa")
+show(figs["lm_head_map"], "lm_head_map")
+gqa, mha = kv_bytes_rows(lm)[:2]
+st.markdown(
+    f"Grouped-query attention: the {lm.n_heads} query heads share {lm.n_kv_heads} key/value "
+    f"heads, so the cache keeps {gqa[1]:,} bytes a token instead of {mha[1]:,} "
+    f"({mha[1] // gqa[1]}× less) at the model's {lm.n_layers} layers."
+)
+show(figs["lm_kv"], "lm_kv")
+
+generation_section(out, values)
+lens_section(out, values)
+heads_section(out, values)
+sinks_section(out, values)
+layout.try_this(SCENE.try_this)

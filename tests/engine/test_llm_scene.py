@@ -1,0 +1,86 @@
+"""The language-model page's scene on a tiny random Llama handed in with `use_model` (no real
+model load): settings to views, the sections only while open, the lesson answers, the chat
+template and the BOS token, and the messages for bad input or a missing model."""
+
+from __future__ import annotations
+
+import pytest
+
+from attnviz.topics.llm import bundled, readouts, scene
+from attnviz.topics.llm.scene import SCENE
+from attnviz.topics.scene import SceneInputError
+from tests.support.tiny_llama import tiny_llama
+
+SECTIONS = ("lm_open_gen", "lm_open_lens", "lm_open_heads", "lm_open_sinks")
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    model = tiny_llama()
+    scene.use_model(lambda device: model)
+    yield model
+    scene.use_model(bundled.bundled_llm)
+
+
+def test_default_views_are_the_main_ones_and_sections_add_theirs(tiny):
+    values = SCENE.values(lm_text="the cat sat on the mat", lm_layer=1, lm_head=3)
+    out = SCENE.run(SCENE.config(values))
+    assert set(SCENE.views(out, values)) == {"lm_next", "lm_gqa", "lm_head_map", "lm_kv"}
+    opened = SCENE.values(values, **{key: True for key in SECTIONS})
+    every = set(SCENE.views(out, opened))
+    assert every - {"lm_next", "lm_gqa", "lm_head_map", "lm_kv"} == {
+        name for names in SCENE.section_views.values() for name in names
+    }
+    assert (
+        "Layer 1, head 3 (reads KV head 1)"
+        in SCENE.views(out, values)["lm_head_map"].layout.title.text
+    )
+
+
+def test_layers_and_heads_beyond_the_model_are_cut_to_its_last(tiny):
+    values = SCENE.values(lm_layer=29, lm_head=8)  # the bundled model's, not the tiny one's
+    out = SCENE.run(SCENE.config(values))
+    assert scene.pick(out, values) == scene.Pick(1, 3)
+
+
+def test_answers_are_the_pages_own_numbers(tiny):
+    values = SCENE.values(lm_text="the cat sat on the")
+    out = SCENE.run(SCENE.config(values))
+    answers = SCENE.answers(out, values)
+    top = readouts.next_tokens(tiny, out.fwd, readouts.Decoding())
+    assert answers["next_token"].answer == top.labels[0] in answers["next_token"].options
+    scores = readouts.probe_scores(tiny)["induction"]
+    layer, head = divmod(int(scores.argmax()), scores.shape[1])
+    assert answers["induction_head"].answer == f"L{layer} H{head}"
+    share = float(readouts.heads.first_token_share(out.fwd.attentions).mean())
+    assert answers["first_token_share"].answer == readouts.SHARES[min(int(share * 4), 3)]
+
+
+def test_bos_and_chat_template_change_the_ids(tiny):
+    plain = SCENE.run(SCENE.config(SCENE.values(lm_text="the cat")))
+    with_bos = SCENE.run(SCENE.config(SCENE.values(lm_text="the cat", lm_bos=True)))
+    assert with_bos.fwd.ids == (tiny.tokenizer.bos_token_id, *plain.fwd.ids)
+    tiny.tokenizer.chat_template = "{% for m in messages %}<s>{{ m['content'] }}{% endfor %}"
+    chat = SCENE.run(SCENE.config(SCENE.values(lm_text="the cat", lm_chat=True)))
+    assert chat.fwd.ids == with_bos.fwd.ids  # '<s>' then the message, from the template
+
+
+def test_empty_prompt_and_missing_model_are_messages(tiny):
+    with pytest.raises(SceneInputError, match="empty"):
+        SCENE.config(SCENE.values(lm_text="  \n "))
+
+    def missing(device: str):
+        raise bundled.ModelMissing(bundled.MISSING)
+
+    scene.use_model(missing)
+    try:
+        with pytest.raises(SceneInputError, match="requirements-nodeps.txt"):
+            SCENE.run(SCENE.config(SCENE.values()))
+    finally:
+        scene.use_model(lambda device: tiny)
+
+
+def test_cache_folder_follows_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv(bundled.CACHE_ENV, str(tmp_path))
+    assert bundled.cache_folder() == tmp_path / bundled.CACHE_VERSION
+    assert not bundled.is_converted()

@@ -1,0 +1,91 @@
+"""The language-model page's "Try this" claims (attnviz.topics.llm.params.TRY_THIS), performed on
+the bundled SmolLM2-135M with the page's own presets through its scene, and the real model's
+maps against transformers' own eager attention. The model is loaded once per test worker (the
+first load on a machine converts the GGUF file and caches it)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from attnviz.topics.llm import forward, heads, readouts
+from attnviz.topics.llm.bundled import bundled_llm
+from attnviz.topics.llm.params import FACT, NAMES
+from attnviz.topics.llm.scene import SCENE
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def lm():
+    return bundled_llm()
+
+
+def preset_run(name: str):
+    values = SCENE.values(SCENE.table.preset(name))
+    return SCENE.run(SCENE.config(values)), values
+
+
+def next_token(out, lm) -> tuple[str, float]:
+    top = readouts.next_tokens(lm, out.fwd, readouts.Decoding())
+    return top.labels[0], float(top.probs[0])
+
+
+@pytest.mark.try_this("language-model", 1)
+def test_a_fact_paris(lm):
+    label, p = next_token(preset_run("A fact")[0], lm)
+    assert label == "▁Paris"
+    assert p == pytest.approx(0.77, abs=0.005)
+
+
+@pytest.mark.try_this("language-model", 2)
+def test_names_mary(lm):
+    out, _ = preset_run("Names (IOI)")
+    label, p = next_token(out, lm)
+    assert label == "▁Mary"
+    assert p == pytest.approx(0.92, abs=0.005)
+    assert "▁John" not in readouts.next_tokens(lm, out.fwd, readouts.Decoding()).labels[:2]
+
+
+@pytest.mark.try_this("language-model", 3)
+def test_repeated_sequence_induction_head(lm):
+    out, values = preset_run("A repeated sequence")
+    scores = readouts.probe_scores(lm)["induction"]
+    best = np.unravel_index(np.nanargmax(scores), scores.shape)
+    assert (int(best[0]), int(best[1])) == (values["lm_layer"], values["lm_head"]) == (18, 6)
+    ids, row = np.array(out.fwd.ids), out.fwd.attentions[18, 6]
+    start = out.fwd.tokens.index("▁orbit", 3)  # the second copy's '▁orbit'
+    for i in range(start, len(ids)):  # the token after the first copy of token i
+        target = [j + 1 for j in range(i) if ids[j] == ids[i]]
+        assert target, out.fwd.tokens[i]
+        assert row[i, target[0]] > 0.85, (out.fwd.tokens[i], row[i, target[0]])
+
+
+@pytest.mark.try_this("language-model", 4)
+def test_sinks_on_the_default_prompt(lm):
+    shares = {}
+    for bos in (False, True):
+        ids, _ = forward.encode(lm, FACT, bos)
+        per_layer = heads.first_token_share(forward.run(lm, ids).attentions).mean(1)
+        shares[bos] = int((per_layer > 0.5).sum())
+    assert shares == {False: 27, True: 25}
+
+
+@pytest.mark.try_this("language-model", 5)
+def test_lens_mary_only_after_the_last_layer(lm):
+    ids, _ = forward.encode(lm, NAMES)
+    view = readouts.lens_view(lm, forward.run(lm, ids))
+    last = [row[-1] for row in view.top]  # the last position's top token after each layer
+    assert last[-1] == "▁Mary"
+    assert set(last[:-1]) <= {"▁the", "▁", "\\xa0"}, last  # '\xa0': a no-break space
+
+
+def test_real_maps_equal_transformers_eager_attention(lm):
+    ids, _ = forward.encode(lm, NAMES)
+    with torch.no_grad():
+        ref = lm.model(torch.tensor([ids]), output_attentions=True)
+    np.testing.assert_allclose(
+        forward.run(lm, ids).attentions, torch.stack(ref.attentions)[:, 0].numpy(), atol=1e-6
+    )
+    assert lm.n_layers == 30 and lm.n_heads == 9 and lm.n_kv_heads == 3
