@@ -88,6 +88,13 @@ def test_imports_between_rooms_only_run_downward():
 TOPIC_CROSSINGS = {
     ("vision", "attnviz.topics.pretrained.model"),
     ("scale", "attnviz.topics.text.attention"),  # the maps under each mask: the text page's layer
+    # the language-model page wraps its LLM as the pretrained page wraps causal LMs (one model
+    # class, one generation with the KV cache, one masked-future blanking) and scores heads with
+    # the circuits page's scores (issue 40: "reuse the circuits page's head scores")
+    ("llm", "attnviz.topics.pretrained.model"),
+    ("llm", "attnviz.topics.pretrained.generation"),
+    ("llm", "attnviz.topics.pretrained.analysis"),
+    ("llm", "attnviz.topics.circuits.scores"),
 }
 
 

@@ -29,6 +29,7 @@ EXPECTED = {  # slug -> (seeds, the pages it may use)
     "06_from_rnns_to_attention": (("002",), {"recurrent", "self-attention"}),
     "07_attention_on_images": (("003", "004"), {"vision-patches", "captioning"}),
     "08_attention_at_scale": (("003",), {"attention-at-scale"}),
+    "09_inside_a_language_model": (("003",), {"language-model"}),
 }
 HEADER = 'title = "T"\nsummary = "S"\nseeds = ["004"]\n\n'
 

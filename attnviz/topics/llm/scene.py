@@ -92,9 +92,11 @@ def decoding(values: Values) -> Decoding:
     if not values["lm_sample"]:
         return Decoding()
     return Decoding(
-        float(values["lm_temp"]), int(values["lm_topk"]), float(values["lm_topp"]),
-        int(values["lm_seed"]),
-    )  # fmt: skip
+        temperature=float(values["lm_temp"]),
+        top_k=int(values["lm_topk"]),
+        top_p=float(values["lm_topp"]),
+        seed=int(values["lm_seed"]),
+    )
 
 
 @dataclass(frozen=True)

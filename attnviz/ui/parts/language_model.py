@@ -90,9 +90,13 @@ def heads_section(out: LlmOutcome, values: Values) -> None:
         show(SCENE.views(out, values, only={"lm_scores"})["lm_scores"], "lm_scores")
         table = head_table(scores)
         event = st.dataframe(
-            table, hide_index=True, height=300, on_select="rerun", selection_mode="single-row",
+            table,
+            hide_index=True,
+            height=300,
+            on_select="rerun",
+            selection_mode="single-row",
             key="lm_head_table",
-        )  # fmt: skip
+        )
         rows = event.selection.rows if event is not None else []
         if rows:
             layer, head = int(table.iloc[rows[0]]["layer"]), int(table.iloc[rows[0]]["head"])
