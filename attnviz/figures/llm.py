@@ -34,8 +34,11 @@ def grouped_heads(weights: np.ndarray, tokens: list[str], group_size: int, layer
     """One layer's query heads (H, T, T), one row per key/value head: the heads of a row read
     the same keys and values (grouped-query attention)."""
     h = weights.shape[0]
-    names = [f"head {i} · KV {i // group_size}" for i in range(h)]
+    names = [f"h{i} (KV {i // group_size})" for i in range(h)]
     fig = heads_grid(weights, tokens, columns=group_size, names=names, pool=48)
+    # the keys are named in each map's hover and in the one-head map below: upright key labels
+    # under every map ran into the next row's names in lecture type, and a long piece was cut
+    fig.update_xaxes(showticklabels=False)
     groups = h // group_size
     title = f"Layer {layer}: {h} query heads in {groups} groups, each row reading one KV head"
     return retitled(fig, title)

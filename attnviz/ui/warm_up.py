@@ -1,7 +1,10 @@
 """Warm the server once, in the background, after its first page has been drawn: load the
-bundled pretrained model and import scikit-learn's projections (the pretrained page's first
-visit would otherwise wait seconds for transformers' import, the weights and sklearn's import).
-deploy/start.sh opens each replica's home page once, so this happens before students arrive."""
+bundled pretrained model, import scikit-learn's projections, and import what loading the
+language model needs from transformers (not that model itself: a server holds its 540 MB only
+once a session opens its page). The pretrained page's first visit would otherwise wait seconds
+for transformers' import, the weights and sklearn's import, and the language model's for the
+Llama modules. deploy/start.sh opens each replica's home page once, so this happens before
+students arrive."""
 
 from __future__ import annotations
 
@@ -31,7 +34,8 @@ def _warm() -> None:
     failure is left for the page to report)."""
     time.sleep(DELAY_S)
     with contextlib.suppress(Exception):
+        from attnviz.topics.llm.bundled import import_loaders
         from attnviz.topics.pretrained.analysis import preload_projections
         from attnviz.topics.pretrained.model import warm
 
-        warm(also=(preload_projections,))
+        warm(also=(preload_projections, import_loaders))

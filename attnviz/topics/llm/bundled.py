@@ -115,15 +115,26 @@ def _write(folder: Path, model, tokenizer) -> None:
     os.replace(partial, folder)
 
 
+def import_loaders() -> None:
+    """Import what `load_llm` needs from transformers (~2–4 s of lazy imports on a cold
+    process: the Llama modules, the tokenizer class); the server's warm-up calls it, so that the
+    page's first load pays only for reading the weights."""
+    with HF_LOCK:
+        from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast  # noqa: F401
+        from transformers.models.llama import configuration_llama, modeling_llama  # noqa: F401
+
+
 def load_llm(progress: Progress = lambda _: None, device: str = "cpu") -> PretrainedModel:
     """The bundled model (converted first if the cache has no copy), eager attention, eval mode,
     on `device`."""
     folder = convert(progress)
     progress("Loading the language model…")
     with HF_LOCK:
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast
 
-        tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+        # the class the cache holds (tokenizer.json): AutoTokenizer's first call spent ~2 s
+        # resolving which class to use
+        tokenizer = PreTrainedTokenizerFast.from_pretrained(folder, local_files_only=True)
         model = AutoModelForCausalLM.from_pretrained(
             folder, attn_implementation="eager", local_files_only=True
         )
