@@ -36,9 +36,11 @@ def grouped_heads(weights: np.ndarray, tokens: list[str], group_size: int, layer
     h = weights.shape[0]
     names = [f"h{i} (KV {i // group_size})" for i in range(h)]
     fig = heads_grid(weights, tokens, columns=group_size, names=names, pool=48)
-    # the keys are named in each map's hover and in the one-head map below: upright key labels
-    # under every map ran into the next row's names in lecture type, and a long piece was cut
+    # tokens are named in each map's hover and in the one-head map below: upright key labels
+    # under every map ran into the next row's names in lecture type (a long piece was cut), and
+    # on a projector's stage the query labels of a 200 px map printed over each other
     fig.update_xaxes(showticklabels=False)
+    fig.update_yaxes(showticklabels=False)
     groups = h // group_size
     title = f"Layer {layer}: {h} query heads in {groups} groups, each row reading one KV head"
     return retitled(fig, title)
@@ -70,6 +72,21 @@ def lens_figure(
     return fast_figure([trace], layout)
 
 
+def lens_last_figure(top: list[str], probs: np.ndarray, position: str) -> go.Figure:
+    """The logit lens at one position: after each layer, its top token (written on the bar) and
+    that token's probability (the bar)."""
+    layers = [str(i + 1) for i in range(len(top))]
+    title = f"After each layer, the top next token at '{html.escape(position)}'"
+    fig = bar_chart(probs, layers, title, "probability", "after layer", y_range=(0.0, 1.0))
+    return fig.update_traces(
+        text=[html.escape(t) for t in top],
+        textposition="inside",
+        textangle=-90,
+        insidetextanchor="start",
+        hovertemplate="after layer %{x}: %{text} %{y:.3f}<extra></extra>",
+    )
+
+
 def score_map(scores: np.ndarray, kind: str) -> go.Figure:
     """(L, H) scores of one kind, layers as rows."""
     layers, heads = scores.shape
@@ -84,6 +101,10 @@ def score_map(scores: np.ndarray, kind: str) -> go.Figure:
         zmax=1.0,
     )
     layout["height"] = max(layout.get("height") or 0, 60 + 18 * layers + 80)
+    every = 5 if layers > 12 else 1  # a stage squeezes 30 rows: every 5th layer named
+    layout["yaxis"].update(
+        tickvals=layout["yaxis"]["tickvals"][::every], ticktext=layout["yaxis"]["ticktext"][::every]
+    )
     return fast_figure([trace], titled(layout, layout["title"]["text"], NARROW_TITLE))
 
 

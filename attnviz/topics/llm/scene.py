@@ -146,6 +146,11 @@ def _section_views(out: LlmOutcome, values: Values, only) -> dict[str, go.Figure
     if _opened(only, values, "lm_open_lens", "lm_lens"):
         view = readouts.lens_view(lm, out.fwd)
         figs["lm_lens"] = fig.lens_figure(view.top, view.probs, view.hover, out.fwd.tokens)
+    if _opened(only, values, "lm_open_lens", "lm_lens_last"):
+        view, last = readouts.lens_view(lm, out.fwd), out.fwd.tokens[-1]
+        figs["lm_lens_last"] = fig.lens_last_figure(
+            [r[-1] for r in view.top], view.probs[:, -1], last
+        )
     if _opened(only, values, "lm_open_heads", "lm_scores"):
         kind = values["lm_kind"]
         figs["lm_scores"] = fig.score_map(readouts.probe_scores(lm)[kind], KIND_NAMES[kind])
@@ -186,7 +191,7 @@ SCENE = Scene(
     answer_names=("next_token", "induction_head", "first_token_share"),
     section_views={
         "lm_open_gen": ("lm_generation", "lm_gen_step"),
-        "lm_open_lens": ("lm_lens",),
+        "lm_open_lens": ("lm_lens", "lm_lens_last"),
         "lm_open_heads": ("lm_scores",),
         "lm_open_sinks": ("lm_sinks_map", "lm_sinks_lines"),
     },

@@ -72,7 +72,9 @@ def lens_section(out: LlmOutcome, values: Values) -> None:
             "the last layer's does: the top token after each layer, shaded by its probability "
             "(the hover lists the top 5). The last row is the model's own prediction."
         )
-        show(SCENE.views(out, values, only={"lm_lens"})["lm_lens"], "lm_lens")
+        figs = SCENE.views(out, values, only={"lm_lens", "lm_lens_last"})
+        show(figs["lm_lens"], "lm_lens")
+        show(figs["lm_lens_last"], "lm_lens_last")
 
 
 def heads_section(out: LlmOutcome, values: Values) -> None:
