@@ -32,21 +32,18 @@ layout.intro(
     "attention goes when there is nothing to look at. Greedy by default, so the same prompt "
     "always gives the same answer.",
 )
-text_col, preset_col = st.columns([4, 1], vertical_alignment="bottom")
-with preset_col:
+text_col, side_col = st.columns([3, 2])  # the prompt and its options side by side, so that
+with side_col:  # the next token's chart starts on a projector's first screen
     with st.popover("Presets", width="stretch"):
         preset_buttons(TABLE, per_row=1)
     reset_button(TABLE)
+    chat = draw(TABLE, "lm_chat")
+    bos = draw(TABLE, "lm_bos", disabled=chat)
+    with st.expander("How the next token is chosen"):
+        decoding_values = decoding_controls()
 with text_col:
-    values = {"lm_text": draw(TABLE, "lm_text", max_chars=4_000, height=80)}
-a, b = st.columns(2)
-with a:
-    values["lm_chat"] = draw(TABLE, "lm_chat")
-with b:
-    values["lm_bos"] = draw(TABLE, "lm_bos", disabled=values["lm_chat"])
-with st.expander("How the next token is chosen"):
-    values |= decoding_controls()
-values = SCENE.values(values)
+    text = draw(TABLE, "lm_text", max_chars=4_000, height=120)
+values = SCENE.values({"lm_text": text, "lm_chat": chat, "lm_bos": bos} | decoding_values)
 if not load_with_progress(values["device"]):
     st.stop()
 try:
@@ -57,7 +54,6 @@ except SceneInputError as err:
 if out.cut:
     st.warning(f"The prompt has more than {MAX_TOKENS} tokens: the page reads the first ones.")
 
-st.subheader("The next token")
 lm = model(values["device"])
 top = next_tokens(lm, out.fwd, decoding(values))
 show(SCENE.views(out, values, only={"lm_next"})["lm_next"], "lm_next")

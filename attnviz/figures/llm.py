@@ -18,8 +18,10 @@ LENS_TEXT_MAX = 24  # positions up to which each lens cell writes its top token
 
 
 def next_token_figure(labels: list[str], probs: np.ndarray, chosen: int | None) -> go.Figure:
-    """The most likely next tokens as bars, most likely first; `chosen` (an index) in orange."""
-    return bar_chart(
+    """The most likely next tokens as bars, most likely first; `chosen` (an index) in orange.
+    Its title on one line and 300 px tall: the whole chart fits a projector's first screen
+    under the prompt."""
+    fig = bar_chart(
         probs,
         shown(labels),
         f"Next token: the {len(labels)} most likely",
@@ -28,6 +30,7 @@ def next_token_figure(labels: list[str], probs: np.ndarray, chosen: int | None) 
         y_range=(0.0, 1.12),
         highlight=chosen,
     )
+    return retitled(fig, fig.layout.meta["title"], 60).update_layout(height=300)
 
 
 def grouped_heads(weights: np.ndarray, tokens: list[str], group_size: int, layer: int) -> go.Figure:

@@ -27,13 +27,14 @@ def load_with_progress(device: str) -> bool:
     converts it: 10–30 s); False, with the reason shown, when it is not installed."""
     if bundled.bundled_llm_ready(device):
         return True
+    place = st.empty()  # the progress goes once the model is there
     try:
-        with st.status("Loading SmolLM2-135M (once per server)…", expanded=True) as status:
+        with place.status("Loading SmolLM2-135M (once per server)…", expanded=True) as status:
             bundled.bundled_llm(device, progress=status.write)
-            status.update(label="SmolLM2-135M is loaded", state="complete", expanded=False)
     except bundled.ModelMissing as err:
-        st.error(str(err))
+        place.error(str(err))
         return False
+    place.empty()
     return True
 
 
