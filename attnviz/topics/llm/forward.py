@@ -83,6 +83,7 @@ def run(lm: PretrainedModel, ids: list[int]) -> Forward:
                 input_ids=torch.tensor([ids], device=lm.model.device),
                 output_attentions=True,
                 use_cache=False,
+                logits_to_keep=1,  # the next token's only: (1, 1, V), not (1, T, V)
             )
         finally:
             for handle in handles:
