@@ -25,6 +25,20 @@ def numbered(fig: go.Figure) -> list:
     return [t for t in fig.data if t.type == "heatmap" and (t.text is not None or t.texttemplate)]
 
 
+def words(trace) -> bool:
+    """A map whose cells are labelled with words (the logit lens' top tokens), not numbers."""
+    cells = [text for row in trace.text for text in row if text]
+    return any(not _number(text) for text in cells)
+
+
+def _number(text: str) -> bool:
+    try:
+        float(text.replace("−", "-"))
+    except ValueError:
+        return False
+    return True
+
+
 def assert_cells_say_their_values(trace, where: str) -> None:
     z = np.asarray(trace.z, dtype=np.float64)
     for r, row in enumerate(trace.text):
@@ -46,6 +60,8 @@ def test_lecture_mode_keeps_every_number_normal_mode_shows(url, preset):
         assert len(lecture) == normal, (
             f"{url} {name}: {normal} numbered maps, {len(lecture)} in lecture mode"
         )
-        for trace in lecture:
-            if trace.text is not None:  # else a template prints z itself ("%{z:.2f}")
+        for before, trace in zip(numbered(fig), lecture, strict=True):
+            if trace.text is not None and words(before):  # labels: kept as they are
+                assert np.array_equal(np.asarray(trace.text), np.asarray(before.text)), name
+            elif trace.text is not None:  # else a template prints z itself ("%{z:.2f}")
                 assert_cells_say_their_values(trace, f"{url} {name}")
