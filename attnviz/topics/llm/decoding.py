@@ -40,7 +40,9 @@ def probabilities(logits: np.ndarray) -> np.ndarray:
 def top_tokens(logits: np.ndarray, k: int = 10) -> tuple[np.ndarray, np.ndarray]:
     """(ids (k,), probabilities (k,)) of the k most likely next tokens, most likely first."""
     p = probabilities(logits)
-    order = np.argsort(-p, kind="stable")[:k]
+    k = min(k, p.size)
+    candidates = np.argpartition(-p, k - 1)[:k]  # O(V), not a sort of the whole vocabulary
+    order = candidates[np.lexsort((candidates, -p[candidates]))]  # most likely, then lower id
     return order, p[order]
 
 

@@ -53,7 +53,12 @@ class NextTokens:
 
 
 def next_tokens(lm: PretrainedModel, fwd: fw.Forward, decoding: Decoding, k: int = 10):
-    """The k most likely next tokens and the one `decoding` chooses (greedy: the first)."""
+    """The k most likely next tokens and the one `decoding` chooses (greedy: the first); the
+    page, its view and its lesson answer ask on every rerun, so it is remembered."""
+    return memo(lm, "next", (fwd.ids, decoding, k), lambda: _next_tokens(lm, fwd, decoding, k))
+
+
+def _next_tokens(lm: PretrainedModel, fwd: fw.Forward, decoding: Decoding, k: int) -> NextTokens:
     ids, probs = top_tokens(fwd.last_logits, k)
     chosen = int(chooser(decoding)(torch.from_numpy(fwd.last_logits)))
     where = np.flatnonzero(ids == chosen)
