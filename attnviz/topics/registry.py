@@ -131,6 +131,15 @@ PAGES: list[Page] = [
         _TOPIC.format("llm"),
     ),
     _entry(
+        "interventions",
+        "Finding the heads that answer",
+        "Transformers",
+        ":material/biotech:",
+        "Why Mary, not John? Patch, attribute and knock out heads of the real LLM.",
+        "interventions",
+        _TOPIC.format("patching"),
+    ),
+    _entry(
         "attention-at-scale",
         "Attention at scale",
         "Transformers",

@@ -95,6 +95,12 @@ TOPIC_CROSSINGS = {
     ("llm", "attnviz.topics.pretrained.generation"),
     ("llm", "attnviz.topics.pretrained.analysis"),
     ("llm", "attnviz.topics.circuits.scores"),
+    # the interventions page runs the language-model page's model (its provider, its prompt
+    # encoding, its memo of readouts) and wraps it as that page does (issue 41)
+    ("patching", "attnviz.topics.llm.scene"),
+    ("patching", "attnviz.topics.llm.forward"),
+    ("patching", "attnviz.topics.llm.readouts"),
+    ("patching", "attnviz.topics.pretrained.model"),
 }
 
 

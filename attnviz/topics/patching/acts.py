@@ -1,0 +1,123 @@
+"""The hook points that interventions read and write on a Llama-style causal LM: the residual
+stream into each decoder layer (`resid`), each head's output before the output projection (`z`,
+the head's mix of values), each MLP's output, and runs that start at a layer from a given residual
+stream with heads' outputs edited on the way.
+
+Every run holds the model's lock (one model object serves every session). A run from layer l
+hands the model its residual stream as `inputs_embeds` with only layers l.. in place (they are
+put back after the call), so the layers before l are not computed again: the model's own code
+does the rest (rotary positions, causal mask, final norm, unembedding).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import torch
+
+from attnviz.topics.pretrained.model import PretrainedModel
+
+ZEdit = Callable[[torch.Tensor], torch.Tensor]  # (B, T, H * d) -> the same, edited
+
+
+@dataclass(frozen=True)
+class Acts:
+    """One prompt's activations (T tokens, L layers, H heads of size d, width D)."""
+
+    ids: tuple[int, ...]  # (T,)
+    resid: torch.Tensor  # (L + 1, T, D): each layer's input, then the last one's output
+    z: torch.Tensor  # (L, T, H, d): each head's output before o_proj
+    mlp: torch.Tensor  # (L, T, D): each layer's MLP output
+    logits: torch.Tensor  # (V,): the next token's logits after the last position
+
+    def diff(self, right: int, wrong: int) -> float:
+        """The logit difference of the right answer over the wrong one."""
+        return float(self.logits[right] - self.logits[wrong])
+
+
+def layers(lm: PretrainedModel) -> list[torch.nn.Module]:
+    return list(lm.model.model.layers)
+
+
+def _keep(into: list[torch.Tensor]):
+    return lambda _module, args: into.append(args[0].detach()[0].float().cpu())
+
+
+def capture(lm: PretrainedModel, ids: list[int] | tuple[int, ...]) -> Acts:
+    """Run `ids` once, keeping every hook point (see Acts)."""
+    resid: list[torch.Tensor] = []
+    z: list[torch.Tensor] = []
+    mlp: list[torch.Tensor] = []
+    points = [(layer, resid) for layer in layers(lm)] + [(lm.model.model.norm, resid)]
+    points += [(layer.self_attn.o_proj, z) for layer in layers(lm)]
+    with lm.lock, torch.no_grad():
+        handles = [module.register_forward_pre_hook(_keep(into)) for module, into in points]
+        handles += [
+            layer.mlp.register_forward_hook(lambda _m, _a, out: mlp.append(out.detach()[0].cpu()))
+            for layer in layers(lm)
+        ]
+        try:
+            out = lm.model(
+                input_ids=torch.tensor([list(ids)], device=lm.model.device),
+                use_cache=False,
+                logits_to_keep=1,
+            )
+        finally:
+            for handle in handles:
+                handle.remove()
+    zs = torch.stack(z)  # (L, T, H * d)
+    return Acts(
+        tuple(ids),
+        torch.stack(resid),
+        zs.view(*zs.shape[:2], lm.n_heads, lm.head_dim),
+        torch.stack(mlp).float(),
+        out.logits[0, -1].float().cpu(),
+    )
+
+
+@contextmanager
+def _from_layer(lm: PretrainedModel, start: int) -> Iterator[None]:
+    """Only layers start.. in the model while inside (the caller holds the lock)."""
+    inner = lm.model.model
+    whole = inner.layers
+    inner.layers = torch.nn.ModuleList(list(whole)[start:])
+    try:
+        yield
+    finally:
+        inner.layers = whole
+
+
+def run_from(
+    lm: PretrainedModel,
+    hidden: torch.Tensor,
+    start: int = 0,
+    edits: dict[int, ZEdit] | None = None,
+) -> torch.Tensor:
+    """The next token's logits (B, V) when `hidden` (B, T, D) enters layer `start`, each layer in
+    `edits` having its heads' outputs (B, T, H * d) passed through its edit before o_proj."""
+    every = layers(lm)
+    device = lm.model.device
+    with lm.lock, torch.no_grad():
+        handles = [
+            every[layer].self_attn.o_proj.register_forward_pre_hook(
+                lambda _m, args, edit=edit: (edit(args[0]),)
+            )
+            for layer, edit in (edits or {}).items()
+        ]
+        try:
+            with _from_layer(lm, start):
+                out = lm.model(inputs_embeds=hidden.to(device), use_cache=False, logits_to_keep=1)
+        finally:
+            for handle in handles:
+                handle.remove()
+    return out.logits[:, -1].float().cpu()  # (B, V)
+
+
+def run_edited(lm: PretrainedModel, ids: tuple[int, ...], edits: dict[int, ZEdit]) -> torch.Tensor:
+    """The next token's logits (V,) for `ids` with heads' outputs edited (see run_from)."""
+    embed = lm.model.model.embed_tokens
+    with torch.no_grad():
+        hidden = embed(torch.tensor([list(ids)], device=lm.model.device))  # (1, T, D)
+    return run_from(lm, hidden, 0, edits)[0]

@@ -1,0 +1,110 @@
+"""Parameters of "Finding the heads that answer": the prompt pair and its two answers, the cell
+and head picked on the maps, the heads knocked out, and the folded sections.
+
+Layer and head ranges are the bundled SmolLM2-135M's (30 layers × 9 heads); the scene cuts them
+to a smaller model's.
+"""
+
+from attnviz.topics.params import PageParams, Param
+
+NAMES = "When Mary and John went to the store, John gave a drink to"
+NAMES_SWAPPED = "When Mary and John went to the store, Mary gave a drink to"
+CAPITAL = "The capital of France is"
+CAPITAL_OTHER = "The capital of Italy is"
+REPEATED = "piano orbit lemon cactus violet engine marble tiger piano orbit lemon cactus violet"
+REPEATED_OTHER = (
+    "piano orbit lemon cactus violet rabbit marble tiger piano orbit lemon cactus violet"
+)
+NAME_MOVERS = "L23 H3, L29 H1, L23 H0"  # the three heads with the largest parts on the names pair
+LAYERS, HEADS, POSITIONS = 30, 9, 40
+
+TRY_THIS: list[str] = [
+    "Press **Names (IOI)**: the logit difference ' Mary' − ' John' is about +6.1 on the clean "
+    "prompt and about −5.5 on the corrupted one, where the second 'John' became 'Mary'.",
+    "Open **Patching the residual stream** on the names pair: in layers 0–20 only the changed "
+    "position (the second name) brings the answer back; from layer 24 on only the last position "
+    "does: the answer has moved there.",
+    "Open **Direct logit attribution** on the names pair: the parts add up to the logit "
+    "difference (error under 0.001), and layer 23, head 3 has the largest part of any head.",
+    "Open **Knock heads out** on the names pair with the three heads of the largest parts "
+    "knocked out (zero): ' Mary' still comes first, with a smaller logit difference: other heads "
+    "take over.",
+    "Open **The circuit on the prompt** on the names pair: from the last token, layer 23, head 3 "
+    "puts more weight on ' Mary' than on any other token of the prompt.",
+]
+
+TABLE = PageParams(
+    prefix="ip",
+    params=(
+        Param("ip_clean", "clean prompt", "text_input", NAMES),
+        Param("ip_corrupt", "corrupted prompt", "text_input", NAMES_SWAPPED),
+        Param(
+            "ip_right",
+            "right answer (blank: the clean prompt's top token)",
+            "text_input",
+            "",
+            help="One token; a leading space is part of it, as in ' Mary'.",
+        ),
+        Param(
+            "ip_wrong",
+            "wrong answer (blank: the corrupted prompt's top token)",
+            "text_input",
+            "",
+            help="One token; a leading space is part of it, as in ' John'.",
+        ),
+        Param("ip_layer", "layer", "slider", 24, low=0, high=LAYERS - 1, step=1),
+        Param("ip_pos", "position", "slider", 13, low=0, high=POSITIONS - 1, step=1),
+        Param("ip_hlayer", "layer", "slider", 23, low=0, high=LAYERS - 1, step=1),
+        Param("ip_head", "head", "slider", 3, low=0, high=HEADS - 1, step=1),
+        Param(
+            "ip_exact",
+            "patch every head exactly (one run per head: a few seconds)",
+            "toggle",
+            False,
+        ),
+        Param(
+            "ip_ablate",
+            "heads to knock out",
+            "text_input",
+            "",
+            help="Layer and head, comma-separated: L23 H3, L29 H1. A click on a head map adds it.",
+        ),
+        Param("ip_how", "knock out by", "radio", "zero", choices=("zero", "mean")),
+        Param("ip_open_resid", "Patching the residual stream (open)", "toggle", False),
+        Param("ip_open_heads", "Patching each head (open)", "toggle", False),
+        Param("ip_open_dla", "Direct logit attribution (open)", "toggle", False),
+        Param("ip_open_ablate", "Knock heads out (open)", "toggle", False),
+        Param("ip_open_circuit", "The circuit on the prompt (open)", "toggle", False),
+    ),
+    presets={
+        "Names (IOI)": {
+            "ip_clean": NAMES,
+            "ip_corrupt": NAMES_SWAPPED,
+            "ip_right": "",
+            "ip_wrong": "",
+            "ip_layer": 24,
+            "ip_pos": 13,
+            "ip_hlayer": 23,
+            "ip_head": 3,
+            "ip_ablate": NAME_MOVERS,
+        },
+        "A capital": {
+            "ip_clean": CAPITAL,
+            "ip_corrupt": CAPITAL_OTHER,
+            "ip_right": "",
+            "ip_wrong": "",
+            "ip_layer": 20,
+            "ip_pos": 4,
+            "ip_ablate": "",
+        },
+        "A repeated sequence": {
+            "ip_clean": REPEATED,
+            "ip_corrupt": REPEATED_OTHER,
+            "ip_right": " engine",
+            "ip_wrong": " rabbit",
+            "ip_layer": 20,
+            "ip_pos": 13,
+            "ip_ablate": "",
+        },
+    },
+)

@@ -1,0 +1,194 @@
+"""The "Finding the heads that answer" page's parts that need Streamlit: the prompt pair's
+inputs, and the folded sections (patching the residual stream, patching each head, direct logit
+attribution, knocking heads out, the circuit), each built only while open; the sweeps show their
+progress, and a click on a map picks its cell."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from attnviz.io.user_text import md_literal
+from attnviz.topics.llm.scene import model
+from attnviz.topics.patching import readouts
+from attnviz.topics.patching.scene import SCENE, PatchOutcome, knocked_out, pick
+from attnviz.topics.scene import SceneInputError, Values
+from attnviz.ui.common import layout
+from attnviz.ui.common.figures import show
+from attnviz.ui.common.widgets import draw
+
+TABLE = SCENE.table
+
+
+def pair_inputs() -> dict:
+    """The two prompts side by side, the two answers under them."""
+    values = {}
+    left, right = st.columns(2)
+    with left:
+        values["ip_clean"] = draw(TABLE, "ip_clean", max_chars=400)
+        values["ip_right"] = draw(TABLE, "ip_right", max_chars=40)
+    with right:
+        values["ip_corrupt"] = draw(TABLE, "ip_corrupt", max_chars=400)
+        values["ip_wrong"] = draw(TABLE, "ip_wrong", max_chars=40)
+    return values
+
+
+def _clicked(chart_key: str, row_key: str, column_key: str):
+    """on_select: a click on a layer × column map picks that cell (its row and column)."""
+
+    def pick_cell() -> None:
+        chart = st.session_state.get(chart_key) or {}
+        points = (chart.get("selection") or {}).get("points") or []
+        where = points[0].get("point_index") if points else None
+        if isinstance(where, list | tuple) and len(where) == 2:
+            st.session_state[row_key], st.session_state[column_key] = int(where[0]), int(where[1])
+
+    return pick_cell
+
+
+def _progress(text: str):
+    bar = st.progress(0.0, text=text)
+    return bar, lambda done: bar.progress(min(1.0, done), text=text)
+
+
+def resid_section(out: PatchOutcome, values: Values) -> None:
+    with layout.lazy_expander("Patching the residual stream", "ip_open_resid") as box:
+        if not box.open:
+            return
+        lm = model(out.given.device)
+        bar, tick = _progress("Patching every layer × position…")
+        readouts.resid_sweep(lm, out.pair, tick)
+        bar.empty()
+        st.markdown(
+            "Each cell is one run of the **corrupted** prompt with the **clean** run's residual "
+            "stream put in at one layer (row) and one position (column): the share of the logit "
+            "difference it brings back (1 = the clean answer, 0 = no change). Click a cell to "
+            "see that run's next tokens."
+        )
+        c1, c2 = st.columns(2)
+        with c1:
+            values["ip_layer"] = draw(TABLE, "ip_layer", high=lm.n_layers - 1)
+        with c2:
+            values["ip_pos"] = draw(TABLE, "ip_pos", high=len(out.pair.clean) - 1)
+        figs = SCENE.views(out, values, only={"ip_resid", "ip_cell"})
+        show(
+            figs["ip_resid"],
+            "ip_resid",
+            key="ip_resid_chart",
+            selection_mode="points",
+            on_select=_clicked("ip_resid_chart", "ip_layer", "ip_pos"),
+        )
+        show(figs["ip_cell"], "ip_cell")
+        sweep = readouts.resid_sweep(lm, out.pair)
+        st.caption(
+            f"{sweep.ran} runs; the other cells are positions before the first change, where "
+            "both prompts' streams are equal, so patching them is the corrupted run itself."
+        )
+
+
+def heads_section(out: PatchOutcome, values: Values) -> None:
+    with layout.lazy_expander("Patching each head", "ip_open_heads") as box:
+        values["ip_exact"] = draw(TABLE, "ip_exact")
+        if not box.open:
+            return
+        lm = model(out.given.device)
+        st.markdown(
+            "Attribution patching estimates every head at once from one backward pass: the "
+            "gradient of the logit difference times the change in the head's output. Pick a "
+            "head (or click it) to patch it exactly."
+        )
+        c1, c2 = st.columns(2)
+        with c1:
+            values["ip_hlayer"] = draw(TABLE, "ip_hlayer", high=lm.n_layers - 1)
+        with c2:
+            values["ip_head"] = draw(TABLE, "ip_head", high=lm.n_heads - 1)
+        if values["ip_exact"]:
+            bar, tick = _progress("Patching every head…")
+            readouts.head_sweep(lm, out.pair, tick)
+            bar.empty()
+        figs = SCENE.views(
+            out,
+            values,
+            only={"ip_attr_heads"} | ({"ip_heads", "ip_agree"} if values["ip_exact"] else set()),
+        )
+        show(
+            figs["ip_attr_heads"],
+            "ip_attr_heads",
+            key="ip_attr_chart",
+            selection_mode="points",
+            on_select=_clicked("ip_attr_chart", "ip_hlayer", "ip_head"),
+        )
+        p = pick(out, values)
+        gap = out.diffs[0] - out.diffs[1]
+        exact = (readouts.patched_head(lm, out.pair, p.head_layer, p.head) - out.diffs[1]) / gap
+        guess = float(readouts.estimate(lm, out.pair).heads[p.head_layer, p.head]) / gap
+        st.markdown(
+            f"**L{p.head_layer} H{p.head}**: patched exactly it brings back **{exact:.1%}**; "
+            f"the estimate says {guess:.1%}."
+        )
+        if values["ip_exact"]:
+            show(figs["ip_heads"], "ip_heads")
+            show(figs["ip_agree"], "ip_agree")
+
+
+def dla_section(out: PatchOutcome, values: Values) -> None:
+    with layout.lazy_expander("Direct logit attribution", "ip_open_dla") as box:
+        if not box.open:
+            return
+        st.markdown(
+            "The last position's residual stream is a sum: the token's embedding, every head's "
+            "output and every MLP's output. With the final norm's scale frozen at this run's "
+            "value, the logit difference splits into one part per component (clean prompt)."
+        )
+        show(SCENE.views(out, values, only={"ip_dla"})["ip_dla"], "ip_dla")
+        parts = readouts.dla(model(out.given.device), out.pair)
+        st.caption(
+            f"Embedding {parts.embed:+.3f} + heads {parts.heads.sum():+.3f} + MLPs "
+            f"{parts.mlps.sum():+.3f} = {parts.total:.4f}; the model's logit difference is "
+            f"{parts.whole:.4f} (error {abs(parts.total - parts.whole):.1e})."
+        )
+
+
+def _top_heads(out: PatchOutcome) -> None:
+    """Button: knock out the three heads with the largest parts."""
+    parts = readouts.dla(model(out.given.device), out.pair).heads
+    top = [divmod(int(i), parts.shape[1]) for i in (-parts).argsort(axis=None)[:3]]
+    st.session_state["ip_ablate"] = ", ".join(f"L{layer} H{head}" for layer, head in top)
+
+
+def ablate_section(out: PatchOutcome, values: Values) -> None:
+    with layout.lazy_expander("Knock heads out", "ip_open_ablate") as box:
+        c1, c2 = st.columns([3, 2])
+        with c1:
+            values["ip_ablate"] = draw(TABLE, "ip_ablate", max_chars=400)
+        with c2:
+            values["ip_how"] = draw(TABLE, "ip_how")
+        if not box.open:
+            return
+        st.button("The 3 heads with the largest parts", on_click=_top_heads, args=(out,))
+        try:
+            picked = knocked_out(out, values)
+        except SceneInputError as err:
+            st.warning(md_literal(err))
+            return
+        if not picked:
+            st.info("Name heads to knock out above, as L23 H3, L29 H1.")
+            return
+        k = readouts.knocked(model(out.given.device), out.pair, picked, values["ip_how"])
+        show(SCENE.views(out, values, only={"ip_ablate"})["ip_ablate"], "ip_ablate")
+        top = model(out.given.device).readable([k.top])[0]
+        st.markdown(
+            f"Logit difference {md_literal(out.right)} − {md_literal(out.wrong)}: "
+            f"**{out.diffs[0]:+.2f}** with every head, **{k.diff:+.2f}** without; the most "
+            f"likely token is now {md_literal(top)}."
+        )
+
+
+def circuit_section(out: PatchOutcome, values: Values) -> None:
+    with layout.lazy_expander("The circuit on the prompt", "ip_open_circuit") as box:
+        if not box.open:
+            return
+        st.markdown(
+            "The heads with the largest parts in the direct logit attribution (their part in "
+            "brackets), and where each looks from the last token of the clean prompt."
+        )
+        show(SCENE.views(out, values, only={"ip_circuit"})["ip_circuit"], "ip_circuit")
