@@ -136,7 +136,7 @@ PAGES: list[Page] = [
         "Transformers",
         ":material/biotech:",
         "Why Mary, not John? Patch, attribute and knock out heads of the real LLM.",
-        "interventions",
+        "heads_that_answer",
         _TOPIC.format("patching"),
     ),
     _entry(

@@ -18,7 +18,7 @@ from markdown_it import MarkdownIt
 
 from attnviz.io.user_text import JOINER, md_literal
 from attnviz.lessons.model import Step
-from attnviz.topics.registry import all_pages, page, scene_pages, scenes
+from attnviz.topics.registry import HOME, all_pages, page, scene_pages, scenes
 from attnviz.ui.lecture.presenter import trains
 from tests.support.pages import ROOT
 
@@ -71,6 +71,15 @@ def test_a_pages_url_is_written_in_its_table_entry_and_its_scene_only(entry):
         allowed.add(entry.topic.replace(".", "/") + ".py")
     assert written <= allowed, f"{entry.url} is written in {sorted(written - allowed)}"
     assert "attnviz/topics/registry.py" in written
+
+
+def test_no_page_script_is_named_as_a_url():
+    """Streamlit hashes a page by its url, and a file in pages/ by its name: a script named as a
+    url (pages/interventions.py at /interventions) is run by itself, without app.py (no sidebar,
+    no settings, no presenter bar; AppTest showed it). The home page is served at /."""
+    urls = {entry.url for entry in all_pages() if entry is not HOME}
+    named = [e.script for e in all_pages() if e.script.removeprefix("pages/")[:-3] in urls]
+    assert named == []
 
 
 def test_the_product_has_no_import_cycle():

@@ -26,6 +26,7 @@ class Pair:
     corrupt: tuple[int, ...]  # (T,)
     right: int  # the clean prompt's answer (token id)
     wrong: int  # the corrupted prompt's answer
+    notes: tuple[str, ...] = ()  # how typed answers were read, for the page to say
 
     @property
     def differ(self) -> list[int]:
@@ -42,19 +43,37 @@ def prompt_ids(lm: PretrainedModel, text: str, which: str) -> list[int]:
     return ids
 
 
-def answer_id(lm: PretrainedModel, text: str, which: str) -> int:
-    """The one token `text` is (a leading space belongs to the token, as in ' Mary')."""
+def answer_id(lm: PretrainedModel, text: str) -> int:
+    """The first token of `text` (a leading space belongs to the token, as in ' Mary'): the
+    model's next token is one token, so a longer answer is read by its first."""
     ids = lm.tokenizer(text, add_special_tokens=False)["input_ids"]
-    if len(ids) != 1:
-        shown = " + ".join(repr(t) for t in lm.readable(ids)) or "no token"
-        raise PairError(f"The {which} answer must be one token; {text!r} is {shown}.")
+    if not ids:
+        raise PairError(f"The answer {text!r} has no tokens.")
     return int(ids[0])
 
 
-def top_id(lm: PretrainedModel, ids: list[int]) -> int:
+def top_ids(lm: PretrainedModel, ids: list[int]) -> list[int]:
+    """The model's two most likely next tokens after `ids`."""
     with lm.lock, torch.no_grad():
         out = lm.model(torch.tensor([ids], device=lm.model.device), logits_to_keep=1)
-    return int(out.logits[0, -1].argmax())
+    return out.logits[0, -1].topk(2).indices.tolist()
+
+
+def _answers(lm, a: list[int], b: list[int], right: str, wrong: str) -> tuple[int, int, list]:
+    """(right id, wrong id, notes): typed answers by their first token, blank ones the model's;
+    two equal answers cannot be told apart, so the wrong one is then the model's own."""
+    notes = []
+    for text in (t for t in (right, wrong) if t):
+        if len(lm.tokenizer(text, add_special_tokens=False)["input_ids"]) > 1:
+            first = lm.readable([answer_id(lm, text)])[0]
+            notes.append(f"{text!r} is several tokens: its first, {first!r}, is the answer.")
+    r = answer_id(lm, right) if right else top_ids(lm, a)[0]
+    w = answer_id(lm, wrong) if wrong else top_ids(lm, b)[0]
+    if r == w:
+        w = next(i for i in [*top_ids(lm, b), *top_ids(lm, a)] if i != r)
+        shown = lm.readable([r, w])
+        notes.append(f"Both answers are {shown[0]!r}: the wrong one is {shown[1]!r} instead.")
+    return r, w, notes
 
 
 def make_pair(lm: PretrainedModel, clean: str, corrupt: str, right: str, wrong: str) -> Pair:
@@ -67,10 +86,5 @@ def make_pair(lm: PretrainedModel, clean: str, corrupt: str, right: str, wrong: 
         )
     if a == b:
         raise PairError("The two prompts are the same: change a word in the corrupted one.")
-    r = answer_id(lm, right, "right") if right else top_id(lm, a)
-    w = answer_id(lm, wrong, "wrong") if wrong else top_id(lm, b)
-    if r == w:
-        raise PairError(
-            f"Both answers are {lm.readable([r])[0]!r}: type the two answers to compare."
-        )
-    return Pair(tuple(a), tuple(b), r, w)
+    r, w, notes = _answers(lm, a, b, right, wrong)
+    return Pair(tuple(a), tuple(b), r, w, tuple(notes))

@@ -15,15 +15,21 @@ REPEATED = "piano orbit lemon cactus violet engine marble tiger piano orbit lemo
 REPEATED_OTHER = (
     "piano orbit lemon cactus violet rabbit marble tiger piano orbit lemon cactus violet"
 )
+# the longest pair the page takes (40 tokens each): a link may pick its last position
+LONGEST = (
+    "When Mary and John went to the store after a long day at work in the old town by the quiet "
+    "green river, they talked about the weather and the news, and then John gave a drink to"
+)
+LONGEST_SWAPPED = LONGEST.replace("then John", "then Mary")
 NAME_MOVERS = "L23 H3, L29 H1, L23 H0"  # the three heads with the largest parts on the names pair
 LAYERS, HEADS, POSITIONS = 30, 9, 40
 
 TRY_THIS: list[str] = [
     "Press **Names (IOI)**: the logit difference ' Mary' − ' John' is about +6.1 on the clean "
     "prompt and about −5.5 on the corrupted one, where the second 'John' became 'Mary'.",
-    "Open **Patching the residual stream** on the names pair: in layers 0–20 only the changed "
-    "position (the second name) brings the answer back; from layer 24 on only the last position "
-    "does: the answer has moved there.",
+    "Press **Names (IOI)**: in the residual stream's map, patching the changed position (the "
+    "second name) brings back over 90 % of the logit difference in every layer up to 20; from "
+    "layer 24 on the last position does: the answer has moved there.",
     "Open **Direct logit attribution** on the names pair: the parts add up to the logit "
     "difference (error under 0.001), and layer 23, head 3 has the largest part of any head.",
     "Open **Knock heads out** on the names pair with the three heads of the largest parts "
@@ -43,17 +49,28 @@ TABLE = PageParams(
             "right answer (blank: the clean prompt's top token)",
             "text_input",
             "",
-            help="One token; a leading space is part of it, as in ' Mary'.",
+            help="A token; a leading space is part of it, as in ' Mary' (a longer text is read by "
+            "its first token).",
         ),
         Param(
             "ip_wrong",
             "wrong answer (blank: the corrupted prompt's top token)",
             "text_input",
             "",
-            help="One token; a leading space is part of it, as in ' John'.",
+            help="A token; a leading space is part of it, as in ' John' (a longer text is read "
+            "by its first token).",
         ),
         Param("ip_layer", "layer", "slider", 24, low=0, high=LAYERS - 1, step=1),
-        Param("ip_pos", "position", "slider", 13, low=0, high=POSITIONS - 1, step=1),
+        Param(
+            "ip_pos",
+            "position",
+            "slider",
+            13,
+            low=0,
+            high=POSITIONS - 1,
+            step=1,
+            shown_when=(("ip_clean", LONGEST), ("ip_corrupt", LONGEST_SWAPPED)),
+        ),
         Param("ip_hlayer", "layer", "slider", 23, low=0, high=LAYERS - 1, step=1),
         Param("ip_head", "head", "slider", 3, low=0, high=HEADS - 1, step=1),
         Param(
@@ -70,7 +87,6 @@ TABLE = PageParams(
             help="Layer and head, comma-separated: L23 H3, L29 H1. A click on a head map adds it.",
         ),
         Param("ip_how", "knock out by", "radio", "zero", choices=("zero", "mean")),
-        Param("ip_open_resid", "Patching the residual stream (open)", "toggle", False),
         Param("ip_open_heads", "Patching each head (open)", "toggle", False),
         Param("ip_open_dla", "Direct logit attribution (open)", "toggle", False),
         Param("ip_open_ablate", "Knock heads out (open)", "toggle", False),

@@ -8,9 +8,19 @@ import numpy as np
 
 from attnviz.topics.llm.scene import model
 from attnviz.topics.patching import readouts
-from attnviz.topics.scene import Answer, Values
+from attnviz.topics.patching.ablation import parse_heads
+from attnviz.topics.scene import Answer, SceneInputError, Values
 
 THIRDS = 3  # the layers are offered in three ranges
+
+
+def knocked_out(out, values: Values) -> tuple[tuple[int, int], ...]:
+    """The heads the page knocks out, read from their text (SceneInputError: unreadable)."""
+    lm = model(out.given.device)
+    try:
+        return parse_heads(values["ip_ablate"], lm.n_layers, lm.n_heads)
+    except ValueError as err:
+        raise SceneInputError(str(err)) from None
 
 
 def _position(out, p: int) -> str:
@@ -57,10 +67,11 @@ def top_head(out) -> Answer:
 
 def knock_out_flips(out, values: Values) -> Answer:
     """Whether the picked heads knocked out make another token the most likely one."""
-    from attnviz.topics.patching.scene import knocked_out  # the scene's reading of the text
-
     lm = model(out.given.device)
-    picked = knocked_out(out, values)
+    try:
+        picked = knocked_out(out, values)
+    except SceneInputError:  # the page says what is wrong with the text
+        picked = ()
     if not picked:
         return Answer.of("No", ["Yes", "No"])
     k = readouts.knocked(lm, out.pair, picked, values["ip_how"])

@@ -19,10 +19,9 @@ import plotly.graph_objects as go
 from attnviz.figures import patching as fig
 from attnviz.topics.llm.scene import model
 from attnviz.topics.patching import readouts
-from attnviz.topics.patching.ablation import parse_heads
 from attnviz.topics.patching.pairs import Pair, PairError, make_pair
 from attnviz.topics.patching.params import TABLE, TRY_THIS
-from attnviz.topics.patching.questions import answers
+from attnviz.topics.patching.questions import answers, knocked_out
 from attnviz.topics.scene import Scene, SceneInputError, Values, wants
 
 
@@ -100,28 +99,20 @@ def pick(out: PatchOutcome, values: Values) -> Pick:
     )
 
 
-def knocked_out(out: PatchOutcome, values: Values) -> tuple[tuple[int, int], ...]:
-    lm = model(out.given.device)
-    try:
-        return parse_heads(values["ip_ablate"], lm.n_layers, lm.n_heads)
-    except ValueError as err:
-        raise SceneInputError(str(err)) from None
-
-
 def _opened(only, values: Values, toggle: str, name: str) -> bool:
     return wants(only, name) and (only is not None or bool(values[toggle]))
 
 
 def _resid_views(out: PatchOutcome, values: Values, only) -> dict[str, go.Figure]:
     lm, p, figs = model(out.given.device), pick(out, values), {}
-    if not any(_opened(only, values, "ip_open_resid", n) for n in ("ip_resid", "ip_cell")):
+    if not (wants(only, "ip_resid") or wants(only, "ip_cell")):
         return figs
     sweep = readouts.resid_sweep(lm, out.pair)
     share = readouts.shares(lm, out.pair, sweep.diff)
-    if _opened(only, values, "ip_open_resid", "ip_resid"):
+    if wants(only, "ip_resid"):
         title = "Patching the residual stream: the share of the answer each patch brings back"
         figs["ip_resid"] = fig.patch_map(share, columns(out), title, "position", (p.layer, p.pos))
-    if _opened(only, values, "ip_open_resid", "ip_cell"):
+    if wants(only, "ip_cell"):
         ids, probs = sweep.top_ids[p.layer, p.pos], sweep.top_probs[p.layer, p.pos]
         mark = next((i for i, t in enumerate(ids) if t == out.pair.right), None)
         title = f"Layer {p.layer}, position {p.pos} patched: the next token"
@@ -203,7 +194,6 @@ SCENE = Scene(
     answers=answers,
     answer_names=("early_position", "answer_layer", "top_head", "knock_out_flips"),
     section_views={
-        "ip_open_resid": ("ip_resid", "ip_cell"),
         "ip_open_heads": ("ip_attr_heads", "ip_heads", "ip_agree"),
         "ip_open_dla": ("ip_dla",),
         "ip_open_ablate": ("ip_ablate",),

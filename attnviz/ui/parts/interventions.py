@@ -50,57 +50,55 @@ def _progress(text: str):
     return bar, lambda done: bar.progress(min(1.0, done), text=text)
 
 
-def resid_section(out: PatchOutcome, values: Values) -> None:
-    with layout.lazy_expander("Patching the residual stream", "ip_open_resid") as box:
-        if not box.open:
-            return
-        lm = model(out.given.device)
-        bar, tick = _progress("Patching every layer × position…")
-        readouts.resid_sweep(lm, out.pair, tick)
-        bar.empty()
-        st.markdown(
-            "Each cell is one run of the **corrupted** prompt with the **clean** run's residual "
-            "stream put in at one layer (row) and one position (column): the share of the logit "
-            "difference it brings back (1 = the clean answer, 0 = no change). Click a cell to "
-            "see that run's next tokens."
-        )
-        c1, c2 = st.columns(2)
-        with c1:
-            values["ip_layer"] = draw(TABLE, "ip_layer", high=lm.n_layers - 1)
-        with c2:
-            values["ip_pos"] = draw(TABLE, "ip_pos", high=len(out.pair.clean) - 1)
-        figs = SCENE.views(out, values, only={"ip_resid", "ip_cell"})
-        show(
-            figs["ip_resid"],
-            "ip_resid",
-            key="ip_resid_chart",
-            selection_mode="points",
-            on_select=_clicked("ip_resid_chart", "ip_layer", "ip_pos"),
-        )
-        show(figs["ip_cell"], "ip_cell")
-        sweep = readouts.resid_sweep(lm, out.pair)
-        st.caption(
-            f"{sweep.ran} runs; the other cells are positions before the first change, where "
-            "both prompts' streams are equal, so patching them is the corrupted run itself."
-        )
+def resid_patching(out: PatchOutcome, values: Values) -> None:
+    """The exact sweep (with its progress the first time), the map, and the picked cell's run."""
+    lm = model(out.given.device)
+    bar, tick = _progress("Patching every layer × position…")
+    sweep = readouts.resid_sweep(lm, out.pair, tick)
+    bar.empty()
+    st.subheader("Where the answer is carried: patching the residual stream")
+    st.markdown(
+        "Each cell is one run of the **corrupted** prompt with the **clean** run's residual "
+        "stream put in at one layer (row) and one position (column): the share of the logit "
+        "difference it brings back (100 % = the clean answer, 0 = no change). Click a cell to "
+        "see that run's next tokens."
+    )
+    c1, c2 = st.columns(2)
+    with c1:
+        values["ip_layer"] = draw(TABLE, "ip_layer", high=lm.n_layers - 1)
+    with c2:
+        values["ip_pos"] = draw(TABLE, "ip_pos", high=len(out.pair.clean) - 1)
+    figs = SCENE.views(out, values, only={"ip_resid", "ip_cell"})
+    show(
+        figs["ip_resid"],
+        "ip_resid",
+        key="ip_resid_chart",
+        selection_mode="points",
+        on_select=_clicked("ip_resid_chart", "ip_layer", "ip_pos"),
+    )
+    st.caption(
+        f"{sweep.ran} runs; the other cells are the corrupted run itself (before the first "
+        "change both prompts' streams are equal, and at layer 0 only the changed tokens differ)."
+    )
+    show(figs["ip_cell"], "ip_cell")
 
 
 def heads_section(out: PatchOutcome, values: Values) -> None:
     with layout.lazy_expander("Patching each head", "ip_open_heads") as box:
-        values["ip_exact"] = draw(TABLE, "ip_exact")
-        if not box.open:
-            return
         lm = model(out.given.device)
-        st.markdown(
-            "Attribution patching estimates every head at once from one backward pass: the "
-            "gradient of the logit difference times the change in the head's output. Pick a "
-            "head (or click it) to patch it exactly."
-        )
         c1, c2 = st.columns(2)
         with c1:
             values["ip_hlayer"] = draw(TABLE, "ip_hlayer", high=lm.n_layers - 1)
         with c2:
             values["ip_head"] = draw(TABLE, "ip_head", high=lm.n_heads - 1)
+        values["ip_exact"] = draw(TABLE, "ip_exact")
+        if not box.open:
+            return
+        st.markdown(
+            "Attribution patching estimates every head at once from one backward pass: the "
+            "gradient of the logit difference times the change in the head's output. The head "
+            "picked above (or clicked) is patched exactly."
+        )
         if values["ip_exact"]:
             bar, tick = _progress("Patching every head…")
             readouts.head_sweep(lm, out.pair, tick)
@@ -137,15 +135,36 @@ def dla_section(out: PatchOutcome, values: Values) -> None:
         st.markdown(
             "The last position's residual stream is a sum: the token's embedding, every head's "
             "output and every MLP's output. With the final norm's scale frozen at this run's "
-            "value, the logit difference splits into one part per component (clean prompt)."
+            "value, the logit difference splits into one part per component (clean prompt). "
+            "Click a head to add it to the heads knocked out below."
         )
-        show(SCENE.views(out, values, only={"ip_dla"})["ip_dla"], "ip_dla")
+        show(
+            SCENE.views(out, values, only={"ip_dla"})["ip_dla"],
+            "ip_dla",
+            key="ip_dla_chart",
+            selection_mode="points",
+            on_select=_add_head,
+        )
         parts = readouts.dla(model(out.given.device), out.pair)
         st.caption(
             f"Embedding {parts.embed:+.3f} + heads {parts.heads.sum():+.3f} + MLPs "
             f"{parts.mlps.sum():+.3f} = {parts.total:.4f}; the model's logit difference is "
             f"{parts.whole:.4f} (error {abs(parts.total - parts.whole):.1e})."
         )
+
+
+def _add_head() -> None:
+    """on_select: a click on a head's cell of the attribution adds it to the heads knocked out
+    (the MLP column is not a head)."""
+    chart = st.session_state.get("ip_dla_chart") or {}
+    points = (chart.get("selection") or {}).get("points") or []
+    where = points[0].get("point_index") if points else None
+    if not (isinstance(where, list | tuple) and len(where) == 2) or points[0].get("x") == "MLP":
+        return
+    name = f"L{int(where[0])} H{int(where[1])}"
+    now = [p.strip() for p in str(st.session_state.get("ip_ablate", "")).split(",") if p.strip()]
+    if name not in now:
+        st.session_state["ip_ablate"] = ", ".join([*now, name])
 
 
 def _top_heads(out: PatchOutcome) -> None:

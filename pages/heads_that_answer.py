@@ -18,7 +18,7 @@ from attnviz.ui.parts.interventions import (
     dla_section,
     heads_section,
     pair_inputs,
-    resid_section,
+    resid_patching,
 )
 from attnviz.ui.parts.language_model import load_with_progress
 
@@ -42,16 +42,17 @@ except SceneInputError as err:
     st.warning(md_literal(err))
     st.stop()
 
+for note in out.pair.notes:
+    st.info(md_literal(note))
 show(SCENE.views(out, values, only={"ip_diff"})["ip_diff"], "ip_diff")
 changed = ", ".join(md_literal(columns(out)[p]) for p in out.pair.differ)
 st.caption(
     f"Right {md_literal(out.right)}, wrong {md_literal(out.wrong)}; the prompts differ at "
     f"{changed} ({len(out.pair.clean)} tokens each)."
 )
-if "lesson" in st.query_params:  # the lesson's questions (a sweep: seconds, only when asked)
-    publish(SCENE.answers(out, values))
+resid_patching(out, values)
+publish(SCENE.answers(out, values))  # after the sweep: the questions read it
 
-resid_section(out, values)
 heads_section(out, values)
 dla_section(out, values)
 ablate_section(out, values)
