@@ -30,6 +30,7 @@ EXPECTED = {  # slug -> (seeds, the pages it may use)
     "07_attention_on_images": (("003", "004"), {"vision-patches", "captioning"}),
     "08_attention_at_scale": (("003",), {"attention-at-scale"}),
     "09_inside_a_language_model": (("003",), {"language-model"}),
+    "10_finding_the_heads_that_answer": (("003",), {"interventions"}),
 }
 HEADER = 'title = "T"\nsummary = "S"\nseeds = ["004"]\n\n'
 

@@ -36,7 +36,9 @@ TRY_THIS: list[str] = [
     "knocked out (zero): ' Mary' still comes first, with a smaller logit difference: other heads "
     "take over.",
     "Open **The circuit on the prompt** on the names pair: from the last token, layer 23, head 3 "
-    "puts more weight on ' Mary' than on any other token of the prompt.",
+    "(the largest part) looks at the second ' John', the name to avoid; heads 0 and 1 of the "
+    "same layer look at ' Mary'; layer 24, head 4 also looks at ' Mary' but its part is "
+    "negative: it works against the answer.",
 ]
 
 TABLE = PageParams(

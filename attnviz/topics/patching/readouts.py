@@ -17,7 +17,7 @@ from attnviz.topics.patching.pairs import Pair
 from attnviz.topics.patching.patching import Progress, Sweep
 from attnviz.topics.pretrained.model import PretrainedModel
 
-CIRCUIT = 4  # heads shown in the circuit
+CIRCUIT = 6  # heads shown in the circuit
 
 
 def acts(lm: PretrainedModel, pair: Pair) -> tuple[Acts, Acts]:
