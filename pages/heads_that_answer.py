@@ -5,7 +5,7 @@ attribution patching, direct logit attribution, knocking heads out), layout over
 import streamlit as st
 
 from attnviz.io.user_text import md_literal
-from attnviz.topics.patching.scene import SCENE, columns
+from attnviz.topics.patching.scene import SCENE, changes
 from attnviz.topics.scene import SceneInputError
 from attnviz.ui.common import layout
 from attnviz.ui.common.figures import show
@@ -45,10 +45,9 @@ except SceneInputError as err:
 for note in out.pair.notes:
     st.info(md_literal(note))
 show(SCENE.views(out, values, only={"ip_diff"})["ip_diff"], "ip_diff")
-changed = ", ".join(md_literal(columns(out)[p]) for p in out.pair.differ)
 st.caption(
-    f"Right {md_literal(out.right)}, wrong {md_literal(out.wrong)}; the prompts differ at "
-    f"{changed} ({len(out.pair.clean)} tokens each)."
+    f"Right {md_literal(out.right)}, wrong {md_literal(out.wrong)}; the prompts differ: "
+    f"{md_literal(changes(out))} ({len(out.pair.clean)} tokens each)."
 )
 resid_patching(out, values)
 publish(SCENE.answers(out, values))  # after the sweep: the questions read it

@@ -11,6 +11,7 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
+from attnviz.figures.axes import SPACED_MIN
 from attnviz.figures.base import (
     BAR_COLOR,
     DIVERGING,
@@ -32,7 +33,8 @@ def diff_figure(names: list[str], diffs: list[float], right: str, wrong: str) ->
     colors = [BAR_COLOR if d >= 0 else HIGHLIGHT_COLOR for d in diffs]
     bound = max(abs(d) for d in diffs) * 1.25 or 1.0
     fig.update_traces(marker_color=colors).update_yaxes(range=[-bound, bound])
-    return retitled(fig, title, 60).update_layout(height=300)
+    return retitled(fig, title, 60).update_layout(height=230)  # whole under the prompts on a
+    # 1280x720 projector in lecture mode
 
 
 def _layer_rows(layout: dict, layers: int) -> None:
@@ -48,30 +50,41 @@ def patch_map(
     title: str,
     x_title: str,
     picked: tuple[int, int] | None = None,
+    bound: float = 1.0,
 ) -> go.Figure:
     """(L, N) share of the logit difference each patch brings back (1 = clean, 0 = corrupted),
-    layers as rows, on a diverging scale from −1 to 1; the picked (layer, column) boxed."""
-    layers = share.shape[0]
+    layers as rows, on a diverging scale from −bound to bound; the picked (layer, column)
+    boxed. `columns` are labels already escaped (figures.text.shown)."""
+    layers, word = share.shape[0], x_title.split(" (")[0]
     trace, layout = heatmap_spec(
         share,
         columns,
         [str(layer) for layer in range(layers)],
         title,
-        x_title=x_title,
+        x_title=html.escape(x_title),  # it may name the prompts' tokens
         y_title="layer",
-        zmin=-1.0,
-        zmax=1.0,
+        zmin=-bound,
+        zmax=bound,
         colorscale=DIVERGING,
     )
     trace["hovertemplate"] = (
-        f"layer %{{y}}, {x_title} %{{x}}<br>brings back %{{z:.0%}}<extra></extra>"
+        f"layer %{{y}}, {html.escape(word)} %{{x}}<br>brings back %{{z:.0%}}<extra></extra>"
     )
     trace["colorbar"] = {"tickformat": ".0%", "title": {"text": "brought back"}}
+    _level_labels(layout, len(columns))
     _layer_rows(layout, layers)
     if picked is not None:
         layer, col = picked
         layout["shapes"] = [_box(col, layer)]
-    return fast_figure([trace], titled(layout, title, 50))
+    return fast_figure([trace], titled(layout, title, NARROW_TITLE))
+
+
+def _level_labels(layout: dict, n: int) -> None:
+    """Up to SPACED_MIN tokens: Plotly's own angle (level on a projector's stage, turned only
+    where they would collide, as on a phone): upright labels took the height a stage's map
+    needs for its rows."""
+    if n <= SPACED_MIN:
+        layout["xaxis"].pop("tickangle", None)
 
 
 def _box(col: int, row: int) -> dict:
@@ -117,7 +130,9 @@ def agreement(exact: np.ndarray, estimate: np.ndarray, names: list[str]) -> go.F
         "hoverinfo": "skip",
     }
     title = f"Estimate against exact patch, every head (correlation {r:.2f})"
-    layout = titled({"margin": {"l": 10, "r": 10, "t": 60, "b": 10}, "height": 380}, title, 50)
+    layout = titled(
+        {"margin": {"l": 10, "r": 10, "t": 60, "b": 10}, "height": 380}, title, NARROW_TITLE
+    )
     layout["xaxis"] = {"title": {"text": "exact: share brought back"}, "tickformat": ".0%"}
     layout["yaxis"] = {"title": {"text": "attribution estimate"}, "tickformat": ".0%"}
     layout["legend"] = {"orientation": "h", "y": -0.25}
@@ -144,7 +159,7 @@ def dla_map(heads: np.ndarray, mlps: np.ndarray, total: float, whole: float) -> 
     )
     trace["hovertemplate"] = "layer %{y}, head %{x}<br>part %{z:.3f}<extra></extra>"
     _layer_rows(layout, parts.shape[0])
-    return fast_figure([trace], titled(layout, title, 50))
+    return fast_figure([trace], titled(layout, title, NARROW_TITLE))
 
 
 def ablation_figure(
@@ -166,10 +181,11 @@ def ablation_figure(
             ("heads knocked out", after, BAR_COLOR),
         )
     ]
-    layout = titled({"margin": {"l": 10, "r": 10, "t": 60, "b": 10}, "height": 340}, title, 50)
-    layout.update(
-        barmode="group", legend={"orientation": "h", "y": 1.02, "x": 0, "yanchor": "bottom"}
+    layout = titled(
+        {"margin": {"l": 10, "r": 10, "t": 60, "b": 10}, "height": 340}, title, NARROW_TITLE
     )
+    layout["barmode"] = "group"  # the legend at the right, Plotly's default: above the bars
+    # it ran into the title on a stage
     layout["yaxis"] = {"title": {"text": "probability"}, "range": [0, 1.05]}
     layout["xaxis"] = {"title": {"text": "token"}, "type": "category"}
     return fast_figure(traces, layout)
@@ -182,11 +198,11 @@ def circuit_figure(rows: np.ndarray, heads: list[str], tokens: list[str]) -> go.
         shown(tokens),
         heads,
         "Where the heads that matter look from the last token",
-        x_title="token of the prompt",
-        y_title="head",
+        x_title="",  # no axis titles: the tokens and head names say it, and a stage gives
+        y_title="",  # this map's six rows the height they would take
         zmin=0.0,
         zmax=1.0,
-        show_numbers=True,
-    )
+    )  # no numbers in the cells: 14+ columns on a phone overprint them (the hover has them)
+    _level_labels(layout, len(tokens))
     layout["height"] = max(layout.get("height") or 0, 120 + 44 * len(heads) + 100)
-    return fast_figure([trace], titled(layout, layout["title"]["text"], NARROW_TITLE + 16))
+    return fast_figure([trace], titled(layout, layout["title"]["text"], NARROW_TITLE))

@@ -14,9 +14,11 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
+import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.figures import patching as fig
+from attnviz.figures.text import shown
 from attnviz.topics.llm.scene import model
 from attnviz.topics.patching import readouts
 from attnviz.topics.patching.pairs import Pair, PairError, make_pair
@@ -74,11 +76,17 @@ def run(given: PairInput) -> PatchOutcome:
 
 
 def columns(out: PatchOutcome) -> list[str]:
-    """Position labels: the clean token, "clean→corrupted" where the prompts differ."""
-    return [
-        a if a == b else f"{a}→{b}"
-        for a, b in zip(out.clean_tokens, out.corrupt_tokens, strict=True)
-    ]
+    """Position labels: the clean token, with a * where the prompts differ (short: rotated
+    labels under a stage's map take the height its 30 rows need)."""
+    changed = set(out.pair.differ)
+    return [f"{s}*" if i in changed else s for i, s in enumerate(shown(out.clean_tokens))]
+
+
+def changes(out: PatchOutcome) -> str:
+    """The changed positions in words: "▁John → ▁Mary at 9"."""
+    return ", ".join(
+        f"{out.clean_tokens[p]} → {out.corrupt_tokens[p]} at {p}" for p in out.pair.differ
+    )
 
 
 @dataclass(frozen=True)
@@ -111,11 +119,12 @@ def _resid_views(out: PatchOutcome, values: Values, only) -> dict[str, go.Figure
     share = readouts.shares(lm, out.pair, sweep.diff)
     if wants(only, "ip_resid"):
         title = "Patching the residual stream: the share of the answer each patch brings back"
-        figs["ip_resid"] = fig.patch_map(share, columns(out), title, "position", (p.layer, p.pos))
+        x_title = f"position (* changed: {changes(out)})"
+        figs["ip_resid"] = fig.patch_map(share, columns(out), title, x_title, (p.layer, p.pos))
     if wants(only, "ip_cell"):
         ids, probs = sweep.top_ids[p.layer, p.pos], sweep.top_probs[p.layer, p.pos]
         mark = next((i for i, t in enumerate(ids) if t == out.pair.right), None)
-        title = f"Layer {p.layer}, position {p.pos} patched: the next token"
+        title = f"Layer {p.layer}, position {p.pos} ({out.clean_tokens[p.pos]}) patched: next token"
         figs["ip_cell"] = fig.tokens_figure(lm.readable([int(i) for i in ids]), probs, title, mark)
     return figs
 
@@ -127,18 +136,18 @@ def _head_views(out: PatchOutcome, values: Values, only) -> dict[str, go.Figure]
         return figs
     gap = out.diffs[0] - out.diffs[1]
     est = readouts.estimate(lm, out.pair).heads / gap  # (L, H) shares
+    bound = max(0.1, float(np.abs(est).max()))  # one head brings back less than a layer
+    box = (p.head_layer, p.head)
     if _opened(only, values, "ip_open_heads", "ip_attr_heads"):
-        title = "Attribution patching: each head's estimated share (one backward pass)"
-        figs["ip_attr_heads"] = fig.patch_map(
-            est, _heads(lm), title, "head", (p.head_layer, p.head)
-        )
-    exact_on = only is not None or bool(values["ip_exact"])
-    if exact_on and _opened(only, values, "ip_open_heads", "ip_heads"):
-        share = readouts.shares(lm, out.pair, readouts.head_sweep(lm, out.pair).diff)
-        title = "Patching each head exactly: the share it brings back"
-        figs["ip_heads"] = fig.patch_map(share, _heads(lm), title, "head", (p.head_layer, p.head))
-    if exact_on and _opened(only, values, "ip_open_heads", "ip_agree"):
-        share = readouts.shares(lm, out.pair, readouts.head_sweep(lm, out.pair).diff)
+        title = "Attribution patching: each head's estimated share"
+        figs["ip_attr_heads"] = fig.patch_map(est, _heads(lm), title, "head", box, bound)
+    if not (only is not None or values["ip_exact"]):
+        return figs  # exact: on demand (one run per head)
+    share = readouts.shares(lm, out.pair, readouts.head_sweep(lm, out.pair).diff)
+    if _opened(only, values, "ip_open_heads", "ip_heads"):
+        title = "Patching each head exactly: its share"
+        figs["ip_heads"] = fig.patch_map(share, _heads(lm), title, "head", box, bound)
+    if _opened(only, values, "ip_open_heads", "ip_agree"):
         names = [f"L{l_} H{h}" for l_ in range(share.shape[0]) for h in range(share.shape[1])]
         figs["ip_agree"] = fig.agreement(share.ravel(), est.ravel(), names)
     return figs

@@ -99,15 +99,34 @@ def heads_section(out: PatchOutcome, values: Values) -> None:
             "gradient of the logit difference times the change in the head's output. The head "
             "picked above (or clicked) is patched exactly."
         )
+        _picked_head(out, values)
         if values["ip_exact"]:
             bar, tick = _progress("Patching every head…")
             readouts.head_sweep(lm, out.pair, tick)
             bar.empty()
-        figs = SCENE.views(
-            out,
-            values,
-            only={"ip_attr_heads"} | ({"ip_heads", "ip_agree"} if values["ip_exact"] else set()),
-        )
+        _head_maps(out, values)
+
+
+def _picked_head(out: PatchOutcome, values: Values) -> None:
+    """The picked head patched exactly (one run) beside its estimate."""
+    lm, p = model(out.given.device), pick(out, values)
+    gap = out.diffs[0] - out.diffs[1]
+    exact = (readouts.patched_head(lm, out.pair, p.head_layer, p.head) - out.diffs[1]) / gap
+    guess = float(readouts.estimate(lm, out.pair).heads[p.head_layer, p.head]) / gap
+    st.markdown(
+        f"**L{p.head_layer} H{p.head}**: patched exactly it brings back **{exact:.1%}**; "
+        f"the estimate says {guess:.1%}."
+    )
+
+
+def _head_maps(out: PatchOutcome, values: Values) -> None:
+    """The estimate's map; with every head patched, the exact map beside it and their
+    agreement under both."""
+    exact = bool(values["ip_exact"])
+    names = {"ip_attr_heads"} | ({"ip_heads", "ip_agree"} if exact else set())
+    figs = SCENE.views(out, values, only=names)
+    left, right = st.columns(2) if exact else (st.container(), None)
+    with left:
         show(
             figs["ip_attr_heads"],
             "ip_attr_heads",
@@ -115,17 +134,10 @@ def heads_section(out: PatchOutcome, values: Values) -> None:
             selection_mode="points",
             on_select=_clicked("ip_attr_chart", "ip_hlayer", "ip_head"),
         )
-        p = pick(out, values)
-        gap = out.diffs[0] - out.diffs[1]
-        exact = (readouts.patched_head(lm, out.pair, p.head_layer, p.head) - out.diffs[1]) / gap
-        guess = float(readouts.estimate(lm, out.pair).heads[p.head_layer, p.head]) / gap
-        st.markdown(
-            f"**L{p.head_layer} H{p.head}**: patched exactly it brings back **{exact:.1%}**; "
-            f"the estimate says {guess:.1%}."
-        )
-        if values["ip_exact"]:
+    if right is not None:
+        with right:
             show(figs["ip_heads"], "ip_heads")
-            show(figs["ip_agree"], "ip_agree")
+        show(figs["ip_agree"], "ip_agree")
 
 
 def dla_section(out: PatchOutcome, values: Values) -> None:
@@ -198,7 +210,7 @@ def ablate_section(out: PatchOutcome, values: Values) -> None:
         st.markdown(
             f"Logit difference {md_literal(out.right)} − {md_literal(out.wrong)}: "
             f"**{out.diffs[0]:+.2f}** with every head, **{k.diff:+.2f}** without; the most "
-            f"likely token is now {md_literal(top)}."
+            f"likely token is {'still' if k.top == out.pair.right else 'now'} {md_literal(top)}."
         )
 
 
