@@ -11,11 +11,13 @@ does the rest (rotary positions, causal mask, final norm, unembedding).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
+from transformers import DynamicCache
 
 from attnviz.topics.pretrained.model import PretrainedModel
 
@@ -89,16 +91,38 @@ def _from_layer(lm: PretrainedModel, start: int) -> Iterator[None]:
         inner.layers = whole
 
 
+def prefix_cache(lm: PretrainedModel, ids: tuple[int, ...], length: int) -> DynamicCache:
+    """Every layer's keys and values of the first `length` tokens of `ids`: runs that differ from
+    `ids` only from there on reuse them (a causal model's earlier positions never read later
+    ones)."""
+    cache = DynamicCache(config=lm.model.config)
+    with lm.lock, torch.no_grad():
+        lm.model(
+            input_ids=torch.tensor([list(ids[:length])], device=lm.model.device),
+            past_key_values=cache,
+            use_cache=True,
+            logits_to_keep=1,
+        )
+    return cache
+
+
 def run_from(
     lm: PretrainedModel,
     hidden: torch.Tensor,
     start: int = 0,
     edits: dict[int, ZEdit] | None = None,
+    cache: DynamicCache | None = None,
 ) -> torch.Tensor:
     """The next token's logits (B, V) when `hidden` (B, T, D) enters layer `start`, each layer in
-    `edits` having its heads' outputs (B, T, H * d) passed through its edit before o_proj."""
-    every = layers(lm)
-    device = lm.model.device
+    `edits` having its heads' outputs (B, T − P, H * d) at positions P.. passed through its edit
+    before o_proj. `cache` (prefix_cache, P tokens): the first P positions, equal in every row,
+    unedited and the cached run's own, are not run again; only positions P.. are."""
+    every, device = layers(lm), lm.model.device
+    b, t = hidden.shape[:2]
+    done = 0 if cache is None else cache.get_seq_length()
+    if cache is not None:
+        cache = copy.deepcopy(cache)  # the model appends to it
+        cache.batch_repeat_interleave(b)
     with lm.lock, torch.no_grad():
         handles = [
             every[layer].self_attn.o_proj.register_forward_pre_hook(
@@ -108,7 +132,13 @@ def run_from(
         ]
         try:
             with _from_layer(lm, start):
-                out = lm.model(inputs_embeds=hidden.to(device), use_cache=False, logits_to_keep=1)
+                out = lm.model(
+                    inputs_embeds=hidden[:, done:].to(device),
+                    past_key_values=cache,
+                    use_cache=cache is not None,
+                    position_ids=torch.arange(done, t, device=device)[None].expand(b, -1),
+                    logits_to_keep=1,
+                )
         finally:
             for handle in handles:
                 handle.remove()

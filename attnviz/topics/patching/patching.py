@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from attnviz.topics.patching.acts import Acts, run_from
+from attnviz.topics.patching.acts import Acts, prefix_cache, run_from
 from attnviz.topics.patching.pairs import Pair
 from attnviz.topics.pretrained.model import PretrainedModel
 
@@ -71,6 +71,7 @@ def resid_sweep(
     """Patch the clean residual stream into the corrupted run at each (layer, position)."""
     layers, t = clean.resid.shape[0] - 1, clean.resid.shape[1]
     grid = _Grid(layers, t, corrupt.logits, pair)
+    cache = _shared_prefix(lm, pair, run_equal)
     for layer in range(layers):
         cells = [
             p
@@ -81,7 +82,7 @@ def resid_sweep(
             hidden = corrupt.resid[layer].expand(len(cells), -1, -1).clone()  # (B, T, D)
             rows = torch.arange(len(cells))
             hidden[rows, cells] = clean.resid[layer, cells]
-            for logits, cell in zip(run_from(lm, hidden, layer), cells, strict=True):
+            for logits, cell in zip(run_from(lm, hidden, layer, cache=cache), cells, strict=True):
                 grid.put(layer, cell, logits)
             grid.ran += len(cells)
         if progress:
@@ -112,6 +113,13 @@ def _head_edit(source: torch.Tensor, heads: list[int]):
     return edit
 
 
+def _shared_prefix(lm: PretrainedModel, pair: Pair, run_equal: bool):
+    """The corrupted run's keys and values before the first change (the clean run's too: the
+    tokens are the same), which every patched run shares; None when every cell is run."""
+    first = pair.differ[0]
+    return None if run_equal or first == 0 else prefix_cache(lm, pair.corrupt, first)
+
+
 def head_sweep(
     lm: PretrainedModel,
     pair: Pair,
@@ -123,6 +131,8 @@ def head_sweep(
     """Patch each head's clean output (all positions) into the corrupted run."""
     layers, heads = clean.z.shape[0], clean.z.shape[2]
     grid = _Grid(layers, heads, corrupt.logits, pair)
+    cache = _shared_prefix(lm, pair, run_equal)
+    done = 0 if cache is None else pair.differ[0]
     for layer in range(layers):
         cells = [
             h
@@ -131,8 +141,8 @@ def head_sweep(
         ]
         if cells:
             hidden = corrupt.resid[layer].expand(len(cells), -1, -1).contiguous()  # (B, T, D)
-            edits = {layer: _head_edit(clean.z[layer], cells)}
-            for logits, cell in zip(run_from(lm, hidden, layer, edits), cells, strict=True):
+            edits = {layer: _head_edit(clean.z[layer, done:], cells)}  # positions done..
+            for logits, cell in zip(run_from(lm, hidden, layer, edits, cache), cells, strict=True):
                 grid.put(layer, cell, logits)
             grid.ran += len(cells)
         if progress:
