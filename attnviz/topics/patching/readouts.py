@@ -51,6 +51,17 @@ def estimate(lm: PretrainedModel, pair: Pair) -> attribution.Attribution:
     return memo(lm, "attribution", pair, lambda: attribution.attribution(lm, pair, *acts(lm, pair)))
 
 
+def resid_agreement(lm: PretrainedModel, pair: Pair) -> float:
+    """The correlation of attribution patching's estimates of the residual stream's cells with
+    the exact sweep's (every cell of the map; 1.0 when either is constant)."""
+    clean, corrupt = diffs(lm, pair)
+    exact = resid_sweep(lm, pair).diff.ravel() - corrupt
+    guess = estimate(lm, pair).resid.ravel()
+    if not (exact.std() and guess.std()):
+        return 1.0
+    return float(np.corrcoef(exact, guess)[0, 1])
+
+
 def dla(lm: PretrainedModel, pair: Pair) -> attribution.Dla:
     clean = acts(lm, pair)[0]
     return memo(lm, "dla", pair, lambda: attribution.direct_logit_attribution(lm, clean, pair))

@@ -76,9 +76,11 @@ def resid_patching(out: PatchOutcome, values: Values) -> None:
         selection_mode="points",
         on_select=_clicked("ip_resid_chart", "ip_layer", "ip_pos"),
     )
+    r = readouts.resid_agreement(lm, out.pair)
     st.caption(
         f"{sweep.ran} runs; the other cells are the corrupted run itself (before the first "
-        "change both prompts' streams are equal, and at layer 0 only the changed tokens differ)."
+        "change both prompts' streams are equal, and at layer 0 only the changed tokens differ). "
+        f"Attribution patching (one backward pass) estimates this map with correlation {r:.2f}."
     )
     show(figs["ip_cell"], "ip_cell")
 
