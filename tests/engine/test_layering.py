@@ -149,3 +149,20 @@ def test_figures_load_without_torch():
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert done.stdout.strip() == "clean", done.stdout + done.stderr
+
+
+def test_no_module_imports_transformers_when_it_is_imported():
+    """transformers imports its submodules lazily; two threads at it at once (a page importing
+    its engine while the server's warm-up loads a model) got "cannot import name 'DynamicCache'
+    from 'transformers'": a page then showed an error. Its names are imported inside the function
+    that needs them, under attnviz.core.hf_import.HF_LOCK (TYPE_CHECKING imports are not run)."""
+    bad = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.parse(path.read_text()).body:  # module level only
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            bad += [
+                f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0] == "transformers"
+            ]
+    assert bad == []

@@ -15,11 +15,15 @@ import copy
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
-from transformers import DynamicCache
 
+from attnviz.core.hf_import import HF_LOCK
 from attnviz.topics.pretrained.model import PretrainedModel
+
+if TYPE_CHECKING:
+    from transformers import DynamicCache
 
 ZEdit = Callable[[torch.Tensor], torch.Tensor]  # (B, T, H * d) -> the same, edited
 
@@ -95,6 +99,8 @@ def prefix_cache(lm: PretrainedModel, ids: tuple[int, ...], length: int) -> Dyna
     """Every layer's keys and values of the first `length` tokens of `ids`: runs that differ from
     `ids` only from there on reuse them (a causal model's earlier positions never read later
     ones)."""
+    with HF_LOCK:  # transformers' lazy import, raced by the server's warm-up, failed at import
+        from transformers import DynamicCache
     cache = DynamicCache(config=lm.model.config)
     with lm.lock, torch.no_grad():
         lm.model(
