@@ -31,7 +31,7 @@ def diff_figure(names: list[str], diffs: list[float], right: str, wrong: str) ->
     title = f"Logit difference '{html.escape(right)}' − '{html.escape(wrong)}'"
     fig = bar_chart(np.array(diffs), names, title, "logit difference")
     colors = [BAR_COLOR if d >= 0 else HIGHLIGHT_COLOR for d in diffs]
-    bound = max(abs(d) for d in diffs) * 1.25 or 1.0
+    bound = max(abs(d) for d in diffs) * 1.5 or 1.0  # room for the value over the bar
     fig.update_traces(marker_color=colors).update_yaxes(range=[-bound, bound])
     return retitled(fig, title, 60).update_layout(height=230)  # whole under the prompts on a
     # 1280x720 projector in lecture mode
@@ -100,7 +100,7 @@ def _box(col: int, row: int) -> dict:
 
 def tokens_figure(labels: list[str], probs: np.ndarray, title: str, mark: int | None) -> go.Figure:
     """A run's most likely next tokens; `mark` (an index) in orange (the right answer)."""
-    fig = bar_chart(probs, shown(labels), title, "probability", "token", (0.0, 1.12), mark)
+    fig = bar_chart(probs, shown(labels), title, "next token's probability", "", (0.0, 1.12), mark)
     return fig.update_layout(height=300)
 
 
@@ -129,7 +129,7 @@ def agreement(exact: np.ndarray, estimate: np.ndarray, names: list[str]) -> go.F
         "line": {"color": "#868e96", "dash": "dash"},
         "hoverinfo": "skip",
     }
-    title = f"Estimate against exact patch, every head (correlation {r:.2f})"
+    title = f"Estimate against exact patch (r = {r:.2f})"
     layout = titled(
         {"margin": {"l": 10, "r": 10, "t": 60, "b": 10}, "height": 380}, title, NARROW_TITLE
     )
@@ -158,6 +158,7 @@ def dla_map(heads: np.ndarray, mlps: np.ndarray, total: float, whole: float) -> 
         colorscale=DIVERGING,
     )
     trace["hovertemplate"] = "layer %{y}, head %{x}<br>part %{z:.3f}<extra></extra>"
+    trace["colorbar"] = {"title": {"text": "part"}}
     _layer_rows(layout, parts.shape[0])
     return fast_figure([trace], titled(layout, title, NARROW_TITLE))
 

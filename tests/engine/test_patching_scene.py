@@ -63,7 +63,7 @@ def test_the_picked_cell_is_boxed_and_its_run_shown(tiny):
     assert (box.x0 + 0.5, box.y0 + 0.5) == (12, 1)
     sweep = readouts.resid_sweep(tiny, out.pair)
     np.testing.assert_allclose(figs["ip_cell"].data[0].y, sweep.top_probs[1, 12], rtol=1e-6)
-    assert "Layer 1, position 12" in figs["ip_cell"].layout.title.text
+    assert "Layer 1, position 12 patched" in figs["ip_cell"].layout.title.text
 
 
 def test_answers_are_the_pages_own_numbers(tiny):

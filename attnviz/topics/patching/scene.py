@@ -118,13 +118,13 @@ def _resid_views(out: PatchOutcome, values: Values, only) -> dict[str, go.Figure
     sweep = readouts.resid_sweep(lm, out.pair)
     share = readouts.shares(lm, out.pair, sweep.diff)
     if wants(only, "ip_resid"):
-        title = "Patching the residual stream: the share of the answer each patch brings back"
+        title = "Patching the residual stream"
         x_title = f"position (* changed: {changes(out)})"
         figs["ip_resid"] = fig.patch_map(share, columns(out), title, x_title, (p.layer, p.pos))
     if wants(only, "ip_cell"):
         ids, probs = sweep.top_ids[p.layer, p.pos], sweep.top_probs[p.layer, p.pos]
         mark = next((i for i, t in enumerate(ids) if t == out.pair.right), None)
-        title = f"Layer {p.layer}, position {p.pos} ({out.clean_tokens[p.pos]}) patched: next token"
+        title = f"Layer {p.layer}, position {p.pos} patched"
         figs["ip_cell"] = fig.tokens_figure(lm.readable([int(i) for i in ids]), probs, title, mark)
     return figs
 
@@ -139,13 +139,13 @@ def _head_views(out: PatchOutcome, values: Values, only) -> dict[str, go.Figure]
     bound = max(0.1, float(np.abs(est).max()))  # one head brings back less than a layer
     box = (p.head_layer, p.head)
     if _opened(only, values, "ip_open_heads", "ip_attr_heads"):
-        title = "Attribution patching: each head's estimated share"
+        title = "Attribution patching (estimate)"
         figs["ip_attr_heads"] = fig.patch_map(est, _heads(lm), title, "head", box, bound)
     if not (only is not None or values["ip_exact"]):
         return figs  # exact: on demand (one run per head)
     share = readouts.shares(lm, out.pair, readouts.head_sweep(lm, out.pair).diff)
     if _opened(only, values, "ip_open_heads", "ip_heads"):
-        title = "Patching each head exactly: its share"
+        title = "Exact patching of each head"
         figs["ip_heads"] = fig.patch_map(share, _heads(lm), title, "head", box, bound)
     if _opened(only, values, "ip_open_heads", "ip_agree"):
         names = [f"L{l_} H{h}" for l_ in range(share.shape[0]) for h in range(share.shape[1])]
@@ -166,7 +166,8 @@ def _other_views(out: PatchOutcome, values: Values, only) -> dict[str, go.Figure
         picked = knocked_out(out, values)
         if picked:
             k = readouts.knocked(lm, out.pair, picked, values["ip_how"])
-            title = f"Next token with {len(picked)} head(s) knocked out ({values['ip_how']})"
+            n = len(picked)
+            title = f"{n} head{'s' if n > 1 else ''} knocked out ({values['ip_how']})"
             figs["ip_ablate"] = fig.ablation_figure(lm.readable(k.ids), k.before, k.after, title)
     if _opened(only, values, "ip_open_circuit", "ip_circuit"):
         heads, rows = readouts.circuit(lm, out.pair)
