@@ -28,9 +28,17 @@ def check_number(number: object) -> int:
 
 
 def check_label(text: object, what: str) -> str:
-    """A non-empty label of at most MAX_LABEL characters, stripped."""
+    """A non-empty label of at most MAX_LABEL characters, stripped, that both databases can
+    store: UTF-8 text (a lone surrogate such as U+D800 is not; SQLite's driver raised a raw
+    UnicodeEncodeError) without NUL (PostgreSQL refuses it in text)."""
     if not isinstance(text, str) or not text.strip() or len(text.strip()) > MAX_LABEL:
         raise BadInput(f"{what} must be text of 1 to {MAX_LABEL} characters.")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadInput(f"{what} holds a character that is not text (a lone surrogate).") from None
+    if "\x00" in text:
+        raise BadInput(f"{what} holds a NUL character.")
     return text.strip()
 
 

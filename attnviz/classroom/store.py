@@ -79,6 +79,15 @@ def _is_shown(found: Row, step: int | None, number: int | None) -> bool:
     return (step is None or found.step == step) and (number is None or found.number == number)
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet runs as a formula
+
+
+def as_text(cell: str) -> str:
+    """A CSV cell a spreadsheet shows as text: one that starts like a formula gets a leading
+    apostrophe (OWASP's advice for CSV injection)."""
+    return "'" + cell if cell.startswith(FORMULA_STARTS) else cell
+
+
 class Store:
     """The classroom's operations over one database (see the module docstring)."""
 
@@ -333,6 +342,6 @@ class Store:
         for found in asked:
             for option in json.loads(found.options):
                 writer.writerow(
-                    [found.step, found.number, option, tally.get((found.id, option), 0)]
+                    [found.step, found.number, as_text(option), tally.get((found.id, option), 0)]
                 )
         return out.getvalue()

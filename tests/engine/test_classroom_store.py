@@ -5,6 +5,8 @@ the CSV export, expiry."""
 
 from __future__ import annotations
 
+import csv
+import io
 from collections import Counter
 
 import pytest
@@ -246,3 +248,23 @@ def test_the_oracle_catches_a_store_where_the_last_vote_wins(tmp_path):
         check_against_oracle(wrong, [("vote", 0, "cherry"), ("vote", 0, "plum")])
     check_against_oracle(wrong, [("vote", 0, "cherry"), ("vote", 1, "plum")])  # no repeat: fine
     wrong.dispose()
+
+
+def test_options_a_spreadsheet_would_run_are_written_as_text(store):
+    code, key = store.open_room("kernel")
+    options = ('=HYPERLINK("http://x")', "+1", "-2", "@SUM(A1)", "plain", "a=b")
+    store.open_round(code, key, 2, options)
+    store.vote(code, VOTERS[0], "+1")
+    rows = list(csv.reader(io.StringIO(store.export_csv(code, key))))[1:]
+    cells = [row[2] for row in rows]
+    assert cells == ["'" + o if o[0] in "=+-@" else o for o in options]
+    assert [row[3] for row in rows] == ["0", "1", "0", "0", "0", "0"]
+
+
+@pytest.mark.parametrize("text", ["\ud800", "ok\udfff", "nul\x00"])
+def test_text_the_databases_cannot_hold_is_refused_with_the_stores_own_error(store, text):
+    with pytest.raises(BadInput, match="not text|NUL"):
+        store.open_room(text)
+    code, key = store.open_room("kernel")
+    with pytest.raises(BadInput, match="not text|NUL"):
+        store.open_round(code, key, 1, ("yes", text))
