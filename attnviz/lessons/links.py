@@ -76,6 +76,26 @@ def browser_base(url: str | None, page_url: str) -> str | None:
         return None
 
 
+def this_computer_only(base: str | None) -> str | None:
+    """A note when `base` names this computer itself (localhost, 127.x, ::1, 0.0.0.0): a phone
+    that opens it reaches itself, not the app; None for any other address."""
+    if base is None:
+        return None
+    host = (urlsplit(base).hostname or "").lower()
+    if not (
+        host == "localhost"
+        or host.endswith(".localhost")
+        or host.startswith("127.")
+        or host in ("::1", "0.0.0.0")
+    ):
+        return None
+    return (
+        f"This link points at {host}, this computer itself: phones cannot reach it. Open the "
+        "app at this computer's network address (its IP or name on the room's network), or "
+        f"start it with {PUBLIC_URL_ENV} set to the address students should use."
+    )
+
+
 def absolute_link(base: str | None, path: str) -> str:
     """`path` ("/<page>?<settings>") on the app at `base`; the path alone without one."""
     if base is None:

@@ -11,7 +11,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attnviz.classroom import Store, StoreConfig
+from attnviz.classroom import NoSuchRoom, Store, StoreConfig
 from attnviz.classroom.config import URL_VARIABLE, sqlite_url
 from attnviz.ui.lecture.position import lessons
 from attnviz.ui.lecture.room import ROOMS
@@ -118,3 +118,22 @@ def test_presenter_junk_in_a_students_link_steers_nothing(database):
     assert "Only the presenter can do this" in messages(stolen)
     assert "room_close" not in [b.key for b in stolen.button]
     assert database.join(code).step == 0, "the room did not move"
+
+
+def test_closing_a_room_asks_once_and_keep_it_open_keeps_it(database):
+    presenter = session({"lesson": SLUG, "step": "1"})
+    presenter.button(key="room_open").click().run()
+    code, _ = presenter.session_state[ROOMS][SLUG]
+    presenter.button(key="room_close").click().run()
+    no_exception(presenter)
+    assert database.join(code).code == code, "one press closes nothing"
+    assert "Close the room for every student?" in messages(presenter)
+    presenter.button(key="room_close_no").click().run()
+    assert database.join(code).code == code, "kept open"
+    presenter.button(key="room_show").click().run()  # the dialog again: it asks nothing now
+    assert "room_close_yes" not in [b.key for b in presenter.button]
+    presenter.button(key="room_close").click().run()
+    presenter.button(key="room_close_yes").click().run()
+    no_exception(presenter)
+    with pytest.raises(NoSuchRoom):
+        database.join(code)

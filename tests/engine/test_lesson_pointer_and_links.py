@@ -13,6 +13,7 @@ from attnviz.lessons.links import (
     base_address,
     browser_base,
     configured_base,
+    this_computer_only,
 )
 from attnviz.lessons.loader import bundled_lessons, parse_lesson
 from attnviz.lessons.model import FIGURE_MAX, LessonError
@@ -125,3 +126,25 @@ def test_an_absolute_link_joins_base_and_path():
     assert absolute_link("https://h.org/viz", path) == "https://h.org/viz" + path
     assert absolute_link("https://h.org", "text") == "https://h.org/text"
     assert absolute_link(None, path) == path
+
+
+@pytest.mark.parametrize(
+    ("base", "host"),
+    [
+        ("http://localhost:8501", "localhost"),
+        ("http://127.0.0.1:8501/viz", "127.0.0.1"),
+        ("http://[::1]:8501", "::1"),
+        ("http://0.0.0.0:8501", "0.0.0.0"),
+        ("http://app.localhost", "app.localhost"),
+    ],
+)
+def test_a_link_to_this_computer_says_phones_cannot_reach_it(base, host):
+    note = this_computer_only(base)
+    assert note is not None and host in note and "ATTNVIZ_PUBLIC_URL" in note
+
+
+@pytest.mark.parametrize(
+    "base", [None, "http://192.168.1.20:8501", "https://attention.example.edu/viz", "http://lab-pc"]
+)
+def test_a_link_phones_can_reach_gets_no_note(base):
+    assert this_computer_only(base) is None

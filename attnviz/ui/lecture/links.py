@@ -8,7 +8,12 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from attnviz.lessons.links import absolute_link, browser_base, configured_base
+from attnviz.lessons.links import (
+    absolute_link,
+    browser_base,
+    configured_base,
+    this_computer_only,
+)
 from attnviz.lessons.model import Step
 from attnviz.topics.registry import Page
 
@@ -29,7 +34,8 @@ def link_base(here: Page) -> tuple[str | None, str | None]:
     if base is None:
         known = "No address is known here: put the app's address before the path."
         return None, f"{refused} {known}" if refused else known
-    return base, refused
+    local = this_computer_only(base)
+    return base, " ".join(n for n in (refused, local) if n) or None
 
 
 def show_link(step: Step, base: str | None) -> None:

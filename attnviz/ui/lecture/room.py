@@ -26,6 +26,7 @@ from attnviz.ui.lecture.store import attempt
 ROOMS = "_classroom_rooms"  # lesson slug -> (code, presenter key) of the room it opened
 SENT = "_classroom_step_sent"  # (code, step) the room was last moved to
 SHOW_LARGE = "_classroom_show_large"  # open the large code's dialog at the next run
+CLOSING = "_room_closing"  # session state: "Close the room" was pressed once
 
 
 def room_of(slug: str) -> tuple[str, str] | None:
@@ -98,11 +99,15 @@ def room_control(row, lesson: Lesson, number: int, here: Page) -> None:
         return
     code = room[0]
     shown = row.button(f"Room {code}", key="room_show", icon=":material/qr_code_2:", wrap=False)
-    if st.session_state.pop(SHOW_LARGE, False) or shown:
+    if st.session_state.pop(SHOW_LARGE, False) or shown or st.session_state.get(CLOSING):
         _room_dialog(lesson.slug, number, here)
 
 
-@st.dialog("Join the room", width="large")
+def _dismissed() -> None:
+    st.session_state.pop(CLOSING, None)  # closed with × or Esc: the question is dropped too
+
+
+@st.dialog("Join the room", width="large", on_dismiss=_dismissed)
 def _room_dialog(slug: str, number: int, here: Page) -> None:
     """The room's code and QR code, large for the back row; its link, the results, closing
     it, and the presenter's own link folded away."""
@@ -130,9 +135,7 @@ def _room_dialog(slug: str, number: int, here: Page) -> None:
             key="room_csv",
             icon=":material/download:",
         )
-        if st.button("Close the room", key="room_close", icon=":material/close:"):
-            _close(slug)
-            st.rerun()
+        closing_asked(slug)
     with st.expander("Presenter link (keep it to yourself)"):
         st.caption("Opens this room as its presenter in another tab or after a reload.")
         st.code(
@@ -140,6 +143,26 @@ def _room_dialog(slug: str, number: int, here: Page) -> None:
             language=None,
             wrap_lines=True,
         )
+
+
+def closing_asked(slug: str) -> None:
+    """ "Close the room" asks once: closing sends every phone out of the room and its votes can
+    no longer be cast, so a slip of the mouse must not do it. The question is kept in session
+    state, so the dialog shows it on the rerun the press causes (its own or the whole app's)."""
+    if not st.session_state.get(CLOSING):
+        st.button("Close the room", key="room_close", icon=":material/close:", on_click=_ask)
+        return
+    st.warning("Close the room for every student? Their phones leave it; no vote can be cast.")
+    yes, no = st.columns(2)
+    if yes.button("Close it", key="room_close_yes", type="primary"):
+        st.session_state.pop(CLOSING, None)
+        _close(slug)
+        st.rerun()
+    no.button("Keep it open", key="room_close_no", on_click=_dismissed)
+
+
+def _ask() -> None:
+    st.session_state[CLOSING] = True
 
 
 def code_card(code: str) -> str:
