@@ -59,3 +59,12 @@ def check_voter(voter_id: object) -> str:
     if not is_voter_id(voter_id):
         raise BadInput("This device's voter id is not valid; reload the page to get a new one.")
     return voter_id  # type: ignore[return-value]
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet runs as a formula
+
+
+def csv_text(cell: str) -> str:
+    """A CSV cell a spreadsheet shows as text: one that starts like a formula gets a leading
+    apostrophe (OWASP's advice against CSV injection)."""
+    return "'" + cell if cell.startswith(FORMULA_STARTS) else cell

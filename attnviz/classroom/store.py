@@ -79,15 +79,6 @@ def _is_shown(found: Row, step: int | None, number: int | None) -> bool:
     return (step is None or found.step == step) and (number is None or found.number == number)
 
 
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet runs as a formula
-
-
-def as_text(cell: str) -> str:
-    """A CSV cell a spreadsheet shows as text: one that starts like a formula gets a leading
-    apostrophe (OWASP's advice for CSV injection)."""
-    return "'" + cell if cell.startswith(FORMULA_STARTS) else cell
-
-
 class Store:
     """The classroom's operations over one database (see the module docstring)."""
 
@@ -255,6 +246,17 @@ class Store:
 
     # --- votes ---------------------------------------------------------------------------
 
+    def my_vote(self, code: str, voter_id: str) -> str | None:
+        """The option `voter_id` cast in the room's open round (None: none, or no round open):
+        a phone reloaded after voting shows its vote instead of the buttons again."""
+        voter = checks.check_voter(voter_id)
+        with self._transaction(read_only=True) as conn:
+            room = self._room(conn, code)
+            query = select(votes.c.option).join(rounds, rounds.c.id == votes.c.round_id)
+            query = query.where(rounds.c.room_id == room.id, rounds.c.is_open)
+            found = conn.execute(query.where(votes.c.voter == voter)).first()
+        return None if found is None else found.option
+
     def vote(
         self,
         code: str,
@@ -342,6 +344,11 @@ class Store:
         for found in asked:
             for option in json.loads(found.options):
                 writer.writerow(
-                    [found.step, found.number, as_text(option), tally.get((found.id, option), 0)]
+                    [
+                        found.step,
+                        found.number,
+                        checks.csv_text(option),
+                        tally.get((found.id, option), 0),
+                    ]
                 )
         return out.getvalue()

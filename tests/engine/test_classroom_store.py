@@ -268,3 +268,16 @@ def test_text_the_databases_cannot_hold_is_refused_with_the_stores_own_error(sto
     code, key = store.open_room("kernel")
     with pytest.raises(BadInput, match="not text|NUL"):
         store.open_round(code, key, 1, ("yes", text))
+
+
+def test_a_voters_own_vote_in_the_open_round_is_read_back(store):
+    code, key = store.open_room("kernel")
+    store.open_round(code, key, 2, OPTIONS)
+    assert store.my_vote(code, VOTERS[0]) is None
+    store.vote(code, VOTERS[0], "lemon")
+    store.vote(code, VOTERS[1], "plum")
+    assert (store.my_vote(code, VOTERS[0]), store.my_vote(code, VOTERS[1])) == ("lemon", "plum")
+    store.open_round(code, key, 2, OPTIONS, number=2)  # a new round: nothing cast in it yet
+    assert store.my_vote(code, VOTERS[0]) is None
+    with pytest.raises(BadInput):
+        store.my_vote(code, "not a voter id")

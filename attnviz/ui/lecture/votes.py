@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from attnviz.classroom import RoomState
+from attnviz.classroom import RoomState, VoteResult
 from attnviz.classroom.views import (
     VOTE_LABELS,
     count_line,
@@ -124,6 +124,9 @@ def ballot(state: RoomState, voter: str, prompt: str, answer: str | None) -> Non
     if found is not None and found.step == state.step:
         st.markdown(f"**{'Vote again' if found.number == 2 else 'Vote'}:** {prompt}")
         mine = st.session_state.get(MY_VOTES, {}).get((state.code, found.step, found.number))
+        if mine is None:  # a reload: this device's vote is in the store
+            cast, _ = attempt(lambda store: store.my_vote(state.code, voter), place=False)
+            mine = None if cast is None else vote_note(VoteResult.ACCEPTED, md_literal(cast))
         if mine is not None:
             kind, message = mine
             getattr(st, kind)(message)  # the option in it is escaped (`_cast`)
