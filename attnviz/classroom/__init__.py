@@ -6,6 +6,7 @@ students' link. No Streamlit here.
 - `config`: where the database is (`ATTNVIZ_DATABASE_URL`, else an SQLite file in WAL mode).
 - `schema`: the tables (SQLAlchemy Core, `create_all`; no migrations in v1) and the engine.
 - `store`: `Store`, the operations; presenter operations check the presenter key's hash.
+- `states`: what it answers with (`VoteResult`, `RoundState`, `RoomState`).
 - `tokens`: room codes, presenter keys, voter ids; `checks`: input checks; `errors`: the
   errors, each with a message for a person (`StoreUnavailable` says "retrying…").
 - `qr`: `qr_svg(url)`, the students' link as an SVG QR code drawn offline (segno).
@@ -24,7 +25,8 @@ from attnviz.classroom.errors import (
     StoreConfigError,
     StoreUnavailable,
 )
-from attnviz.classroom.store import RoomState, RoundState, Store, VoteResult
+from attnviz.classroom.states import RoomState, RoundState, VoteResult
+from attnviz.classroom.store import Store
 
 __all__ = [
     "BadInput",

@@ -15,8 +15,6 @@ import json
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from enum import StrEnum
 
 from sqlalchemy import Connection, Row, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
@@ -26,6 +24,7 @@ from attnviz.classroom import checks
 from attnviz.classroom.config import StoreConfig
 from attnviz.classroom.errors import BadInput, NoSuchRoom, NotPresenter, StoreUnavailable
 from attnviz.classroom.schema import READ_ONLY, make_engine, metadata, rooms, rounds, votes
+from attnviz.classroom.states import RoomState, RoundState, VoteResult
 from attnviz.classroom.tokens import (
     hash_key,
     key_matches,
@@ -36,37 +35,6 @@ from attnviz.classroom.tokens import (
 
 UNREACHABLE = (OperationalError, InterfaceError, PoolTimeout)
 CODE_TRIES = 8  # a fresh code collides with a live room about once in 10**9 / rooms
-
-
-class VoteResult(StrEnum):
-    """What became of a vote."""
-
-    ACCEPTED = "accepted"
-    DUPLICATE = "duplicate"  # this voter already voted in this round (the first vote stands)
-    CLOSED = "closed"  # no round is open (or not the one the phone showed)
-    UNKNOWN_OPTION = "unknown option"
-
-
-@dataclass(frozen=True)
-class RoundState:
-    """A question asked on a step: round 1 or 2, its options, open or closed, revealed or not."""
-
-    step: int
-    number: int
-    options: tuple[str, ...]
-    is_open: bool
-    revealed: bool
-
-
-@dataclass(frozen=True)
-class RoomState:
-    """What a student's device follows: the lesson, the presenter's step, the open round."""
-
-    code: str
-    lesson: str
-    step: int
-    expires_at: float
-    open_round: RoundState | None
 
 
 def _round_state(row: Row) -> RoundState:

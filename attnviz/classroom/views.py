@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from urllib.parse import urlencode
 
-from attnviz.classroom.store import RoomState, RoundState, VoteResult
+from attnviz.classroom.states import RoomState, RoundState, VoteResult
 
 ROOM, ROOM_KEY = "room", "room_key"  # the URL's parameters: the room's code, the presenter key
 VOTE_LABELS = {1: "Open vote", 2: "Vote again"}
