@@ -19,6 +19,7 @@ from attnviz.ui.common.boundary import error_boundary
 from attnviz.ui.common.settings import remember
 from attnviz.ui.common.sidebar import FAVICON, adopt_aliases, draw_sidebar, lecture_requested
 from attnviz.ui.common.view_export import offer as offer_view_export
+from attnviz.ui.lecture.joined import in_a_room
 from attnviz.ui.lecture.step_export import this_view_as_a_step
 from attnviz.ui.offline import forbid_address_lookups
 from attnviz.ui.warm_up import warm_up_server
@@ -58,7 +59,7 @@ if presenting or "_lesson_goto" in st.session_state or "_lesson_moved_to" in st.
         follow_request(current)  # Present / Previous / Next was pressed: go to that step's page
     settle(current)  # a rerun sent before the browser saw the last move goes where it went
     enter_step(current)  # the step's settings, before any widget is drawn
-elif "room" in st.query_params:  # a student in a live classroom room: follow the presenter
+elif in_a_room():  # a student in a live classroom room (the URL's or this session's)
     from attnviz.ui.lecture.student import follow_room
 
     follow_room(current)

@@ -35,7 +35,7 @@ layout.intro(
     "**positions**); in each **head** every query $q = xW_q + b_q$ meets every key: "
     r"$A = \operatorname{softmax}(QK^\top/\sqrt{d_k})$, row by row, and the rows mix the values "
     "$V$. Each row says where a token looks. The layer is **untrained** (seeded random "
-    "$W_q, W_k, W_v$): the maps show the mechanism, not learned meaning.",
+    "$W_q$, $W_k$, $W_v$): the maps show the mechanism, not learned meaning.",
 )
 text_col, preset_col = st.columns([4, 1], vertical_alignment="bottom")
 with preset_col:  # presets in a popover, so the controls and the maps fit the first screen

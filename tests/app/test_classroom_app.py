@@ -13,6 +13,8 @@ from streamlit.testing.v1 import AppTest
 
 from attnviz.classroom import NoSuchRoom, Store, StoreConfig
 from attnviz.classroom.config import URL_VARIABLE, sqlite_url
+from attnviz.classroom.views import ROOM
+from attnviz.ui.lecture.joined import ROOM_PARAM
 from attnviz.ui.lecture.position import lessons
 from attnviz.ui.lecture.room import ROOMS
 from attnviz.ui.lecture.voter_id import SESSION_ID
@@ -137,3 +139,20 @@ def test_closing_a_room_asks_once_and_keep_it_open_keeps_it(database):
     no_exception(presenter)
     with pytest.raises(NoSuchRoom):
         database.join(code)
+
+
+def test_a_student_who_opens_another_page_stays_in_the_room(database):
+    code, key = database.open_room(SLUG)
+    student = session({"room": code}, voter=VOTER)
+    student.switch_page("pages/attention_on_text.py").run()  # the sidebar: AppTest drops the URL
+    no_exception(student)
+    assert student.query_params.get(ROOM_PARAM) == code, "the address names the room again"
+    assert any(f"Room {code}" in str(m.value) for m in student.markdown), "the room's panel"
+    assert "room_back" in [b.key for b in student.button], "one tap back"
+    student.button(key="room_back").click().run()
+    no_exception(student)
+    assert student.session_state["ss_temp"] == lessons()[SLUG].steps[0].params["ss_temp"]
+
+
+def test_the_light_room_check_names_the_stores_url_parameter():
+    assert ROOM_PARAM == ROOM

@@ -51,3 +51,27 @@ def test_a_phone_joins_by_link_votes_in_one_tap_and_the_projector_counts_it(brow
     assert key not in page.url, "the presenter key leaves the address bar"
     store.close_room(code, key)
     store.dispose()
+
+
+def test_a_student_who_opens_another_page_stays_in_the_room_and_taps_back(browser, app_url):
+    """The sidebar drops the URL's settings, not the room; "Back to the presenter's step" sits
+    in the room's polling fragment, whose own rerun moved nothing (AppTest reruns the whole app
+    and never saw it)."""
+    store = Store.from_env()
+    code, key = store.open_room(SLUG)
+    desk = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        student = desk.new_page()
+        student.goto(f"{app_url}/?room={code}")
+        student.wait_for_selector(".st-key-room_panel", timeout=60_000)
+        wait_idle(student)
+        student.locator("[data-testid=stSidebarNav] a", has_text="Attention on text").click()
+        student.wait_for_url(f"**/text?room={code}*", timeout=30_000)
+        student.wait_for_selector(".st-key-room_back button", timeout=30_000)
+        student.locator(".st-key-room_back button").click()
+        student.wait_for_url("**/soft-select?room=*", timeout=30_000)
+        assert_no_exception(student, "classroom_back")
+    finally:
+        desk.close()
+        store.close_room(code, key)
+        store.dispose()

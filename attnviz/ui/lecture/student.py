@@ -7,8 +7,9 @@ slider, even another page); "Back to the presenter's step" snaps back. On top of
 compact panel: the room and step, and the step's vote (attnviz.ui.lecture.votes.ballot), so
 that on a phone the question and its options are above the fold.
 
-app.py calls `follow_room(page)` before the sidebar is drawn, when the URL names a room and
-no lesson."""
+app.py calls `follow_room(page)` before the sidebar is drawn, when the URL or the session names a
+room (`in_a_room`) and no lesson: a student who opens another page from the sidebar stays in
+the room, its panel and "Back to the presenter's step" on top."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from attnviz.lessons.model import Lesson
 from attnviz.topics.registry import Page
 from attnviz.ui.common.sidebar import css
 from attnviz.ui.common.widgets import apply
+from attnviz.ui.lecture.joined import JOINED
 from attnviz.ui.lecture.position import lessons, page_path
 from attnviz.ui.lecture.store import attempt, show
 from attnviz.ui.lecture.voter_id import voter_id
@@ -31,15 +33,19 @@ SEEN = "_classroom_seen"  # the room's signature (views.signature) this page was
 
 
 def follow_room(here: Page) -> None:
-    """Follow the room the URL names (see the module docstring)."""
-    code = normalize_code(str(st.query_params.get(ROOM, "")))
+    """Follow the room the URL (or this session) names (see the module docstring)."""
+    code = normalize_code(str(st.query_params.get(ROOM, st.session_state.get(JOINED, ""))))
     if code is None:
         st.warning("This link's room code is not a room code: ask for the code on the projector.")
         return
+    st.session_state[JOINED] = code
+    if st.query_params.get(ROOM) != code:
+        st.query_params[ROOM] = code  # the address keeps the room: a reload stays in it
     state, error = attempt(lambda store: store.join(code), place=False)
     if error is not None:
         show(error)
         if isinstance(error, NoSuchRoom):
+            st.session_state.pop(JOINED, None)
             st.page_link("pages/home.py", label="Join another room", icon=":material/home:")
             return
         _poll(code, None)  # the database is down: keep trying, the page works without it
@@ -90,12 +96,9 @@ def _panel(state: RoomState, lesson: Lesson, voter: str) -> None:
     step = lesson.steps[number - 1]
     row = st.container(horizontal=True, vertical_alignment="center", key="room_head")
     row.markdown(f"**Room {state.code}** · step {number} of {len(lesson.steps)}")
-    row.button(
-        "Back to the presenter's step",
-        key="room_back",
-        icon=":material/undo:",
-        on_click=back_to_presenter,
-    )
+    if row.button("Back to the presenter's step", key="room_back", icon=":material/undo:"):
+        back_to_presenter()
+        st.rerun(scope="app")  # the panel is a fragment: its own rerun would not move the page
     question = step.question
     if question is not None:
         answer = None if question.computed is not None else question.answer

@@ -84,7 +84,7 @@ def pronoun_note(text: str, pronoun_text: str) -> None:
     """The pronoun puzzle runs on random weights: say so before its maps."""
     if text.strip() == pronoun_text:
         st.info(
-            "**Random weights, not a trained model.** This layer's $W_q, W_k, W_v$ are seeded "
+            "**Random weights, not a trained model.** This layer's $W_q$, $W_k$, $W_v$ are seeded "
             "random numbers: whatever 'it' attends to here is chance, not an answer to the "
             "puzzle. A trained model's answer is on the **Pretrained model explorer** (its "
             "*Pronoun coreference* preset)."
