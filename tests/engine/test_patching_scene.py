@@ -10,7 +10,7 @@ import pytest
 from attnviz.topics.llm import bundled
 from attnviz.topics.llm import scene as llm_scene
 from attnviz.topics.patching import readouts
-from attnviz.topics.patching.scene import SCENE
+from attnviz.topics.patching.scene import SCENE, changes, columns
 from attnviz.topics.scene import SceneInputError
 from tests.support.tiny_llama import tiny_llama
 
@@ -107,3 +107,21 @@ def test_unreadable_heads_get_a_message_and_the_lesson_answer_survives(tiny):
     with pytest.raises(SceneInputError, match="layers 0–1, heads 0–3"):
         SCENE.views(out, v, only={"ip_ablate"})
     assert SCENE.answers(out, v)["knock_out_flips"].answer == "No"
+
+
+def test_many_changed_positions_are_named_three_and_counted(tiny):
+    out = SCENE.run(
+        SCENE.config(
+            values(
+                ip_clean="the cat and the cat and the cat and the cat",
+                ip_corrupt="the mat and the mat and the mat and the mat",
+            )
+        )
+    )
+    differ = out.pair.differ
+    assert len(differ) > 3
+    named = changes(out)
+    assert named.endswith(f" and {len(differ) - 3} more") and named.count("→") == 3
+    assert [c.endswith("*") for c in columns(out)] == [
+        i in differ for i in range(len(out.pair.clean))
+    ]

@@ -82,11 +82,17 @@ def columns(out: PatchOutcome) -> list[str]:
     return [f"{s}*" if i in changed else s for i, s in enumerate(shown(out.clean_tokens))]
 
 
+NAMED_CHANGES = 3  # changed positions named in words; more are counted (an axis title's room)
+
+
 def changes(out: PatchOutcome) -> str:
-    """The changed positions in words: "▁John → ▁Mary at 9"."""
-    return ", ".join(
-        f"{out.clean_tokens[p]} → {out.corrupt_tokens[p]} at {p}" for p in out.pair.differ
-    )
+    """The changed positions in words: "▁John → ▁Mary at 9" (the first NAMED_CHANGES)."""
+    named = [
+        f"{out.clean_tokens[p]} → {out.corrupt_tokens[p]} at {p}"
+        for p in out.pair.differ[:NAMED_CHANGES]
+    ]
+    more = len(out.pair.differ) - NAMED_CHANGES
+    return ", ".join(named) + (f" and {more} more" if more > 0 else "")
 
 
 @dataclass(frozen=True)
