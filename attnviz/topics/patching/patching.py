@@ -60,6 +60,25 @@ class _Grid:
         return Sweep(self.diff, self.ids, self.probs, self.ran)
 
 
+def _sweep(
+    grid: _Grid,
+    layers: int,
+    cells_of: Callable[[int], list[int]],
+    run_cells: Callable[[int, list[int]], torch.Tensor],
+    progress: Progress | None,
+) -> Sweep:
+    """For each layer, run its cells as one batch (`run_cells`: (B, V) logits) and keep them."""
+    for layer in range(layers):
+        cells = cells_of(layer)
+        if cells:
+            for logits, cell in zip(run_cells(layer, cells), cells, strict=True):
+                grid.put(layer, cell, logits)
+            grid.ran += len(cells)
+        if progress:
+            progress((layer + 1) / layers)
+    return grid.sweep()
+
+
 def resid_sweep(
     lm: PretrainedModel,
     pair: Pair,
@@ -70,24 +89,18 @@ def resid_sweep(
 ) -> Sweep:
     """Patch the clean residual stream into the corrupted run at each (layer, position)."""
     layers, t = clean.resid.shape[0] - 1, clean.resid.shape[1]
-    grid = _Grid(layers, t, corrupt.logits, pair)
     cache = _shared_prefix(lm, pair, run_equal)
-    for layer in range(layers):
-        cells = [
-            p
-            for p in range(t)
-            if run_equal or not torch.equal(clean.resid[layer, p], corrupt.resid[layer, p])
-        ]
-        if cells:
-            hidden = corrupt.resid[layer].expand(len(cells), -1, -1).clone()  # (B, T, D)
-            rows = torch.arange(len(cells))
-            hidden[rows, cells] = clean.resid[layer, cells]
-            for logits, cell in zip(run_from(lm, hidden, layer, cache=cache), cells, strict=True):
-                grid.put(layer, cell, logits)
-            grid.ran += len(cells)
-        if progress:
-            progress((layer + 1) / layers)
-    return grid.sweep()
+
+    def cells_of(layer: int) -> list[int]:
+        same = (clean.resid[layer] == corrupt.resid[layer]).all(-1)  # (T,)
+        return [p for p in range(t) if run_equal or not bool(same[p])]
+
+    def run_cells(layer: int, cells: list[int]) -> torch.Tensor:
+        hidden = corrupt.resid[layer].expand(len(cells), -1, -1).clone()  # (B, T, D)
+        hidden[torch.arange(len(cells)), cells] = clean.resid[layer, cells]
+        return run_from(lm, hidden, layer, cache=cache)
+
+    return _sweep(_Grid(layers, t, corrupt.logits, pair), layers, cells_of, run_cells, progress)
 
 
 def patch_resid(
@@ -130,24 +143,20 @@ def head_sweep(
 ) -> Sweep:
     """Patch each head's clean output (all positions) into the corrupted run."""
     layers, heads = clean.z.shape[0], clean.z.shape[2]
-    grid = _Grid(layers, heads, corrupt.logits, pair)
     cache = _shared_prefix(lm, pair, run_equal)
     done = 0 if cache is None else pair.differ[0]
-    for layer in range(layers):
-        cells = [
-            h
-            for h in range(heads)
-            if run_equal or not torch.equal(clean.z[layer, :, h], corrupt.z[layer, :, h])
-        ]
-        if cells:
-            hidden = corrupt.resid[layer].expand(len(cells), -1, -1).contiguous()  # (B, T, D)
-            edits = {layer: _head_edit(clean.z[layer, done:], cells)}  # positions done..
-            for logits, cell in zip(run_from(lm, hidden, layer, edits, cache), cells, strict=True):
-                grid.put(layer, cell, logits)
-            grid.ran += len(cells)
-        if progress:
-            progress((layer + 1) / layers)
-    return grid.sweep()
+
+    def cells_of(layer: int) -> list[int]:
+        same = (clean.z[layer] == corrupt.z[layer]).all(-1).all(0)  # (H,)
+        return [h for h in range(heads) if run_equal or not bool(same[h])]
+
+    def run_cells(layer: int, cells: list[int]) -> torch.Tensor:
+        hidden = corrupt.resid[layer].expand(len(cells), -1, -1).contiguous()  # (B, T, D)
+        edits = {layer: _head_edit(clean.z[layer, done:], cells)}  # positions done..
+        return run_from(lm, hidden, layer, edits, cache)
+
+    grid = _Grid(layers, heads, corrupt.logits, pair)
+    return _sweep(grid, layers, cells_of, run_cells, progress)
 
 
 def patch_heads(

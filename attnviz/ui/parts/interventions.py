@@ -46,8 +46,10 @@ def _clicked(chart_key: str, row_key: str, column_key: str):
 
 
 def _progress(text: str):
-    bar = st.progress(0.0, text=text)
-    return bar, lambda done: bar.progress(min(1.0, done), text=text)
+    """(place, tick): a progress bar drawn at the first tick only, so a sweep already
+    remembered (every rerun after the first) draws none."""
+    place = st.empty()
+    return place, lambda done: place.progress(min(1.0, done), text=text)
 
 
 def resid_patching(out: PatchOutcome, values: Values) -> None:
