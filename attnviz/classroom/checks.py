@@ -9,7 +9,7 @@ from attnviz.classroom.errors import BadInput
 from attnviz.classroom.tokens import is_voter_id
 
 MAX_STEP = 10_000
-MAX_OPTIONS = 12
+MAX_OPTIONS = 64  # a predict-the-attention question offers every token of a sentence
 MAX_LABEL = 200
 
 

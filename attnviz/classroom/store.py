@@ -292,6 +292,25 @@ class Store:
             for found in asked
         ]
 
+    def moves(self, code: str, step: int) -> dict[tuple[str, str], int]:
+        """How many voters who voted in both rounds of `step` went from each round-1 option to
+        each round-2 option (staying counts as a move to the same option): the shift chart."""
+        step = checks.check_step(step)
+        first, second = votes.alias("first"), votes.alias("second")
+        one, two = rounds.alias("one"), rounds.alias("two")
+        with self._transaction(read_only=True) as conn:
+            room = self._room(conn, code)
+            query = (
+                select(first.c.option, second.c.option, func.count())
+                .join(one, one.c.id == first.c.round_id)
+                .join(second, second.c.voter == first.c.voter)
+                .join(two, two.c.id == second.c.round_id)
+                .where(one.c.room_id == room.id, one.c.step == step, one.c.number == 1)
+                .where(two.c.room_id == room.id, two.c.step == step, two.c.number == 2)
+                .group_by(first.c.option, second.c.option)
+            )
+            return {(a, b): int(n) for a, b, n in conn.execute(query).tuples()}
+
     def export_csv(self, code: str, key: str) -> str:
         """The room's results (presenter only): `step,round,option,count`, every option of every
         round in order, zeros included. No voter ids, no times."""

@@ -5,6 +5,7 @@ token), so they are HTML-escaped: Plotly renders tags in labels."""
 from __future__ import annotations
 
 import html
+import textwrap
 from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
@@ -23,24 +24,47 @@ def option_label(option: str, answer: str | None) -> str:
     return html.escape(text) + (MARK if option == answer else "")
 
 
+def letter(index: int) -> str:
+    """The letter of the option at `index`: A, B, … (the shift chart's axes use them)."""
+    return chr(ord("A") + index) if index < 26 else str(index + 1)
+
+
+def lettered_label(index: int, option: str, answer: str | None, width: int = 24) -> str:
+    """ "A  One weight is close to 1,<br>the rest close to 0 ✓": the option's letter, its text
+    escaped and wrapped at `width` characters a line (at most 3 lines), ✓ after the answer."""
+    lines = textwrap.wrap(option, width) or [""]
+    if len(lines) > 3:
+        lines = [*lines[:2], lines[2][: width - 1] + "…"]
+    text = "<br>".join(html.escape(line) for line in lines)
+    return f"<b>{letter(index)}</b>  {text}" + (MARK if option == answer else "")
+
+
 def votes_figure(
     rounds: Sequence[tuple[int, Mapping[str, int]]],
     answer: str | None = None,
     height: int = 260,
     horizontal: bool = False,
+    lettered: bool = False,
+    title_chars: int = 60,
 ) -> go.Figure:
     """Grouped bars: one group per option (in the order of round 1's options), one bar per
     round; bar lengths are the votes. `answer` (the model's) is marked ✓ on a tinted band.
-    `horizontal` (a phone): options down the side, bars across, labels unrotated."""
+    `horizontal`: options down the side, bars across, labels unrotated; `lettered`: each label
+    starts with its option's letter (as the shift chart's axes) and wraps; `title_chars`: the
+    title's characters a line (34 on a phone)."""
     if not rounds:
         raise ValueError("No round was asked on this step.")
     options = list(rounds[0][1])
-    labels = [option_label(option, answer) for option in options]
+    if lettered:
+        labels = [lettered_label(i, option, answer) for i, option in enumerate(options)]
+    else:
+        labels = [option_label(option, answer) for option in options]
     data = [
         _round_bars(number, counts, options, labels, len(rounds) > 1, horizontal)
         for number, counts in rounds
     ]
-    votes_axis = dict(title=dict(text="Votes"), rangemode="tozero", automargin=True)
+    votes_axis = dict(title=dict(text="" if horizontal else "Votes"), rangemode="tozero")
+    votes_axis["automargin"] = True  # across, the bars' numbers say it: the legend goes there
     options_axis = dict(type="category", automargin=True)
     if horizontal:
         options_axis["autorange"] = "reversed"  # the first option on top, as on the buttons
@@ -48,7 +72,7 @@ def votes_figure(
         barmode="group",
         height=height,
         showlegend=len(rounds) > 1,
-        legend=dict(orientation="h", yanchor="top", y=-0.3, x=0),
+        legend=dict(orientation="h", yanchor="top", y=-0.12 if horizontal else -0.3, x=0),
         margin=dict(l=40, r=30, t=50, b=10),
         xaxis=votes_axis if horizontal else options_axis,
         yaxis=options_axis if horizontal else votes_axis,
@@ -56,7 +80,7 @@ def votes_figure(
     if answer in options:
         layout["shapes"] = [_answer_band(options.index(answer), horizontal)]
     title = "The room's answers" + ("" if answer is None else " (✓ the model's answer)")
-    return fast_figure(data, titled(layout, title, chars=34 if horizontal else 60))
+    return fast_figure(data, titled(layout, title, chars=title_chars))
 
 
 def _round_bars(
@@ -80,6 +104,7 @@ def _round_bars(
         marker=dict(color=color),
         text=[str(h) for h in heights],
         textposition="outside",
+        textangle=0,  # Plotly turns a narrow bar's number sideways: read on a phone, it must not
         cliponaxis=False,
         hovertemplate="%{fullData.name}: %{text} votes<extra></extra>",
     )

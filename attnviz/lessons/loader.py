@@ -41,6 +41,10 @@ table or sentence too. The presenter implements each name:
   head `ta_head`; pretrained: the token `pe_query` weights most in layer `pe_layer`, head
   `pe_head` (with [CLS]/[SEP] hidden when `pe_hide`). Options: every token of the sentence shown
   (a repeated token counts once, by its text).
+- `computed:attention_row` — predict the attention (text, pretrained, language model): the same
+  head's row for the query token (the language model: the last token); every token is an option
+  (a repeated one followed by its position, "the (7)"). In a live room, phones show the tokens
+  side by side to tap; on Reveal the projector draws the class's taps beside the head's row.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from attnviz.topics.registry import page_tables, scenes
 HOME = registry.HOME.url  # the one page a step may name that has no parameter table
 MIN_STEPS, MAX_STEPS = 1, 30
 COMPUTED_PREFIX = "computed:"
+ATTENTION_ROW = "attention_row"  # the computed answer of a predict-the-attention question
 FIGURE_MAX = 100
 FIGURE_HELP = (  # what a step's `figure` may name, as the loader's errors say it
     "text from a figure's title, a heading, a section's label or a bold lead on the step's "
@@ -88,6 +89,12 @@ class Question:
         if self.answer.startswith(COMPUTED_PREFIX):
             return self.answer.removeprefix(COMPUTED_PREFIX)
         return None
+
+    @property
+    def taps_a_token(self) -> bool:
+        """Predict the attention: each student taps the token they think the head's query
+        weights most; on Reveal the class's taps are drawn beside the head's row."""
+        return self.computed == ATTENTION_ROW
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ the page before Start, every step of the timeline, and a run trained in a notebo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,11 +40,36 @@ class Answer:
 
     answer: str
     options: tuple[str, ...]
+    # predict the attention: the head's weight on each option (a token), in order; else None
+    weights: tuple[float, ...] | None = None
 
     @staticmethod
     def of(answer: str, options: Collection[str]) -> Answer:
         """The answer and the options, each option once, in order."""
         return Answer(answer, tuple(dict.fromkeys(options)))
+
+    @staticmethod
+    def of_row(tokens: Sequence[str], row: Sequence[float]) -> Answer:
+        """Predict the attention: every token is an option (`token_labels`), the answer is the
+        one `row` (the query's weights over `tokens`) weights most, and `weights` is `row`."""
+        labels = token_labels(tokens)
+        weights = tuple(float(w) for w in row)
+        if len(weights) != len(labels):
+            raise ValueError(f"{len(weights)} weights for {len(labels)} tokens")
+        best = max(range(len(weights)), key=weights.__getitem__)
+        return Answer(labels[best], labels, weights)
+
+
+def token_labels(tokens: Sequence[str]) -> tuple[str, ...]:
+    """Tokens as distinct option labels a phone can show and the classroom store keeps: spaces
+    trimmed (a blank token is "␣", a newline "⏎"), at most 30 characters, and a token that occurs
+    more than once followed by its position ("the (0)", "the (7)")."""
+    shown = []
+    for token in tokens:
+        text = token.replace("\n", "⏎").strip() or "␣"
+        shown.append(text if len(text) <= 30 else text[:29] + "…")
+    seen = {text: shown.count(text) for text in shown}
+    return tuple(t if seen[t] == 1 else f"{t} ({i})" for i, t in enumerate(shown))
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from attnviz.ui.lecture.joined import ROOM_PARAM
 from attnviz.ui.lecture.position import lessons
 from attnviz.ui.lecture.room import ROOMS
 from attnviz.ui.lecture.voter_id import SESSION_ID
-from tests.support.apptest import no_exception
+from tests.support.apptest import no_exception, plotly_array
 from tests.support.pages import ROOT
 
 SLUG = "01_select_to_self_attention"  # step 1: soft select, a computed question; step 2: T = 1
@@ -58,9 +58,14 @@ def messages(at: AppTest) -> str:
     return " ".join(str(el.value) for kind in ("success", "warning") for el in at.get(kind))
 
 
-def bars(at: AppTest) -> dict[str, list[int]]:
+def charts(at: AppTest, title: str) -> list[dict]:
+    """The Plotly figures drawn in `at` whose title holds `title`."""
     spec = [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
-    found = [f for f in spec if "room's answers" in json.dumps(f.get("layout", {}).get("title"))]
+    return [f for f in spec if title in json.dumps(f.get("layout", {}).get("title"))]
+
+
+def bars(at: AppTest) -> dict[str, list[int]]:
+    found = charts(at, "room's answers")
     assert found, "the room's answers are drawn"
     lengths = {
         t["name"]: t["x"] if t.get("orientation") == "h" else t["y"] for t in found[0]["data"]
@@ -93,11 +98,18 @@ def test_a_room_follows_the_presenter_counts_votes_once_and_reveals_them(databas
     presenter.button(key="room_vote_2").click().run()
     student.run()
     vote(student, options[1])
+    presenter.run()
+    for at in (presenter, student):  # hidden until Reveal: the count shows, not the answers
+        assert not charts(at, "room's answers") and not charts(at, "Who moved")
     presenter.button(key="lesson_reveal").click().run()
     no_exception(presenter)
     expected_1 = [1 if option == options[0] else 0 for option in options]
     expected_2 = [1 if option == options[1] else 0 for option in options]
     assert list(bars(presenter).values()) == [expected_1, expected_2]
+    moved = [[int(a == options[0] and b == options[1]) for b in options] for a in options]
+    shift = plotly_array(charts(presenter, "Who moved")[0]["data"][0]["z"])
+    assert shift.tolist() == moved, "the shift chart"
+    assert any("1 of 1 student who voted twice changed" in m.value for m in presenter.markdown)
     student.run()
     assert list(bars(student).values()) == [expected_1, expected_2], "phones see it too"
     presenter.button(key="lesson_next").click().run()

@@ -230,7 +230,9 @@ def quoted_query(step: Step) -> str:
     return re.search(r'"([^"]+)"', step.question.prompt).group(1).lower()
 
 
-TOKEN_QUESTIONS = [s for _, _, s in STEPS if s.question and s.question.computed == "top_token"]
+TOKEN_QUESTIONS = [
+    s for _, _, s in STEPS if s.question and s.question.computed in ("top_token", "attention_row")
+]
 
 
 def test_a_text_question_asks_about_the_token_its_query_points_at():

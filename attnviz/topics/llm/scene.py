@@ -169,13 +169,16 @@ def views(
 
 
 def answers(out: LlmOutcome, values: Values) -> dict[str, Answer]:
-    """`next_token` (greedy), `induction_head` ("L18 H6"), `first_token_share` (a range)."""
-    lm = model(out.given.device)
+    """`next_token` (greedy), `induction_head` ("L18 H6"), `first_token_share` (a range),
+    `attention_row`: the shown head's row of the last token (predict the attention)."""
+    lm, p = model(out.given.device), pick(out, values)
     top = readouts.next_tokens(lm, out.fwd, Decoding())
+    row = out.fwd.attentions[p.layer, p.head, -1]  # (T,) the last token's weights
     return {
         "next_token": Answer.of(top.labels[0], top.labels[:4]),
         "induction_head": Answer.of(*readouts.induction_question(lm)),
         "first_token_share": Answer.of(*readouts.share_question(out.fwd)),
+        "attention_row": Answer.of_row(out.fwd.tokens, row),
     }
 
 
@@ -188,7 +191,7 @@ SCENE = Scene(
     views=views,
     main_view="lm_next",
     answers=answers,
-    answer_names=("next_token", "induction_head", "first_token_share"),
+    answer_names=("next_token", "induction_head", "first_token_share", "attention_row"),
     section_views={
         "lm_open_gen": ("lm_generation", "lm_gen_step"),
         "lm_open_lens": ("lm_lens", "lm_lens_last"),

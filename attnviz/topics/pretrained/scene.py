@@ -280,10 +280,16 @@ def views(
 
 
 def answers(out: PretrainedOutcome, values: Values) -> dict[str, Answer]:
-    """`top_token`: the token the query token weights most in the chosen head, among those shown."""
+    """`top_token`: the token the query token weights most in the chosen head, among those shown;
+    `attention_row`: that head's row over the shown tokens (predict the attention)."""
     p, tokens = pick(out, values), out.attended.tokens
     row = out.attended.attentions[p.layer, p.head, p.query]  # (T,)
-    return {"top_token": Answer.of(*top_token(tokens, row, shown_positions(tokens, p.hide)))}
+    keep = shown_positions(tokens, p.hide)  # (T,) bool
+    shown = [t for t, k in zip(tokens, keep, strict=True) if k]
+    return {
+        "top_token": Answer.of(*top_token(tokens, row, keep)),
+        "attention_row": Answer.of_row(shown, row[keep]),
+    }
 
 
 def head_view(out: PretrainedOutcome, values: Values) -> dict:
@@ -302,7 +308,7 @@ SCENE = Scene(
     main_view="model_view",
     section_views={"pe_open_compare": ("diff",)},
     answers=answers,
-    answer_names=("top_token",),
+    answer_names=("top_token", "attention_row"),
     head_view=head_view,
     large_results=True,  # ~80 MB pickled at 512 tokens
 )

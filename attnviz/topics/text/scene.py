@@ -239,11 +239,13 @@ def views(
 
 
 def answers(out: TextOutcome, values: Values) -> dict[str, Answer]:
-    """`top_token`: the token the query token weights most in the shown head."""
+    """`top_token`: the token the query token weights most in the shown head; `attention_row`:
+    the same head's row over every token (predict the attention)."""
     head, query = head_and_query(out, values)
     tokens = out.attention.tokens
-    top = tokens[int(out.attention.weights[head, query].argmax())]
-    return {"top_token": Answer.of(top, tokens)}
+    row = out.attention.weights[head, query]  # (T,)
+    top = tokens[int(row.argmax())]
+    return {"top_token": Answer.of(top, tokens), "attention_row": Answer.of_row(tokens, row)}
 
 
 def head_view(result: TextOutcome, values: Values) -> dict:
@@ -267,7 +269,7 @@ SCENE = Scene(
         "ta_open_pad": SECTION_VIEWS["padding"],
     },
     answers=answers,
-    answer_names=("top_token",),
+    answer_names=("top_token", "attention_row"),
     problems=problems,
     head_view=head_view,
 )

@@ -5,8 +5,9 @@ the presenter's question is filled in after the page has run (app.py), from what
 published in that same run.
 
 Names (see attnviz.lessons.loader): `top_key` (soft select: the row with the largest weight;
-self-attention: the patch query row i weights most) and `top_token` (text, pretrained: the token
-the query token weights most in the chosen head)."""
+self-attention: the patch query row i weights most), `top_token` (text, pretrained: the token
+the query token weights most in the chosen head) and `attention_row` (text, pretrained, language
+model: that head's row over the tokens; a predict-the-attention question: students tap a token)."""
 
 from __future__ import annotations
 
@@ -25,12 +26,11 @@ def forget() -> None:
 
 
 def publish(answers: Mapping[str, Answer]) -> None:
-    """What the page shows now: for each question name, the answer and the options to offer."""
-    facts = st.session_state.setdefault(FACTS, {})
-    for name, found in answers.items():
-        facts[name] = (found.answer, list(found.options))
+    """What the page shows now: for each question name, the answer and the options to offer
+    (and, for `attention_row`, the head's weights over them)."""
+    st.session_state.setdefault(FACTS, {}).update(answers)
 
 
-def computed(name: str) -> tuple[str, list[str]] | None:
-    """(answer, options) the page published in this run for `name`, or None."""
+def computed(name: str) -> Answer | None:
+    """The Answer the page published in this run for `name`, or None."""
     return st.session_state.get(FACTS, {}).get(name)

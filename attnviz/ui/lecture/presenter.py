@@ -257,18 +257,19 @@ def predict_then_reveal(lesson: Lesson, number: int, step: Step) -> None:
     until Reveal (the answer is computed from the live page when the lesson says
     `computed:<name>`). Reveal replaces the options by one line, the answer and the prediction
     picked, with the explanation under it: in sight in the bar without scrolling."""
-    from attnviz.ui.lecture.votes import reveal_rounds, room_answers, vote_controls
+    from attnviz.ui.lecture.reveal import reveal_rounds, room_answers
+    from attnviz.ui.lecture.votes import vote_controls
 
     question = step.question
     revealed_key = revealed(f"{lesson.slug}:{number}")
     guess_key = f"lesson_guess_{lesson.slug}_{number}"
-    answer, options = question.answer, list(question.options)
+    answer, options, weights = question.answer, list(question.options), None
     if question.computed is not None:
         found = computed(question.computed)
         if found is None:
             st.warning("This page did not give the answer to compare with; look at the figure.")
             return
-        answer, options = found
+        answer, options, weights = found.answer, list(found.options), found.weights
     st.markdown(f"**Predict:** {question.prompt}")
     if st.session_state.get(revealed_key):
         picked = st.session_state.get(PICKED, {}).get(revealed_key)
@@ -276,7 +277,7 @@ def predict_then_reveal(lesson: Lesson, number: int, step: Step) -> None:
         # icon makes the box a line taller, and the explanation's first line must show too
         if question.explain:
             st.markdown(question.explain)
-        room_answers(lesson.slug, number, answer)  # the room's votes, if a room voted
+        room_answers(lesson.slug, number, answer, weights)  # the room's votes, if it voted
         return
     if not step.views:  # a step with views veils them on its stage (attnviz.ui.lecture.stage)
         st.html(css("hide_figures"))

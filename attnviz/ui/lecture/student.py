@@ -102,7 +102,7 @@ def _panel(state: RoomState, lesson: Lesson, voter: str) -> None:
     question = step.question
     if question is not None:
         answer = None if question.computed is not None else question.answer
-        ballot(state, voter, question.prompt, answer)
+        ballot(state, voter, question.prompt, answer, taps=question.taps_a_token)
 
 
 def join_box() -> None:

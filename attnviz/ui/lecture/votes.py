@@ -12,25 +12,14 @@ from collections.abc import Sequence
 import streamlit as st
 
 from attnviz.classroom import RoomState, VoteResult
-from attnviz.classroom.views import (
-    VOTE_LABELS,
-    count_line,
-    is_revealed,
-    next_round,
-    round_counts,
-    vote_note,
-)
-from attnviz.figures.base import scale_fonts
-from attnviz.figures.classroom import votes_figure
+from attnviz.classroom.views import VOTE_LABELS, count_line, is_revealed, next_round, vote_note
 from attnviz.io.user_text import md_literal
-from attnviz.ui.common.settings import settings
+from attnviz.ui.lecture.reveal import draw_answers
 from attnviz.ui.lecture.room import room_of
 from attnviz.ui.lecture.store import attempt
 
 POLL_S = 2.0  # the live count's and the phones' timer
 MY_VOTES = "_classroom_my_votes"  # (code, step, round) -> (kind, message) after a tap
-SHOW_ANSWERS = "_classroom_show_answers"  # open the room's answers at the next run (Reveal)
-FIGURE_CONFIG = {"displayModeBar": False}
 
 
 def vote_controls(row, slug: str, number: int, options: Sequence[str]) -> None:
@@ -73,53 +62,13 @@ def live_count(code: str, number: int) -> None:
     st.markdown(f"**Round {found.number}** ({state}): **{count_line(total)}**")
 
 
-def reveal_rounds(slug: str, number: int) -> None:
-    """On Reveal: close the step's rounds and show their answers on the phones too."""
-    room = room_of(slug)
-    if room is None:
-        return
-    code, key = room
-    asked, _ = attempt(lambda store: store.results(code, number))
-    for found, _ in asked or []:
-        attempt(lambda store, n=found.number: store.reveal(code, key, number, n))
-    st.session_state[SHOW_ANSWERS] = bool(asked)
-
-
-def room_answers(slug: str, number: int, answer: str | None) -> None:
-    """After Reveal, the room's answers beside the model's: a dialog opened once at Reveal
-    (`reveal_rounds`), and a button that opens it again."""
-    room = room_of(slug)
-    if room is None:
-        return
-    asked, _ = attempt(lambda store: store.results(room[0], number))
-    if not asked:
-        return
-    again = st.button("The room's answers", key="room_answers", icon=":material/bar_chart:")
-    if st.session_state.pop(SHOW_ANSWERS, False) or again:
-        _answers_dialog(asked, answer, number)
-
-
-@st.dialog("The room's answers", width="large")
-def _answers_dialog(asked, answer: str | None, number: int) -> None:
-    total = " · ".join(f"round {n}: {count_line(sum(c.values()))}" for n, c in round_counts(asked))
-    st.markdown(f"The model's answer: **{md_literal(answer)}** · {total}" if answer else total)
-    draw_answers(asked, answer, key=f"room_answers_{number}")
-
-
-def draw_answers(asked, answer: str | None, key: str, phone: bool = False) -> None:
-    """The grouped bar chart of the rounds in `asked` (store.results); on a `phone` the bars
-    lie across, and the fonts follow lecture mode."""
-    rounds = round_counts(asked)
-    height = 130 + 45 * len(rounds[0][1]) * len(rounds) if phone else 300
-    figure = votes_figure(rounds, answer, height=height, horizontal=phone)
-    scale_fonts(figure, settings().font_scale)
-    st.plotly_chart(figure, config=FIGURE_CONFIG, key=key, width="stretch")
-
-
-def ballot(state: RoomState, voter: str, prompt: str, answer: str | None) -> None:
-    """The student's side of the step's question: the open round's options as buttons, the
-    vote cast, or the room's answers once revealed (`answer`: the lesson's, when it is written
-    in the lesson; None when the model computes it on the presenter's page)."""
+def ballot(
+    state: RoomState, voter: str, prompt: str, answer: str | None, taps: bool = False
+) -> None:
+    """The student's side of the step's question: the open round's options as buttons (`taps`:
+    a predict-the-attention question, the sentence's tokens side by side), the vote cast, or
+    the room's answers once revealed (`answer`: the lesson's, when it is written in the lesson;
+    None when the model computes it on the presenter's page)."""
     found = state.open_round
     if found is not None and found.step == state.step:
         st.markdown(f"**{'Vote again' if found.number == 2 else 'Vote'}:** {prompt}")
@@ -131,21 +80,29 @@ def ballot(state: RoomState, voter: str, prompt: str, answer: str | None) -> Non
             kind, message = mine
             getattr(st, kind)(message)  # the option in it is escaped (`_cast`)
             return
-        for option in found.options:
-            st.button(
-                option,
-                key=f"room_option_{found.number}_{option}",
-                width="stretch",
-                on_click=_cast,
-                args=(state, voter, option, found.number),
-            )
+        _options(state, voter, found, taps)
         return
     asked, _ = attempt(lambda store: store.results(state.code, state.step))
     if asked and is_revealed(asked):
         st.markdown(f"**The room's answers:** {prompt}")
-        draw_answers(asked, answer, key=f"room_answers_{state.step}", phone=True)
+        draw_answers(asked, answer, f"room_answers_{state.step}", phone=True, lettered=not taps)
         if answer is None:
             st.caption("The model's answer is on the projector.")
+
+
+def _options(state: RoomState, voter: str, found, taps: bool) -> None:
+    """One button per option: stacked, or for `taps` the tokens in a row that wraps."""
+    if taps:
+        st.caption("Tap the token you think the query weights most.")
+    place = st.container(horizontal=True, key="room_tokens") if taps else st.container()
+    for option in found.options:
+        place.button(
+            option,
+            key=f"room_option_{found.number}_{option}",
+            width="content" if taps else "stretch",
+            on_click=_cast,
+            args=(state, voter, option, found.number),
+        )
 
 
 def _cast(state: RoomState, voter: str, option: str, number: int) -> None:
