@@ -15,6 +15,7 @@ import streamlit as st
 
 from attnviz.topics.registry import HOME, page, sections
 from attnviz.ui.common import here
+from attnviz.ui.common.accessible import accessible_chrome
 from attnviz.ui.common.boundary import error_boundary
 from attnviz.ui.common.settings import remember
 from attnviz.ui.common.sidebar import FAVICON, adopt_aliases, draw_sidebar, lecture_requested
@@ -63,6 +64,7 @@ elif in_a_room():  # a student in a live classroom room (the URL's or this sessi
     from attnviz.ui.lecture.student import follow_room
 
     follow_room(current)
+accessible_chrome()  # app.css and the navigation's roles (WCAG 2.1 AA), every page
 remember(draw_sidebar())
 question = presenter_bar(current) if presenting else None
 this_view_as_a_step(current)

@@ -19,6 +19,10 @@ if [ ${#MISSING[@]} -gt 0 ]; then
 fi
 python -m pip install -q --disable-pip-version-check -r requirements-test.txt
 python -m pip install -q --disable-pip-version-check --no-deps -r requirements-nodeps.txt
+# axe-core (npm, pinned in package.json and package-lock.json) for tests/browser/test_accessibility.py
+if [ ! -f node_modules/axe-core/axe.min.js ]; then
+  npm ci --silent --no-audit --no-fund
+fi
 
 python -m ruff check .
 python -m ruff format --check .

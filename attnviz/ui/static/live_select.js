@@ -57,13 +57,15 @@ function build(parentElement) {
   const body = el("div", "lsv-body", root);
   const svg = el("svg", "lsv-plane", body, SVG);
   svg.setAttribute("viewBox", `0 0 ${SIZE} ${SIZE}`);
-  svg.setAttribute("role", "img");
+  // a group, not an image: an image's content is presentational, and q inside it is a control
+  svg.setAttribute("role", "group");
   svg.setAttribute("aria-label", "The keys in the (q1, q2) plane and the query q");
   const grid = el("g", "lsv-grid", svg, SVG);
   const dots = el("g", "lsv-keys", svg, SVG);
   const handle = el("g", "lsv-handle", svg, SVG);
   handle.setAttribute("tabindex", "0");
   handle.setAttribute("role", "slider");
+  handle.setAttribute("aria-label", "query q: the arrow keys move it");
   handle.setAttribute("data-testid", "liveSelectHandle");
   el("circle", "lsv-q", handle, SVG).setAttribute("r", "11");
   const qText = el("text", "lsv-qlabel", handle, SVG);
