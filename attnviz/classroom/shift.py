@@ -127,11 +127,15 @@ def guesses_line(found: Guesses) -> str:
     if found.votes == 0:
         return "No one tapped a token yet."
     line = (
-        f"{found.votes} taps; the head weights “{found.top}” most "
+        f"{_taps(found.votes)}; the head weights “{found.top}” most "
         f"({found.weights.max():.2f}); distance between the class and the head "
         f"{found.distance:.2f} (0: alike, 1: no overlap)"
     )
     if found.wrong is None:
         return line + "; no one tapped another token."
     token, taps = found.wrong
-    return line + f"; the most popular wrong guess: “{token}” ({taps} taps)."
+    return line + f"; the most popular wrong guess: “{token}” ({_taps(taps)})."
+
+
+def _taps(count: int) -> str:
+    return "1 tap" if count == 1 else f"{count} taps"

@@ -78,5 +78,6 @@ def guesses_figure(
     trace["colorbar"] = {"title": {"text": "share"}}
     layout["height"] = 240 + 50 * len(rows)
     layout["margin"].update(b=40)
-    title = f"Where the class thought the head looks, and where it looks ({votes} taps)"
-    return go.Figure([trace], titled(layout, title, chars=60))
+    taps_text = "1 tap" if votes == 1 else f"{votes} taps"
+    title = f"Where the class thought the head looks, and where it looks ({taps_text})"
+    return go.Figure([trace], titled(layout, title, chars=90))  # the dialog's whole width

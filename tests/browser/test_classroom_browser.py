@@ -1,18 +1,24 @@
-"""The live classroom in Chromium: a phone (390×844, touch) joins a room by its link and lands
-on the presenter's step, the question and its options above the fold with no horizontal
-scrolling and buttons at least 44 px tall; one tap votes, and the presenter's page (its own
-link into the room) counts that vote. The room is opened on the server's own database (the
-same ATTNVIZ_DATABASE_URL, or the default SQLite file)."""
+"""The live classroom in Chromium: a presenter and five phones (390×844, touch) that join a
+room by its link and land on the presenter's step, the question and its options above the fold
+with no horizontal scrolling and buttons at least 44 px tall; one explores another page and
+comes back; two rounds, every tap counted once; Reveal draws the class's taps beside the head's
+row. The room is opened on the server's own database (the same ATTNVIZ_DATABASE_URL, or the
+default SQLite file)."""
 
 from __future__ import annotations
+
+from collections import Counter
+
+import pytest
 
 from attnviz.classroom import Store
 from attnviz.classroom.views import presenter_path
 from attnviz.ui.lecture.position import lessons
-from tests.support.browser import assert_no_exception, wait_idle
+from tests.support.browser import SHOTS, assert_no_exception, wait_idle
 
 SLUG, STEP = "01_select_to_self_attention", 3  # soft select at T = 100, options in the file
 PHONE = {"width": 390, "height": 844}
+OPTIONS = "[class*='st-key-room_option_'] button"
 PROBE = """() => ({
   scroll: document.documentElement.scrollWidth - document.documentElement.clientWidth,
   options: [...document.querySelectorAll('[class*="st-key-room_option_"] button')].map((b) => {
@@ -20,37 +26,100 @@ PROBE = """() => ({
     return {text: b.innerText.trim(), bottom: box.bottom, height: box.height};
   }),
 })"""
+TAP_SLUG = "03_tokens_positions_masks_heads"  # its predict-the-attention step, on the text page
+TAP_STEP = next(
+    i
+    for i, step in enumerate(lessons()[TAP_SLUG].steps, 1)
+    if step.question and step.question.taps_a_token
+)
+FIRST, SECOND = (1, 2, 2, 3, 12), (2, 2, 2, 3, 2)  # each phone's token, round 1 then round 2
+DIALOG_ROWS = """() => {
+  const plot = document.querySelector('[role=dialog] .js-plotly-plot');
+  if (!plot || !plot.data) return null;
+  const trace = plot._fullData[0];  // z decoded (data holds the base64 spec)
+  return {y: Array.from(trace.y), x: Array.from(trace.x), z: Array.from(trace.z, (r) => Array.from(r))};
+}"""
 
 
-def test_a_phone_joins_by_link_votes_in_one_tap_and_the_projector_counts_it(browser, app_url, page):
+def tap(phone, index: int, number: int) -> str:
+    """Tap the option at `index` on the ballot of round `number`; the option's text."""
+    phone.wait_for_selector(f"[class*='st-key-room_option_{number}_'] button", timeout=60_000)
+    wait_idle(phone)
+    button = phone.locator(OPTIONS).nth(index)
+    text = button.inner_text().strip()
+    button.tap()
+    phone.get_by_text("Your vote").wait_for(timeout=15_000)
+    return text
+
+
+def explore_and_come_back(phone, code: str) -> None:
+    """Open another page from the sidebar, then "Back to the presenter's step"."""
+    phone.locator("[data-testid='stExpandSidebarButton']").tap()
+    phone.locator("[data-testid='stSidebar']").get_by_role("link", name="Soft select").tap()
+    phone.wait_for_url(f"**/soft-select?room={code}*", timeout=30_000)
+    phone.locator(".st-key-room_back button").tap()
+    phone.wait_for_url(f"**/text?room={code}*", timeout=30_000)
+
+
+def test_a_class_of_five_votes_twice_and_reveal_shows_the_taps_beside_the_head(
+    browser, app_url, page
+):
+    """The issue's walk: a presenter (1280×720) and five phones; the phones follow, one explores
+    another page and comes back; two rounds; every tap counted once; the results stay hidden
+    until Reveal, which draws both rounds' taps beside the real head's row."""
     store = Store.from_env()
-    code, key = store.open_room(SLUG)
-    store.set_step(code, key, STEP)
-    options = list(lessons()[SLUG].steps[STEP - 1].question.options)
-    store.open_round(code, key, STEP, options, 1)
-    phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-    try:
-        student = phone.new_page()
-        student.goto(f"{app_url}/?room={code}")
-        student.wait_for_selector("[class*='st-key-room_option_'] button", timeout=60_000)
-        wait_idle(student)
-        probe = student.evaluate(PROBE)
-        assert probe["scroll"] <= 0, "no horizontal scrolling"
-        assert [o["text"] for o in probe["options"]] == options
-        assert all(o["bottom"] <= PHONE["height"] and o["height"] >= 44 for o in probe["options"])
-        assert_no_exception(student, "classroom_phone")
-        student.locator("[class*='st-key-room_option_'] button").nth(1).tap()
-        student.get_by_text(f"Your vote: {options[1]}").wait_for(timeout=10_000)
-    finally:
-        phone.close()
-    assert store.counts(code, STEP, 1) == {o: int(o == options[1]) for o in options}
-    page.goto(app_url + presenter_path("soft-select", SLUG, STEP, code, key))
-    page.wait_for_selector(".st-key-room_count", timeout=60_000)
+    code, key = store.open_room(TAP_SLUG)
+    store.set_step(code, key, TAP_STEP)
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(app_url + presenter_path("text", TAP_SLUG, TAP_STEP, code, key))
+    page.wait_for_selector(".st-key-room_vote_1 button", timeout=60_000)
     wait_idle(page)
-    assert "1 vote" in page.locator(".st-key-room_count").inner_text()
-    assert key not in page.url, "the presenter key leaves the address bar"
-    store.close_room(code, key)
-    store.dispose()
+    page.locator(".st-key-room_vote_1 button").click()
+    contexts = [browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True) for _ in FIRST]
+    try:
+        phones = [context.new_page() for context in contexts]
+        for phone in phones:
+            phone.goto(f"{app_url}/?room={code}")
+        taps = {1: [], 2: []}
+        for i, phone in enumerate(phones):
+            if i == 0:
+                phone.wait_for_selector(OPTIONS, timeout=60_000)
+                probe = phone.evaluate(PROBE)
+                assert probe["scroll"] <= 0, "no horizontal scrolling"
+                assert all(o["bottom"] <= PHONE["height"] for o in probe["options"]), probe
+                assert all(o["height"] >= 44 for o in probe["options"]), "tappable"
+            if i == 4:
+                explore_and_come_back(phone, code)
+            taps[1].append(tap(phone, FIRST[i], 1))
+        page.wait_for_function(
+            "document.querySelector('.st-key-room_count').innerText.includes('5 votes')"
+        )
+        assert not page.locator("[role=dialog]").count(), "nothing shown before Reveal"
+        page.locator(".st-key-room_vote_2 button").click()
+        for i, phone in enumerate(phones):
+            taps[2].append(tap(phone, SECOND[i], 2))
+        for number in (1, 2):  # every tap counted once, for the token tapped
+            counted = {o: n for o, n in store.counts(code, TAP_STEP, number).items() if n}
+            assert counted == dict(Counter(taps[number])), number
+        page.locator(".st-key-lesson_reveal button").click()
+        page.wait_for_function(f"({DIALOG_ROWS})() !== null", timeout=30_000)
+        wait_idle(page)
+        drawn = page.evaluate(DIALOG_ROWS)
+        assert drawn["y"] == ["round 1's taps", "round 2's taps", "the head's weights"]
+        for row, number in ((0, 1), (1, 2)):
+            shares = [taps[number].count(t.removesuffix(" ✓")) / 5 for t in drawn["x"]]
+            assert drawn["z"][row] == pytest.approx(shares)
+        assert "most popular wrong guess" in page.locator("[role=dialog]").inner_text()
+        page.screenshot(path=str(SHOTS / "classroom_projector_reveal.png"))
+        phones[0].wait_for_selector(".js-plotly-plot", timeout=30_000)
+        phones[0].screenshot(path=str(SHOTS / "classroom_phone_reveal.png"))
+        for phone in [*phones, page]:
+            assert_no_exception(phone, "classroom_walk")
+    finally:
+        for context in contexts:
+            context.close()
+        store.close_room(code, key)
+        store.dispose()
 
 
 def test_a_student_who_opens_another_page_stays_in_the_room_and_taps_back(browser, app_url):

@@ -127,3 +127,8 @@ def test_after_two_rounds_the_guesses_figure_has_both_rounds_above_the_head():
     drawn = guesses_figure(second.tokens, taps, second.weights, second.votes)
     assert list(drawn.data[0].y) == ["round 1", "round 2", "the head's weights"]
     assert np.allclose(np.asarray(drawn.data[0].z), [[1, 0], [0.25, 0.75], [0.25, 0.75]])
+
+
+def test_one_tap_is_one_tap():
+    line = guesses_line(guesses_of({"a": 1, "b": 0}, [0.1, 0.9]))
+    assert line.startswith("1 tap;") and "(1 tap)." in line
