@@ -37,7 +37,8 @@ DIALOG_ROWS = """() => {
   const plot = document.querySelector('[role=dialog] .js-plotly-plot');
   if (!plot || !plot.data) return null;
   const trace = plot._fullData[0];  // z decoded (data holds the base64 spec)
-  return {y: Array.from(trace.y), x: Array.from(trace.x), z: Array.from(trace.z, (r) => Array.from(r))};
+  const rows = Array.from(trace.z, (r) => Array.from(r));
+  return {y: Array.from(trace.y), x: Array.from(trace.x), z: rows};
 }"""
 
 
