@@ -2,10 +2,10 @@
 lecture mode (a projector) and at 390×844 (a student's phone): inside each drawn figure no two
 text boxes overlap (titles, axis titles, tick labels, colour bars, legends, annotations: Plotly's
 SVG text boxes, rotated labels compared as rotated rectangles) and no text is cut by the
-figure's edge; in lecture mode no tick label is set below 14 px; on the phone the page does not
-scroll sideways. The pages come from the registry, so a new page is checked without new tests.
-(tests/browser/test_lecture_mode.py checks the page around the figures: buttons, headings, the
-first screen.)"""
+figure's edge; in lecture mode no tick label is set below 14 px; on the phone neither the page
+nor a display formula or code block inside it scrolls sideways. The pages come from the
+registry, so a new page is checked without new tests. (tests/browser/test_lecture_mode.py checks
+the page around the figures: buttons, headings, the first screen.)"""
 
 from __future__ import annotations
 
@@ -96,6 +96,16 @@ def test_tick_labels_are_large_enough_in_lecture_mode(drawn):
 def test_the_phone_never_scrolls_sideways(drawn):
     assert drawn["scrollWidth"] <= drawn["width"], (
         f"the page is {drawn['scrollWidth']} px wide on a {drawn['width']} px phone"
+    )
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("drawn", cases("wide", lambda q: q == ""), indirect=True)
+def test_no_formula_or_code_scrolls_sideways_on_the_phone(drawn):
+    """A display formula or a code block wider than the phone scrolls inside its own box (the page
+    itself does not): it must wrap or shrink instead (static/app.css)."""
+    assert not drawn["wide"], "\n".join(
+        f"{w['text']!r}: {w['scroll']} px in a box of {w['client']} px" for w in drawn["wide"]
     )
 
 

@@ -52,16 +52,23 @@ FIGURE_TEXT = """() => {
             bottom: r.bottom + scrollY}});
   }
   const first = [...document.querySelectorAll('.js-plotly-plot')].find((el) => el.layout);
+  const source = (el) => (el.querySelector('annotation') || el).textContent.trim().slice(0, 60);
+  // a display formula or code block wider than its box scrolls inside it (KaTeX's 2 px struts,
+  // .vlist-s, past a formula's box are allowed: no scroll bar shows for them)
+  const wide = [...document.querySelectorAll('.katex-display, [data-testid="stCode"] pre')]
+    .filter((el) => vis(el) && el.scrollWidth > el.clientWidth + 3)
+    .map((el) => ({text: source(el), scroll: el.scrollWidth, client: el.clientWidth}));
   return {figures: out, scrollWidth: document.documentElement.scrollWidth, width: innerWidth,
-          template: first ? first.layout.template || null : null};
+          template: first ? first.layout.template || null : null, wide};
 }"""
 
 
 def read_figure_text(page) -> dict:
     """{figures: [{title, texts: [{kind, text, corners, size}], spec, box}], scrollWidth, width,
-    template}: `spec` is the title text the figure was given (the frontend's, markup included),
-    `template` the Plotly template the frontend applied (its theme), for drawing figures the
-    same way outside the app (tests/support/bare_figures.py)."""
+    template, wide}: `spec` is the title text the figure was given (the frontend's, markup
+    included), `template` the Plotly template the frontend applied (its theme), for drawing
+    figures the same way outside the app (tests/support/bare_figures.py); `wide` the display
+    formulas and code blocks that scroll sideways inside their box ({text, scroll, client})."""
     return page.evaluate(FIGURE_TEXT)
 
 
