@@ -14,6 +14,7 @@ import pytest
 from attnviz.classroom import Store
 from attnviz.classroom.views import presenter_path
 from attnviz.ui.lecture.position import lessons
+from attnviz.ui.lecture.votes import POLL_S
 from tests.support.browser import SHOTS, assert_no_exception, wait_idle
 
 SLUG, STEP = "01_select_to_self_attention", 3  # soft select at T = 100, options in the file
@@ -124,7 +125,8 @@ def test_a_class_of_five_votes_twice_and_reveal_shows_the_taps_beside_the_head(
 
 
 def test_a_student_who_opens_another_page_stays_in_the_room_and_taps_back(browser, app_url):
-    """The sidebar drops the URL's settings, not the room; "Back to the presenter's step" sits
+    """The sidebar drops the URL's settings, not the room; the browser's Back returns to the
+    page before in one press; "Back to the presenter's step" sits
     in the room's polling fragment, whose own rerun moved nothing (AppTest reruns the whole app
     and never saw it)."""
     store = Store.from_env()
@@ -135,7 +137,17 @@ def test_a_student_who_opens_another_page_stays_in_the_room_and_taps_back(browse
         student.goto(f"{app_url}/?room={code}")
         student.wait_for_selector(".st-key-room_panel", timeout=60_000)
         wait_idle(student)
+        entries = student.evaluate("history.length")
         student.locator("[data-testid=stSidebarNav] a", has_text="Attention on text").click()
+        student.wait_for_url(f"**/text?room={code}*", timeout=30_000)
+        student.wait_for_selector(".st-key-room_back button", timeout=30_000)
+        wait_idle(student)
+        student.wait_for_timeout(POLL_S * 1500)  # the room's poll has run: it writes no entry
+        assert student.evaluate("history.length") == entries + 1, "one page, one entry"
+        student.go_back()  # one press of Back: the page before (it took 6)
+        student.wait_for_url("**/soft-select?room=*", timeout=30_000)
+        student.get_by_role("heading", name="Soft select").wait_for(timeout=30_000)
+        student.go_forward()
         student.wait_for_url(f"**/text?room={code}*", timeout=30_000)
         student.wait_for_selector(".st-key-room_back button", timeout=30_000)
         student.locator(".st-key-room_back button").click()
