@@ -17,6 +17,7 @@ from attnviz.topics.registry import HOME, page, sections
 from attnviz.ui.common import here
 from attnviz.ui.common.accessible import accessible_chrome
 from attnviz.ui.common.boundary import error_boundary
+from attnviz.ui.common.navigation import mend_navigation
 from attnviz.ui.common.settings import remember
 from attnviz.ui.common.sidebar import FAVICON, adopt_aliases, draw_sidebar, lecture_requested
 from attnviz.ui.common.view_export import offer as offer_view_export
@@ -65,6 +66,7 @@ elif in_a_room():  # a student in a live classroom room (the URL's or this sessi
 
     follow_room(current)
 accessible_chrome()  # app.css and the navigation's roles (WCAG 2.1 AA), every page
+mend_navigation()  # Back leaves a page in one press; a phone's sidebar folds after a pick
 remember(draw_sidebar())
 question = presenter_bar(current) if presenting else None
 this_view_as_a_step(current)

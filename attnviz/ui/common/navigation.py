@@ -15,5 +15,6 @@ NAVIGATION = st.components.v2.component(
 
 
 def mend_navigation() -> None:
-    """Mount the helper (drawing nothing)."""
-    NAVIGATION(key="navigation")
+    """Mount the helper (drawing nothing: app.css hides its empty box in the sidebar)."""
+    with st.sidebar:
+        NAVIGATION(key="navigation")

@@ -20,7 +20,6 @@ from attnviz.classroom.tokens import normalize_code
 from attnviz.classroom.views import ROOM, followed_step, signature
 from attnviz.lessons.model import Lesson
 from attnviz.topics.registry import Page
-from attnviz.ui.common.navigation import mend_navigation
 from attnviz.ui.common.sidebar import css
 from attnviz.ui.common.widgets import apply
 from attnviz.ui.lecture.joined import JOINED
@@ -65,7 +64,6 @@ def follow_room(here: Page) -> None:
         st.session_state[FOLLOWED] = (code, number)
     st.session_state[SEEN] = signature(state)
     st.html(css("classroom"))  # static CSS, never user text
-    mend_navigation()  # a phone that explores sees the page; Back leaves it in one press
     if state.open_round is not None and state.open_round.step == state.step:
         st.html(css("hide_figures"))  # vote alone first: the figures stay blurred meanwhile
     voter = voter_id()
