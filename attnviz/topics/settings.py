@@ -1,5 +1,5 @@
-"""Settings for every page (the sidebar): device, global seed, lecture mode, high contrast, figure
-format."""
+"""Settings for every page (the sidebar): device, global seed, lecture mode, high contrast,
+figures as tables too (a text alternative for every figure), figure format."""
 
 from attnviz.topics.params import PageParams, Param
 
@@ -37,6 +37,14 @@ TABLE = PageParams(
             "toggle",
             False,
             help="Black text, thick borders and stronger colour scales in every figure.",
+        ),
+        Param(
+            "tables",
+            "Figures as tables too",
+            "toggle",
+            False,
+            help="Under every figure, its one-line summary and its data as a table: for a screen "
+            "reader, or to read exact values.",
         ),
         Param(
             "export",

@@ -1,5 +1,7 @@
 """Render Plotly figures with lecture-mode fonts, high contrast, and a PNG/SVG download button in
-the toolbar; under the page's main figure (its scene's `main_view`), a one-line text summary."""
+the toolbar; under the page's main figure (its scene's `main_view`), a one-line text summary;
+with "Figures as tables too" (the sidebar), under every figure its summary and its data as
+tables (the text alternative of WCAG 1.1.1)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import streamlit as st
 from attnviz.figures.base import BASE_FONT, export_config, scale_fonts
 from attnviz.figures.stage import on_stage
 from attnviz.figures.summary import summary
+from attnviz.figures.table import figure_tables
 from attnviz.ui.common import here
 from attnviz.ui.common.settings import GlobalSettings, settings
 
@@ -30,7 +33,8 @@ def show(fig: go.Figure, name: str, **kwargs):
     shown = scene.stands_for(name) if scene is not None else name  # a run's maps: Step 0's name
     if here.off_stage(shown):
         return None
-    line = summary(fig) if scene is not None and shown == scene.main_view else None
+    main = scene is not None and shown == scene.main_view
+    line = summary(fig) if main or glob.tables else None
     height = here.stage_height(shown, bool(line))  # on a presenter's stage: its share of the room
     if glob.font_scale != 1.0 or glob.high_contrast or height:
         fig = go.Figure(fig)  # a copy: a cached figure may be shared between sessions
@@ -43,7 +47,17 @@ def show(fig: go.Figure, name: str, **kwargs):
         chart = st.plotly_chart(fig, config=export_config(glob.export_format, name), **kwargs)
         if line:
             st.text(line)
+        if glob.tables:
+            as_tables(fig)
     return chart
+
+
+def as_tables(fig: go.Figure) -> None:
+    """The figure's data as tables (the sidebar's "Figures as tables too"): shown as data,
+    never HTML (labels are tokens a user typed)."""
+    for table in figure_tables(fig):
+        st.caption(f"Table: {table.title}")
+        st.dataframe(table.data, height=min(400, 38 + 35 * len(table.data)))
 
 
 def styled(fig: go.Figure, glob: GlobalSettings, across: int | None = None) -> go.Figure:

@@ -18,6 +18,7 @@ class GlobalSettings:
     lecture: bool
     export_format: str
     high_contrast: bool = False
+    tables: bool = False  # every figure's summary line and data table under it
 
     @property
     def font_scale(self) -> float:

@@ -63,13 +63,16 @@ def draw_sidebar() -> GlobalSettings:
         seed = draw(TABLE, "seed")
         lecture = draw(TABLE, "lecture")
         contrast = draw(TABLE, "contrast")
+        tables = draw(TABLE, "tables")
         export_format = draw(TABLE, "export")
     if lecture:
         st.html(css("lecture"))  # static CSS, never user text
         exit_lecture_button()
     if contrast:
         st.html(css("high_contrast"))
-    return GlobalSettings(device, int(seed), bool(lecture), export_format, bool(contrast))
+    return GlobalSettings(
+        device, int(seed), bool(lecture), export_format, bool(contrast), bool(tables)
+    )
 
 
 def exit_lecture_button() -> None:

@@ -20,6 +20,7 @@ from attnviz.figures.base import scale_fonts
 from attnviz.figures.classroom import votes_figure
 from attnviz.figures.classroom_reveal import guesses_figure, shift_figure
 from attnviz.io.user_text import md_literal
+from attnviz.ui.common.figures import as_tables
 from attnviz.ui.common.settings import settings
 from attnviz.ui.lecture.room import room_of
 from attnviz.ui.lecture.store import attempt
@@ -133,3 +134,5 @@ def draw_guesses(asked, weights: Sequence[float], key: str) -> None:
 def _draw(figure, key: str) -> None:
     scale_fonts(figure, settings().font_scale)
     st.plotly_chart(figure, config=FIGURE_CONFIG, key=key, width="stretch")
+    if settings().tables:  # "Figures as tables too": the text alternative here as everywhere
+        as_tables(figure)
