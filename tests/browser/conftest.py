@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support import server
+from tests.support.axe import violations
 from tests.support.browser import (
     IDLE_PROBE,
     SHOTS,
@@ -79,11 +80,17 @@ def settled_figure_text(page, tries: int = 5) -> dict:
     return text
 
 
+AXE_WIDTHS = (1280, 390)  # the probes axe-core runs on: the projector (lecture mode with high
+# contrast, tests/browser/test_layout_states.py's VIEWS) and the phone; the desktop's is
+# tests/browser/test_every_page.py's
+
+
 @pytest.fixture(scope="session")
 def page_probe(browser, app_url):
     """`page_probe(url, viewport, query)`: the page opened once per (url, viewport width, query)
     in a fresh tab, its layout probe (tests/support/browser.py), the text inside its figures
-    (tests/support/figure_text.py) and the requests it made, kept for every check. The tabs of
+    (tests/support/figure_text.py), the requests it made and, at AXE_WIDTHS, axe-core's WCAG
+    violations (tests/support/axe.py), kept for every check. The tabs of
     one viewport share a browser context (its HTTP cache: the app's scripts load once, ~0.4 s
     a page less); a tab's session is its own."""
     found: dict[tuple[str, int, str], dict] = {}
@@ -105,6 +112,8 @@ def page_probe(browser, app_url):
                 assert_no_exception(page, f"probe-{url}-{viewport['width']}")
                 found[key] = layout_probe(page) | {"requests": list(seen)}
                 found[key]["text"] = settled_figure_text(page)
+                if viewport["width"] in AXE_WIDTHS:  # WCAG 2.1 AA on this page as drawn
+                    found[key]["axe"] = violations(page)
             finally:
                 page.close()
         return found[key]

@@ -1,5 +1,6 @@
-"""Every page of the navigation in headless Chromium: open, interact, no exception, and no
-request to any host but the local server."""
+"""Every page of the navigation in headless Chromium: open, interact, no exception, no request to
+any host but the local server, and no WCAG 2.1 AA violation that axe-core finds (the desktop's
+share of tests/browser/test_accessibility.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from benchmarks.browser import main_widget, move_once
+from tests.support.axe import described, violations
 from tests.support.browser import (
     assert_no_exception,
     foreign,
@@ -80,6 +82,8 @@ def test_page_opens_and_survives_interaction_asking_only_the_local_server(
         assert page.evaluate(FIGURE_DATA) != drawn, f"{title}: its main widget changed no figure"
     assert_no_exception(page, f"{url}-after")
     wait_drawn(page)  # icons and fonts load after the run
+    report = described({"desktop 1400×1000, after a widget move": violations(page)})
+    assert not report, f"{title} breaks WCAG 2.1 AA rules (axe-core):\n{report}"
     assert seen, "no request was recorded"
     assert not foreign(seen), f"{title} asked other hosts: {sorted(set(foreign(seen)))}"
 

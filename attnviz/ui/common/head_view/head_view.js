@@ -20,7 +20,11 @@ export default function (component) {
   const labelW = Math.min(170, 16 + font * 0.62 * widest), gap = 240;
   const width = 2 * labelW + gap, height = (n + 1) * row, y = (i) => row * (i + 0.5);
   const bar = add("div", { class: "hv-bar" }, root);
-  for (const hd of heads) add("span", { style: `color:${hd.color}` }, bar, `▬ head ${hd.head}`);
+  for (const hd of heads) { // the head's colour as a swatch: coloured text failed WCAG contrast
+    const item = add("span", { class: "hv-head" }, bar);
+    add("span", { class: "hv-swatch", style: `background:${hd.color}` }, item);
+    item.append(`head ${hd.head}`);
+  }
   const svgBtn = add("button", { type: "button" }, bar, "⤓ SVG");
   const pngBtn = add("button", { type: "button" }, bar, "⤓ PNG");
   const hint = "Hover a token to isolate its lines" +
