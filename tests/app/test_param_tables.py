@@ -103,6 +103,7 @@ def test_the_sidebar_settings_come_from_the_link():
     at.query_params.update(query)
     at.run()
     no_exception(at)
-    expected = {"device": "cpu", "seed": 7, "lecture": True, "contrast": False, "export": "svg"}
+    expected = {"device": "cpu", "seed": 7, "lecture": True, "contrast": False, "tables": False}
+    expected |= {"export": "svg"}
     assert state_of(at, SIDEBAR) == expected
     assert {k: at.query_params[k] for k in query} == query
