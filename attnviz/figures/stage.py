@@ -6,7 +6,8 @@ margin holds just that; a legend under the plot is pinned to the figure's bottom
 that holds it (a legend placed at a fraction of the height lands on the axis titles once the
 height changes); two panels side by side keep a gap wide enough for the right one's axis; a
 token axis names every token when they fit (up to LABEL_ALL_MAX); tick labels and cell numbers
-are at least STAGE_TEXT_MIN px (cell numbers where they fit their cells at that size)."""
+are at least STAGE_TEXT_MIN px (cell numbers where they fit their cells at that size); row
+labels that no longer fit one line apart at the stage's height are thinned."""
 
 from __future__ import annotations
 
@@ -39,7 +40,26 @@ def on_stage(fig: go.Figure, across: int, high: int | None = None) -> go.Figure:
     _panel_gap(fig, across)
     _readable(fig, across)
     _every_token(fig, across)
+    if high is not None:
+        _rows_apart(fig, high)
     return fig
+
+
+def _rows_apart(fig: go.Figure, high: int) -> None:
+    """Row labels of a y axis that no longer fit one line apart at the stage's height (13 tokens
+    in a grid panel 130 px tall printed over each other) are thinned to every k-th."""
+    margin = fig.layout.margin
+    plot = high - (margin.t or 100) - max(margin.b or 80, _under_plot(fig))
+    for name in fig.layout:
+        axis = fig.layout[name]
+        if not name.startswith("yaxis") or axis.tickmode != "array" or not axis.tickvals:
+            continue
+        values, texts = list(axis.tickvals), list(axis.ticktext or axis.tickvals)
+        size = (axis.tickfont.size if axis.tickfont else None) or BASE_FONT
+        low, top = axis.domain or (0, 1)
+        step = math.ceil(1.15 * size * len(values) / max(1.0, (top - low) * plot))
+        if step > 1:
+            axis.update(tickvals=values[::step], ticktext=texts[::step])
 
 
 def _title(fig: go.Figure, across: int) -> None:
@@ -91,6 +111,17 @@ def _every_token(fig: go.Figure, across: int) -> None:
         if (high - low) * across / len(labels) >= size * 1.3:
             axis.update(tickmode="array", tickvals=labels, ticktext=labels, tickangle=-90)
             axis.automargin = True  # upright labels need the room under the plot their length takes
+
+
+def _under_plot(fig: go.Figure) -> int:
+    """px under the plot that upright x tick labels take (automargin grows the margin for them
+    when drawn), with the axis title: the longest label's length at its font."""
+    axis = fig.layout.xaxis
+    if axis is None or axis.tickangle not in (-90, 90) or axis.type != "category":
+        return 0
+    labels = [str(s) for s in (axis.ticktext or axis.categoryarray or ())]
+    size = (axis.tickfont.size if axis.tickfont else None) or BASE_FONT
+    return AXIS_BOTTOM_PX + int(0.55 * size * max((len(s) for s in labels), default=0))
 
 
 def _upright_titles(fig: go.Figure, high: int) -> None:

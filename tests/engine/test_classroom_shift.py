@@ -102,9 +102,10 @@ def test_guesses_compare_the_class_with_the_head():
 
 
 def test_token_labels_are_distinct_storable_and_say_where_a_repeat_is():
-    tokens = ["the", " cat", "\n", " ", "the", "x" * 40]
-    assert token_labels(tokens) == ("the (0)", "cat", "⏎", "␣", "the (4)", "x" * 29 + "…")
-    answer = Answer.of_row(tokens, [0.1, 0.2, 0.0, 0.0, 0.6, 0.1])
+    tokens = ["the", " cat", "\n", " ", "the", "x" * 40, "▁piano"]
+    labels = ("the (0)", "cat", "⏎", "␣", "the (4)", "x" * 29 + "…", "piano")
+    assert token_labels(tokens) == labels
+    answer = Answer.of_row(tokens, [0.1, 0.2, 0.0, 0.0, 0.6, 0.1, 0.0])
     assert (answer.answer, answer.weights[4]) == ("the (4)", 0.6)
 
 

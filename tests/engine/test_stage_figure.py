@@ -118,3 +118,24 @@ def test_an_upright_axis_title_taller_than_its_plot_is_left_out():
         curves().update_layout(yaxis2={"title": {"text": "token accuracy"}}), ACROSS, 230
     )
     assert low.layout.yaxis2.title.text == ""  # about 40 px of plot: it would stand out of it
+
+
+def test_row_labels_that_would_overprint_on_a_short_stage_are_thinned():
+    """Lesson 03's "Where does it look?": 13 tokens in each head's panel of the heads grid; on
+    a stage 300 px tall each label is kept only where its row leaves a line of text for it."""
+    from attnviz.topics.registry import scene
+
+    page = scene("text")
+    values = page.values(ta_text="the trophy did not fit in the suitcase because it was too big")
+    grid = page.views(page.run(page.config(values)), values, {"heads_grid"})["heads_grid"]
+    rows = [a for n, a in grid.layout.to_plotly_json().items() if n.startswith("yaxis")]
+    assert all(len(a["tickvals"]) == 13 for a in rows)
+    for high, thinned in ((300, True), (1400, False)):
+        fig = on_stage(go.Figure(grid), 1150, high)
+        plot = high - fig.layout.margin.t - fig.layout.margin.b
+        for name in [n for n in fig.layout if n.startswith("yaxis")]:
+            axis = fig.layout[name]
+            low, top = axis.domain or (0, 1)
+            size = axis.tickfont.size or BASE_FONT
+            assert len(axis.tickvals) * size <= (top - low) * plot, (high, name)
+            assert (len(axis.tickvals) < 13) == thinned, (high, name)
