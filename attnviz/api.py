@@ -1,6 +1,7 @@
 """AttnViz from Python (a notebook, a script): every page of the app as a scene you can run,
 draw, export as standalone HTML, and write back as the code that reproduces it; and the model
-view / head view of a Hugging Face encoder folder (the bundled MiniLM by default).
+view / head view of attention you hold (a model's `output_attentions`, an array, TransformerLens's
+patterns), of a Hugging Face model or folder, or of the bundled MiniLM.
 
     >>> import attnviz as av
     >>> av.pages()                       # the url of every page with a scene, in the app's order
@@ -12,6 +13,8 @@ view / head view of a Hugging Face encoder folder (the bundled MiniLM by default
 
     >>> av.model_view(text="The animal didn't cross the street because it was too tired.")
     >>> av.head_view("path/to/model-folder", "Some text", layer=3).save("head_view.html")
+    >>> out = model(**inputs, output_attentions=True)        # your own model, as in BertViz
+    >>> av.head_view(out.attentions, tokenizer.convert_ids_to_tokens(inputs["input_ids"][0]))
 
 A training page's scene gives its untrained model (step 0); `s.trained()` trains it to its end
 in this process (seconds to minutes) and returns the trained snapshot's views.
@@ -29,6 +32,13 @@ from urllib.parse import parse_qs, urlsplit
 
 import plotly.graph_objects as go
 
+from attnviz.api_input import (
+    attended_from,
+    check_index,
+    eager_attention,
+    is_attention,
+    refuse_encoder_decoder,
+)
 from attnviz.io.html_export import figures_html, head_view_block, write_html
 from attnviz.topics import settings
 from attnviz.topics.registry import has_scene, scene_urls
@@ -205,34 +215,63 @@ def _model(path_or_model: Any, tokenizer: Any = None):
         )
         return PretrainedModel(model, tokenizer, folder)
     if tokenizer is None:
-        raise SceneInputError("a model object needs its tokenizer: tokenizer=...")
+        raise SceneInputError(
+            "a model object needs its tokenizer: tokenizer=...; to draw attention you already "
+            "have, pass the weights and their tokens: head_view(attentions, tokens)"
+        )
+    refuse_encoder_decoder(path_or_model)
     return PretrainedModel(path_or_model, tokenizer, type(path_or_model).__name__)
 
 
-def _pretrained(path_or_model: Any, text: str, tokenizer: Any, **values: Any):
+def _attended(path_or_model: Any, text: Any, tokenizer: Any):
+    """What is drawn: the weights a researcher passed with their tokens (`text`), or a model's
+    (eager attention for the call) on `text`."""
     from attnviz.topics.pretrained.model import MAX_TOKENS
+
+    if is_attention(path_or_model):
+        if isinstance(text, str):
+            raise SceneInputError("with attention weights, pass their tokens: a list of strings")
+        return attended_from(path_or_model, text)
+    model = _model(path_or_model, tokenizer)
+    with eager_attention(model.model):
+        return model.extract(str(text), MAX_TOKENS)
+
+
+def _pretrained(path_or_model: Any, text: Any, tokenizer: Any, **values: Any):
     from attnviz.topics.pretrained.scene import SCENE as page
     from attnviz.topics.pretrained.scene import PretrainedInput, PretrainedOutcome, rollout
 
-    picked = page.table.defaults() | settings.TABLE.defaults() | {"pe_text": text}
-    picked |= {f"pe_{k}": v for k, v in values.items()}
-    attended = _model(path_or_model, tokenizer).extract(text, MAX_TOKENS)
-    out = PretrainedOutcome(PretrainedInput("", text), attended, rollout(attended.attentions))
+    attended = _attended(path_or_model, text, tokenizer)
+    layers, heads, count = attended.attentions.shape[:3]
+    check_index(values.get("layer"), layers, "layer")
+    check_index(values.get("head"), heads, "head")
+    check_index(values.get("query"), count, "query token")
+    shown = " ".join(attended.tokens) if not isinstance(text, str) else text
+    picked = page.table.defaults() | settings.TABLE.defaults() | {"pe_text": shown}
+    picked |= {f"pe_{k}": v for k, v in values.items() if v is not None}
+    out = PretrainedOutcome(PretrainedInput("", shown), attended, rollout(attended.attentions))
     return page, out, picked
 
 
 def model_view(
     path_or_model: Any = None,
-    text: str = "The animal didn't cross the street because it was too tired.",
+    text: Any = "The animal didn't cross the street because it was too tired.",
     *,
     tokenizer: Any = None,
     hide: bool = False,
 ) -> go.Figure:
-    """Every layer × head of a Hugging Face encoder (a folder, a loaded model with `tokenizer`,
-    or None: the bundled MiniLM) on `text`, as one Plotly figure (the pretrained page's model
-    view; `hide` drops [CLS]/[SEP] and renormalises).
+    """Every layer × head as one Plotly figure (the pretrained page's model view; `hide` drops
+    [CLS]/[SEP] and renormalises), of what you hold (`path_or_model`):
 
-    >>> model_view(text="The cat sat on the mat.")
+    - attention weights with their tokens as `text`: the tuple a Hugging Face model returns with
+      `output_attentions=True` (per layer (1, heads, T, T)), one (layers, heads, T, T) or
+      (heads, T, T) array or tensor, or TransformerLens's `[cache["pattern", l] for l in ...]`;
+    - a Hugging Face model with its `tokenizer` (`sdpa` models run with eager attention for
+      the call), a local folder, or None (the bundled MiniLM), on the string `text`.
+
+    >>> fig = model_view(text="The cat sat on the mat.")
+    >>> fig.data[0].type  # every layer × head tiled in one heatmap
+    'heatmap'
     """
     page, out, picked = _pretrained(path_or_model, text, tokenizer, hide=hide)
     return page.views(out, picked, {"model_view"}, compact=False)["model_view"]  # float weights
@@ -262,24 +301,34 @@ class HeadViewHTML:
 
 def head_view(
     path_or_model: Any = None,
-    text: str = "The animal didn't cross the street because it was too tired.",
+    text: Any = "The animal didn't cross the street because it was too tired.",
     *,
     layer: int = 0,
     head: int | None = None,
     tokenizer: Any = None,
     hide: bool = False,
 ) -> HeadViewHTML:
-    """One layer's head view (every head, or only `head`) of a Hugging Face encoder on `text`.
+    """One layer's head view (every head, or only `head`), BertViz-style, of what you hold (as
+    `model_view`: weights with their tokens, a model with its tokenizer, a folder, or None).
+    A layer or head outside the model is an error that names the range.
 
-    >>> head_view(text="The cat sat on the mat.", layer=3).save("head_view.html")
+    >>> import numpy as np
+    >>> weights = np.full((2, 3, 4, 4), 0.25)  # (layers, heads, T, T)
+    >>> view = head_view(weights, ["the", "cat", "sat", "down"], layer=1)
+    >>> view.title
+    'Head view, layer 1'
+    >>> head_view(weights, ["the", "cat", "sat", "down"], layer=2)
+    Traceback (most recent call last):
+    attnviz.topics.scene.SceneInputError: layer 2 is out of range: there are 2 (layer 0 to 1)
     """
     every = head is None
     page, out, picked = _pretrained(
-        path_or_model, text, tokenizer, layer=layer, head=head or 0, allheads=every, hide=hide
+        path_or_model, text, tokenizer, layer=layer, head=head, allheads=every, hide=hide
     )
     from attnviz.figures.head_view import head_view_data
     from attnviz.topics.pretrained.scene import head_view_input
 
+    picked["pe_head"] = head or 0
     hv = head_view_input(out, picked)
     figure = page.views(out, picked, {"pe_head_map"})["pe_head_map"]
     data = head_view_data(hv.weights, hv.tokens, sorted(hv.heads), None)
