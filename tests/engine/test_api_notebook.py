@@ -25,10 +25,14 @@ def test_the_example_notebook_runs_and_shows_its_figures(tmp_path, monkeypatch):
     )
     client.execute()  # raises CellExecutionError naming the cell on any error
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
-    assert sum(PLOTLY in o.get("data", {}) for o in outputs) == 2  # the heads grid, the model view
+    # the heads grid, the model view, your own model's model view, the language model's head
+    assert sum(PLOTLY in o.get("data", {}) for o in outputs) == 4
     exported = tmp_path / "text_view.html"
     assert exported.is_file() and exported.stat().st_size > 1_000_000  # plotly.js is inside
+    head_view = (tmp_path / "my_head_view.html").read_text(encoding="utf-8")  # its own script
+    assert '"tokens": ["[CLS]", "the", "cat", "sat"' in head_view
     printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
     assert "av.scene(\n    'text',\n    ta_text='The cat sat on the mat because it was tired.'" in (
         printed
     )
+    assert "layer 2 is out of range: there are 2 (layer 0 to 1)" in printed
