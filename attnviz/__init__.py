@@ -6,6 +6,7 @@ that importing attnviz stays light (no torch, no plotly until a scene runs):
     av.pages()                              # every page with a scene, by url
     s = av.scene(av.pages()[0])             # a page at its defaults (settings as keywords)
     s.views()                               # {view name: plotly Figure}
+    av.generate("The capital of France is") # the bundled language model writes on
 
 (The README's "From Python" section has worked examples per page.)
 """
@@ -13,7 +14,8 @@ that importing attnviz stays light (no torch, no plotly until a scene runs):
 __version__ = "0.1.0"
 
 _API = ("scene", "pages", "page_link", "model_view", "head_view", "SceneView")
-__all__ = ["__version__", *_API]
+_GENERATE = ("generate", "Generated")
+__all__ = ["__version__", *_API, *_GENERATE]
 
 
 def __getattr__(name: str):
@@ -21,4 +23,8 @@ def __getattr__(name: str):
         from attnviz import api
 
         return getattr(api, name)
+    if name in _GENERATE:
+        from attnviz import api_generate
+
+        return getattr(api_generate, name)
     raise AttributeError(f"module 'attnviz' has no attribute {name!r}")

@@ -44,6 +44,7 @@ SHARED_RUNS = {
     "test_circuits_try_this.py": "circuits-runs",
     "test_llm_try_this.py": "llm-real",  # the bundled language model, loaded once
     "test_patching_try_this.py": "llm-real",
+    "test_api_generate.py": "llm-real",
     # not trained runs, but one Ray head per module: split over the two workers, each started its
     # own head and waited on its teardown (the suite paid both twice)
     "test_ray_backend.py": "ray",
