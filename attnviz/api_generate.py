@@ -51,7 +51,7 @@ def generate(
     from attnviz.api import scene
     from attnviz.topics.llm import readouts
     from attnviz.topics.llm.bundled import bundled_llm
-    from attnviz.topics.llm.scene import decoding
+    from attnviz.topics.llm.scene import SCENE, decoding
 
     if isinstance(new_tokens, bool) or not isinstance(new_tokens, int):
         raise SceneInputError("new_tokens is a whole number")
@@ -62,7 +62,7 @@ def generate(
     check_index(head, lm.n_heads, "head")
     values = dict(lm_text=prompt, lm_new=new_tokens, lm_layer=layer, lm_head=head)
     values |= dict(lm_sample=sample, lm_temp=temperature, lm_seed=seed, lm_open_gen=True)
-    s = scene("language-model", **values)
+    s = scene(SCENE.url, **values)  # the page's url is its scene's to write
     made = readouts.generation(lm, s.result.fwd.ids, new_tokens, decoding(s.values))
     figure = s.views(["lm_generation"])["lm_generation"]
     return Generated(made.text, list(made.tokens), made.n_prompt, made.rows, figure)
