@@ -23,7 +23,7 @@ in this process (seconds to minutes) and returns the trained snapshot's views.
 from __future__ import annotations
 
 import html
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -32,13 +32,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import plotly.graph_objects as go
 
-from attnviz.api_input import (
-    attended_from,
-    check_index,
-    eager_attention,
-    is_attention,
-    refuse_encoder_decoder,
-)
+from attnviz.api_input import check_selection, pretrained_outcome
 from attnviz.io.html_export import figures_html, head_view_block, write_html
 from attnviz.topics import settings
 from attnviz.topics.registry import has_scene, scene_urls
@@ -87,8 +81,11 @@ class SceneView:
 
     @cached_property
     def result(self) -> Any:
-        """The page's result: what its views are drawn from (a training page: step 0)."""
-        return self.page.run(self.page.config(self.values))
+        """The page's result: what its views are drawn from (a training page: step 0). A layer,
+        head or query outside the model or text it holds is refused here, naming the range."""
+        result = self.page.run(self.page.config(self.values))
+        self.page.check_ranges(result, self.values)
+        return result
 
     def views(self, only: Collection[str] | None = None) -> dict[str, go.Figure]:
         """{view name: Plotly figure}, every view the page draws (or those named in `only`)."""
@@ -195,73 +192,17 @@ def _head_view_files() -> tuple[str, str]:
     return tuple((HEAD_VIEW_DIR / f"head_view.{ext}").read_text("utf-8") for ext in ("js", "css"))
 
 
-# --- a Hugging Face encoder folder, outside the app's sandbox (a notebook is your own machine)
-
-
-def _model(path_or_model: Any, tokenizer: Any = None):
-    from attnviz.topics.pretrained.model import PretrainedModel, bundled_model
-
-    if path_or_model is None or path_or_model == "":
-        return bundled_model()
-    if isinstance(path_or_model, PretrainedModel):
-        return path_or_model
-    if isinstance(path_or_model, str | Path):
-        from transformers import AutoModel, AutoTokenizer
-
-        folder = str(Path(path_or_model).expanduser())
-        tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
-        model = AutoModel.from_pretrained(
-            folder, attn_implementation="eager", local_files_only=True
-        )
-        return PretrainedModel(model, tokenizer, folder)
-    if tokenizer is None:
-        raise SceneInputError(
-            "a model object needs its tokenizer: tokenizer=...; to draw attention you already "
-            "have, pass the weights and their tokens: head_view(attentions, tokens)"
-        )
-    refuse_encoder_decoder(path_or_model)
-    return PretrainedModel(path_or_model, tokenizer, type(path_or_model).__name__)
-
-
-def _attended(path_or_model: Any, text: Any, tokenizer: Any):
-    """What is drawn: the weights a researcher passed with their tokens (`text`), or a model's
-    (eager attention for the call) on `text`."""
-    from attnviz.topics.pretrained.model import MAX_TOKENS
-
-    if is_attention(path_or_model):
-        if isinstance(text, str):
-            raise SceneInputError("with attention weights, pass their tokens: a list of strings")
-        return attended_from(path_or_model, text)
-    model = _model(path_or_model, tokenizer)
-    with eager_attention(model.model):
-        return model.extract(str(text), MAX_TOKENS)
-
-
-def _pretrained(path_or_model: Any, text: Any, tokenizer: Any, **values: Any):
-    from attnviz.topics.pretrained.scene import SCENE as page
-    from attnviz.topics.pretrained.scene import PretrainedInput, PretrainedOutcome, rollout
-
-    attended = _attended(path_or_model, text, tokenizer)
-    layers, heads, count = attended.attentions.shape[:3]
-    check_index(values.get("layer"), layers, "layer")
-    check_index(values.get("head"), heads, "head")
-    check_index(values.get("query"), count, "query token")
-    shown = " ".join(attended.tokens) if not isinstance(text, str) else text
-    picked = page.table.defaults() | settings.TABLE.defaults() | {"pe_text": shown}
-    picked |= {f"pe_{k}": v for k, v in values.items() if v is not None}
-    out = PretrainedOutcome(PretrainedInput("", shown), attended, rollout(attended.attentions))
-    return page, out, picked
-
-
 def model_view(
     path_or_model: Any = None,
     text: Any = "The animal didn't cross the street because it was too tired.",
     *,
     tokenizer: Any = None,
     hide: bool = False,
+    layers: Sequence[int] | None = None,
+    heads: Sequence[int] | None = None,
 ) -> go.Figure:
     """Every layer × head as one Plotly figure (the pretrained page's model view; `hide` drops
-    [CLS]/[SEP] and renormalises), of what you hold (`path_or_model`):
+    [CLS]/[SEP] and renormalises), or the `layers` and `heads` picked, of what you hold:
 
     - attention weights with their tokens as `text`: the tuple a Hugging Face model returns with
       `output_attentions=True` (per layer (1, heads, T, T)), one (layers, heads, T, T) or
@@ -272,9 +213,22 @@ def model_view(
     >>> fig = model_view(text="The cat sat on the mat.")
     >>> fig.data[0].type  # every layer × head tiled in one heatmap
     'heatmap'
+    >>> import numpy as np
+    >>> fig = model_view(np.full((6, 4, 3, 3), 1 / 3), ["a", "b", "c"], layers=[2, 5], heads=[0])
+    >>> fig.layout.yaxis.ticktext, fig.layout.xaxis.ticktext  # named by their own numbers
+    (('layer 2', 'layer 5'), ('0',))
     """
-    page, out, picked = _pretrained(path_or_model, text, tokenizer, hide=hide)
-    return page.views(out, picked, {"model_view"}, compact=False)["model_view"]  # float weights
+    page, out, picked = pretrained_outcome(path_or_model, text, tokenizer, hide=hide)
+    if layers is None and heads is None:
+        return page.views(out, picked, {"model_view"}, compact=False)["model_view"]  # floats
+    from attnviz.figures.pretrained import model_view as draw
+    from attnviz.topics.pretrained.scene import drawn, visible
+
+    count, per_layer = out.attended.attentions.shape[:2]
+    numbers = check_selection(layers, count, "layer"), check_selection(heads, per_layer, "head")
+    tokens, att = visible(out.attended.attentions, out.attended.tokens, hide)
+    chosen = drawn(out, att)[numbers[0]][:, numbers[1]]  # (layers picked, heads picked, T, T)
+    return draw(chosen, tokens, numbers=numbers)
 
 
 @dataclass(frozen=True)
@@ -305,24 +259,25 @@ def head_view(
     *,
     layer: int = 0,
     head: int | None = None,
+    heads: Sequence[int] | None = None,
     tokenizer: Any = None,
     hide: bool = False,
 ) -> HeadViewHTML:
-    """One layer's head view (every head, or only `head`), BertViz-style, of what you hold (as
-    `model_view`: weights with their tokens, a model with its tokenizer, a folder, or None).
-    A layer or head outside the model is an error that names the range.
+    """One layer's head view (every head, the `heads` picked, or only `head`), BertViz-style, of
+    what you hold (as `model_view`: weights with their tokens, a model with its tokenizer, a
+    folder, or None). A layer or head outside the model is an error that names the range.
 
     >>> import numpy as np
     >>> weights = np.full((2, 3, 4, 4), 0.25)  # (layers, heads, T, T)
-    >>> view = head_view(weights, ["the", "cat", "sat", "down"], layer=1)
-    >>> view.title
-    'Head view, layer 1'
+    >>> view = head_view(weights, ["the", "cat", "sat", "down"], layer=1, heads=[0, 2])
+    >>> view.title, [lines["head"] for lines in view.data["heads"]]
+    ('Head view, layer 1', [0, 2])
     >>> head_view(weights, ["the", "cat", "sat", "down"], layer=2)
     Traceback (most recent call last):
     attnviz.topics.scene.SceneInputError: layer 2 is out of range: there are 2 (layer 0 to 1)
     """
     every = head is None
-    page, out, picked = _pretrained(
+    page, out, picked = pretrained_outcome(
         path_or_model, text, tokenizer, layer=layer, head=head, allheads=every, hide=hide
     )
     from attnviz.figures.head_view import head_view_data
@@ -330,6 +285,11 @@ def head_view(
 
     picked["pe_head"] = head or 0
     hv = head_view_input(out, picked)
+    shown = (
+        hv.heads
+        if head is not None
+        else check_selection(heads, out.attended.attentions.shape[1], "head")
+    )
     figure = page.views(out, picked, {"pe_head_map"})["pe_head_map"]
-    data = head_view_data(hv.weights, hv.tokens, sorted(hv.heads), None)
+    data = head_view_data(hv.weights, hv.tokens, sorted(shown), None)
     return HeadViewHTML(data, figure, f"Head view, layer {layer}")

@@ -1,17 +1,20 @@
 """What a researcher already holds, made into what the pretrained page draws (issue 43): attention
 weights as a Hugging Face model returns them (`output_attentions=True`: a tuple of per-layer
 (B, H, T, T) tensors), one array or tensor of shape (L, H, T, T) or (H, T, T), TransformerLens's
-per-layer patterns (`[cache["pattern", l] for l in range(L)]`), with their tokens; and the checks
-that name a range instead of clamping into it. No Streamlit."""
+per-layer patterns (`[cache["pattern", l] for l in range(L)]`), with their tokens; a Hugging Face
+model (eager attention for the call) or folder on a text; and the checks that name a range
+instead of clamping into it. No Streamlit."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from attnviz.topics import settings
 from attnviz.topics.pretrained.model import Attended
 from attnviz.topics.scene import SceneInputError
 
@@ -92,6 +95,19 @@ def check_index(value: int | None, count: int, what: str) -> int | None:
     return int(value)
 
 
+def check_selection(values: Sequence[int] | None, count: int, what: str) -> list[int]:
+    """The indices `values` picks among `count` (every one when None), each checked as
+    `check_index` does; an empty or repeating selection is refused by name."""
+    if values is None:
+        return list(range(count))
+    if isinstance(values, int | np.integer):
+        values = [values]
+    picked = [check_index(value, count, what) for value in values]
+    if not picked or len(set(picked)) < len(picked):
+        raise SceneInputError(f"pick each {what} once, at least one: {list(values)!r}")
+    return picked
+
+
 def is_attention(thing: Any) -> bool:
     """Whether `thing` is attention weights (a tuple or list of per-layer arrays or tensors, or
     one array or tensor), not a model, a folder or None."""
@@ -127,3 +143,63 @@ def eager_attention(model: Any) -> Iterator[None]:
     finally:
         if switch:
             model.set_attn_implementation(before)
+
+
+# --- a Hugging Face model or folder, outside the app's sandbox (a notebook is your own machine)
+
+
+def model_of(path_or_model: Any, tokenizer: Any = None):
+    from attnviz.topics.pretrained.model import PretrainedModel, bundled_model
+
+    if path_or_model is None or path_or_model == "":
+        return bundled_model()
+    if isinstance(path_or_model, PretrainedModel):
+        return path_or_model
+    if isinstance(path_or_model, str | Path):
+        from transformers import AutoModel, AutoTokenizer
+
+        folder = str(Path(path_or_model).expanduser())
+        tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+        model = AutoModel.from_pretrained(
+            folder, attn_implementation="eager", local_files_only=True
+        )
+        return PretrainedModel(model, tokenizer, folder)
+    if tokenizer is None:
+        raise SceneInputError(
+            "a model object needs its tokenizer: tokenizer=...; to draw attention you already "
+            "have, pass the weights and their tokens: head_view(attentions, tokens)"
+        )
+    refuse_encoder_decoder(path_or_model)
+    return PretrainedModel(path_or_model, tokenizer, type(path_or_model).__name__)
+
+
+def attended_of(path_or_model: Any, text: Any, tokenizer: Any):
+    """What is drawn: the weights a researcher passed with their tokens (`text`), or a model's
+    (eager attention for the call) on `text`."""
+    from attnviz.topics.pretrained.model import MAX_TOKENS
+
+    if is_attention(path_or_model):
+        if isinstance(text, str):
+            raise SceneInputError("with attention weights, pass their tokens: a list of strings")
+        return attended_from(path_or_model, text)
+    model = model_of(path_or_model, tokenizer)
+    with eager_attention(model.model):
+        return model.extract(str(text), MAX_TOKENS)
+
+
+def pretrained_outcome(path_or_model: Any, text: Any, tokenizer: Any, **values: Any):
+    """(the pretrained page's scene, its outcome on what was handed in, the values to draw it
+    with): a layer, head or query outside what was handed in is refused by name."""
+    from attnviz.topics.pretrained.scene import SCENE as page
+    from attnviz.topics.pretrained.scene import PretrainedInput, PretrainedOutcome, rollout
+
+    attended = attended_of(path_or_model, text, tokenizer)
+    layers, heads, count = attended.attentions.shape[:3]
+    check_index(values.get("layer"), layers, "layer")
+    check_index(values.get("head"), heads, "head")
+    check_index(values.get("query"), count, "query token")
+    shown = " ".join(attended.tokens) if not isinstance(text, str) else text
+    picked = page.table.defaults() | settings.TABLE.defaults() | {"pe_text": shown}
+    picked |= {f"pe_{k}": v for k, v in values.items() if v is not None}
+    out = PretrainedOutcome(PretrainedInput("", shown), attended, rollout(attended.attentions))
+    return page, out, picked

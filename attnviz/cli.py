@@ -7,12 +7,14 @@
 
 The app's script (app.py), its pages and its Streamlit settings are found beside the package: in
 a checkout, the repository root; in an installed wheel, attnviz/_app (copied there by setup.py's
-build step). Bad input exits with status 2 and one line saying why.
+build step). Bad input exits with status 2 and one line saying why; so does `serve` or `handout`
+on the light install (`pip install .`, the engine alone), naming the extra that adds the app.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
 import tomllib
@@ -48,8 +50,29 @@ def config_flags(folder: Path) -> list[str]:
     return flags
 
 
+APP_PACKAGES = {  # import name -> the package the app extra installs
+    "streamlit": "streamlit",
+    "markdown_it": "markdown-it-py",
+    "mdit_py_plugins": "mdit-py-plugins",
+    "latex2mathml": "latex2mathml",
+    "sqlalchemy": "SQLAlchemy",
+    "segno": "segno",
+}
+
+
+def need_app(command: str) -> None:
+    """Fail with the install command when the app's packages are missing (the light install)."""
+    missing = [pkg for name, pkg in APP_PACKAGES.items() if importlib.util.find_spec(name) is None]
+    if missing:
+        fail(
+            f"`attnviz {command}` needs the app's packages ({', '.join(missing)} not installed): "
+            "pip install 'attnviz[app]' (in a checkout: pip install -r requirements.txt)"
+        )
+
+
 def serve(port: int | None, lecture: bool, extra: list[str]) -> None:
     """Start the app (attnviz.ui.serve's fixed `streamlit run`) from its folder's app.py."""
+    need_app("serve")
     from attnviz.ui import serve as server
 
     folder = app_dir()
@@ -64,6 +87,7 @@ def serve(port: int | None, lecture: bool, extra: list[str]) -> None:
 def handout(lesson: str, out: Path) -> None:
     """A lesson's handout: `lesson` is a .toml file or a bundled lesson's name (its file stem,
     or the stem's number: '01')."""
+    need_app("handout")
     from attnviz.lessons import handout as lesson_handout
     from attnviz.lessons.loader import LESSONS_DIR
 

@@ -7,6 +7,7 @@ wholly in the future)."""
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -118,37 +119,38 @@ def _tile(attentions: np.ndarray, n: int, reduce: str) -> np.ndarray:
     return tiled
 
 
-def _tile_labels(names: list[str], heads: int, layers: int) -> tuple[list[str], list[str]]:
-    """Distinct category labels of the tiled map's columns and rows (gap lines get "h|", "l—")."""
+def _tile_labels(
+    names: list[str], heads: Sequence[int], layers: Sequence[int]
+) -> tuple[list[str], list[str]]:
+    """Distinct category labels of the tiled map's columns and rows (gap lines get "h|", "l—"),
+    named by the heads' and layers' own numbers."""
     n, step = len(names), len(names) + 1
-    x = [
-        f"head {h} · key {names[j]}" if j < n else f"{h}|"
-        for h in range(heads)
-        for j in range(step)
-    ]
-    y = [
-        f"layer {k} · query {names[i]}" if i < n else f"{k}—"
-        for k in range(layers)
-        for i in range(step)
-    ]
+    x = [f"head {h} · key {names[j]}" if j < n else f"{h}|" for h in heads for j in range(step)]
+    y = [f"layer {k} · query {names[i]}" if i < n else f"{k}—" for k in layers for i in range(step)]
     x, y = x[:-1], y[:-1]
     return x, y
 
 
 def model_view(
-    attentions: np.ndarray, tokens: list[str], reduce: str = "max", compact: bool = False
+    attentions: np.ndarray,
+    tokens: list[str],
+    reduce: str = "max",
+    compact: bool = False,
+    numbers: tuple[Sequence[int], Sequence[int]] | None = None,
 ) -> go.Figure:
     """All layers × heads in one heatmap: block (l, h) is that head's (T, T) map, rows are
     layers, blank lines between blocks; inputs longer than MODEL_VIEW_POOL are pooled per block
     (`reduce` "max": its largest weight, so sharp weights stay visible; "mean": averaged). One
     trace on one pair of categorical axes, so 72 maps of 512 tokens draw as fast as one image.
-    `compact`: the weights sent as bytes (see `compact_weights`; a quarter of the float32 cells)."""
+    `compact`: the weights sent as bytes (see `compact_weights`; a quarter of the float32 cells).
+    `numbers`: the layers' and heads' own numbers when `attentions` is a selection of them."""
     layers, heads, t = attentions.shape[0], attentions.shape[1], attentions.shape[-1]
+    layer_ids, head_ids = numbers or (range(layers), range(heads))
     pooled = t > MODEL_VIEW_POOL
     n = min(t, MODEL_VIEW_POOL)
     tiled = _tile(attentions, n, reduce)  # (layers·(n+1) − 1, heads·(n+1) − 1)
     names = [f"tokens {s}" for s in pool_labels(t, n)] if pooled else shown(tokens)
-    x, y = _tile_labels(names, heads, layers)
+    x, y = _tile_labels(names, head_ids, layer_ids)
     trace = {
         "type": "heatmap",
         "z": tiled,
@@ -163,7 +165,7 @@ def model_view(
     if compact:
         compact_weights(trace)
     how = "max-pooled" if reduce == "max" else "block-averaged"
-    layout = _model_view_layout(x, y, layers, heads, n)
+    layout = _model_view_layout(x, y, (layer_ids, head_ids), n)
     title = f"Model view: {layers} layers ×\u00a0{heads}\u00a0heads"  # a break keeps "× 12 heads"
     if pooled:  # a long title wraps for a phone; the short one stays one line on a projector
         titled(layout, f"{title}; {t} tokens {how} to {n} blocks", NARROW_TITLE)
@@ -172,9 +174,13 @@ def model_view(
     return fast_figure([trace], layout)
 
 
-def _model_view_layout(x: list[str], y: list[str], layers: int, heads: int, n: int) -> dict:
-    """The model view's layout, untitled: a tick per head (x) and layer (y) mid-block."""
-    step, centre = n + 1, n // 2  # a block and one blank (NaN) line after it
+def _model_view_layout(
+    x: list[str], y: list[str], numbers: tuple[Sequence[int], Sequence[int]], n: int
+) -> dict:
+    """The model view's layout, untitled: a tick per head (x) and layer (y) mid-block, named by
+    `numbers` (the layers' and the heads' own)."""
+    (layer_ids, head_ids), step, centre = numbers, n + 1, n // 2  # a block, one blank line
+    layers, heads = len(layer_ids), len(head_ids)
     return {
         "height": 110 * layers + 90,
         # the margins Plotly's automargin reaches at the base font (layer labels, the head axis,
@@ -184,7 +190,7 @@ def _model_view_layout(x: list[str], y: list[str], layers: int, heads: int, n: i
             # a phone; ticks on top would sit on the title, which Plotly places by its margin)
             "type": "category",
             "tickvals": [x[h * step + centre] for h in range(heads)],
-            "ticktext": [str(h) for h in range(heads)],
+            "ticktext": [str(h) for h in head_ids],
             "tickangle": 0,
             "title": {"text": "head"},
             "side": "bottom",
@@ -194,7 +200,7 @@ def _model_view_layout(x: list[str], y: list[str], layers: int, heads: int, n: i
         "yaxis": {
             "type": "category",
             "tickvals": [y[k * step + centre] for k in range(layers)],
-            "ticktext": [f"layer {k}" for k in range(layers)],
+            "ticktext": [f"layer {k}" for k in layer_ids],
             "autorange": "reversed",
             "showgrid": False,
             "automargin": True,

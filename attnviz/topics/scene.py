@@ -20,8 +20,9 @@ the page before Start, every step of the timeline, and a run trained in a notebo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from attnviz.topics import settings
@@ -136,6 +137,9 @@ class Scene:
     extras: Mapping[str, str] = field(default_factory=dict)
     # a result can be tens of MB (a real model's maps at 512 tokens): the UI keeps fewer
     large_results: bool = False
+    # settings whose range follows the result (the model read, the text's tokens), as the page's
+    # sliders do: key -> (what it counts, result -> how many); the table's high is the default's
+    ranges: Mapping[str, tuple[str, Callable[[Any], int]]] = field(default_factory=dict)
 
     @property
     def trains(self) -> bool:
@@ -146,6 +150,16 @@ class Scene:
     def stands_for(self, view: str) -> str:
         """The view whose place `view` is drawn in (itself unless it is an alias)."""
         return self.view_aliases.get(view, view)
+
+    def check_ranges(self, result: Any, values: Values) -> None:
+        """A SceneInputError naming the range when a setting in `ranges` is outside the model
+        or text that `result` holds (never a quiet clamp)."""
+        for key, (what, counted) in self.ranges.items():
+            value, count = values[key], counted(result)
+            if not 0 <= value < count:
+                raise SceneInputError(
+                    f"{what} {value} is out of range: there are {count} ({what} 0 to {count - 1})"
+                )
 
     def values(self, overrides: Values | None = None, **more: Any) -> dict[str, Any]:
         """Every value the scene reads: global settings (seed, device, …) and the page's table at
@@ -163,6 +177,8 @@ class Scene:
                 raise SceneInputError(f"{self.url} has no setting {key!r}")
             if param.widget == "pills" and isinstance(value, list):
                 value = tuple(value)
+            if key in self.ranges:  # its high follows the model: `check_ranges` once it is run
+                param = replace(param, high=math.inf)
             if not param.valid(value):
                 raise SceneInputError(f"{value!r} is not a valid value for {key!r}")
             values[key] = value
@@ -199,6 +215,7 @@ class Scene:
         """(result, views) for `values` (None: the defaults)."""
         values = self.values() if values is None else values
         result = self.run(self.config(values))
+        self.check_ranges(result, values)
         return result, self.views(result, values, only)
 
 

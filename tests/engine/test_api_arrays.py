@@ -133,3 +133,44 @@ def test_the_head_view_docstrings_examples_run():
         (test,) = finder.find(function, globs={**vars(av)})
         result = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS).run(test)
         assert result.failed == 0 and result.attempted >= 2, function.__name__
+
+
+def test_layers_and_heads_picked_draw_those_blocks_named_by_their_own_numbers():
+    rng = np.random.default_rng(3)
+    weights = rng.random((6, 4, 3, 3))
+    weights /= weights.sum(-1, keepdims=True)  # (L, H, T, T), rows of 1
+    fig = av.model_view(weights, ["a", "b", "c"], layers=[5, 2], heads=[3, 1])
+    z = np.asarray(fig.data[0].z, dtype=float)  # blocks of 3 × 3 with one blank line between
+    for row, layer in enumerate([5, 2]):
+        for col, head in enumerate([3, 1]):
+            block = z[row * 4 : row * 4 + 3, col * 4 : col * 4 + 3]
+            assert np.allclose(block, weights[layer, head], atol=1e-6), (layer, head)
+    assert fig.layout.yaxis.ticktext == ("layer 5", "layer 2")
+    assert fig.layout.xaxis.ticktext == ("3", "1")
+    assert fig.data[0].y[0] == "layer 5 · query a" and fig.data[0].x[4] == "head 1 · key a"
+
+
+@pytest.mark.parametrize(
+    ("picks", "message"),
+    [
+        ({"layers": [6]}, r"layer 6 is out of range: there are 6 \(layer 0 to 5\)"),
+        ({"heads": [0, 4]}, r"head 4 is out of range: there are 4 \(head 0 to 3\)"),
+        ({"heads": []}, "pick each head once"),
+        ({"layers": [1, 1]}, "pick each layer once"),
+    ],
+)
+def test_a_selection_outside_the_model_is_refused_by_name(picks, message):
+    weights = np.full((6, 4, 3, 3), 1 / 3)
+    with pytest.raises(SceneInputError, match=message):
+        av.model_view(weights, ["a", "b", "c"], **picks)
+
+
+def test_the_head_view_draws_only_the_heads_picked(tiny):
+    _, _, attentions, tokens = tiny
+    view = av.head_view(attentions, tokens, layer=2, heads=[3, 0])
+    assert [lines["head"] for lines in view.data["heads"]] == [0, 3]
+    for lines in view.data["heads"]:
+        expected = attentions[2][0, lines["head"]].numpy()
+        got = np.zeros_like(expected)
+        got[lines["q"], lines["k"]] = lines["w"]
+        assert np.allclose(got, np.where(expected >= 0.01, expected, 0), atol=5e-4)

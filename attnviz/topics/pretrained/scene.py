@@ -311,4 +311,9 @@ SCENE = Scene(
     answer_names=("top_token", "attention_row"),
     head_view=head_view,
     large_results=True,  # ~80 MB pickled at 512 tokens
+    ranges={  # the model read (a folder's may have more layers than MiniLM's 6) and the text
+        "pe_layer": ("layer", lambda out: out.attended.attentions.shape[0]),
+        "pe_head": ("head", lambda out: out.attended.attentions.shape[1]),
+        "pe_query": ("query token", lambda out: out.attended.attentions.shape[2]),
+    },
 )

@@ -272,4 +272,8 @@ SCENE = Scene(
     answer_names=("top_token", "attention_row"),
     problems=problems,
     head_view=head_view,
+    ranges={  # the heads chosen and the text's tokens (the table's highs: the largest allowed)
+        "ta_head": ("head", lambda out: out.config.n_heads),
+        "ta_query": ("query token", lambda out: len(out.attention.tokens)),
+    },
 )
