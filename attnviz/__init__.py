@@ -15,7 +15,8 @@ __version__ = "0.1.0"
 
 _API = ("scene", "pages", "page_link", "model_view", "head_view", "SceneView")
 _GENERATE = ("generate", "Generated")
-__all__ = ["__version__", *_API, *_GENERATE]
+_CROSS = ("encoder_decoder", "EncoderDecoderAttention")
+__all__ = ["__version__", *_API, *_GENERATE, *_CROSS]
 
 
 def __getattr__(name: str):
@@ -27,4 +28,8 @@ def __getattr__(name: str):
         from attnviz import api_generate
 
         return getattr(api_generate, name)
+    if name in _CROSS:
+        from attnviz import api_cross
+
+        return getattr(api_cross, name)
     raise AttributeError(f"module 'attnviz' has no attribute {name!r}")

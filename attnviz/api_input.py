@@ -122,10 +122,9 @@ def refuse_encoder_decoder(model: Any) -> None:
     if getattr(config, "is_encoder_decoder", False):
         kind = getattr(config, "model_type", "encoder-decoder")
         raise SceneInputError(
-            f"an encoder–decoder model ({kind}): draw its encoder with "
-            "model_view(model.get_encoder(), text, tokenizer=tokenizer); for its decoder's "
-            "self-attention, run the model with output_attentions=True and pass "
-            "out.decoder_attentions with the decoder's tokens (cross-attention is not drawn)"
+            f"an encoder–decoder model ({kind}): its encoder, decoder and cross-attention come "
+            "from encoder_decoder(model, source, target, tokenizer=tokenizer); or draw its "
+            "encoder alone with model_view(model.get_encoder(), text, tokenizer=tokenizer)"
         )
 
 

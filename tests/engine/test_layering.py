@@ -24,7 +24,7 @@ ROOMS = (
 )
 PACKAGE = ROOT / "attnviz"
 # the front door, above every room: the package, the notebook API and the `attnviz` command
-FRONT = {"__init__.py", "api.py", "api_generate.py", "api_input.py", "cli.py"}
+FRONT = {"__init__.py", "api.py", "api_cross.py", "api_generate.py", "api_input.py", "cli.py"}
 
 
 def test_importing_the_engine_does_not_import_streamlit():
