@@ -1,7 +1,10 @@
 """Attention math: score functions and their labels, masked softmax, scaled dot-product
 attention, head split/merge, row entropy, and the attention variants of the sinks experiment:
 softmax (default), softmax-plus-one ("off-by-one": exp / (1 + Σ exp)) and sigmoid (elementwise,
-with the bias −log T, T the number of keys), all by `normalise_scores`.
+with the bias −log T, T the number of keys), all by `normalise_scores`; and what the variants of
+2024–26 add to it (models/variant_attention.py): a learned sink logit per head
+(`softmax_with_sink`), key/value heads shared by groups of query heads (`repeat_kv`) and
+differential attention (`differential_attention`, two maps of the one function subtracted).
 
 This module owns the one explicit attention computation of the engine:
 `scaled_dot_product_attention` returns `(output, weights)` and every model's explicit path calls
@@ -101,6 +104,41 @@ def normalise_scores(
     return softmax_plus_one(scaled, mask) if kind == "softmax1" else sigmoid_weights(scaled, mask)
 
 
+def softmax_with_sink(
+    scores: Tensor, sink: Tensor, mask: Tensor | None = None, temperature: float = 1.0
+) -> Tensor:
+    """softmax over the scores (..., Tq, Tk) and one extra column, the sink logit (broadcast to
+    (..., Tq, 1)), with that column then dropped: exp(s_j) / (exp(sink) + Σ exp(s)). The sink
+    is not divided by the temperature (it is a learned logit of its own)."""
+    column = (sink.to(scores.dtype) * temperature).expand(*scores.shape[:-1], 1)  # (..., Tq, 1)
+    wide = torch.cat([scores, column], dim=-1)  # (..., Tq, Tk + 1)
+    if mask is not None:
+        mask = mask.to(torch.bool).expand_as(scores)
+        mask = torch.cat([mask, torch.ones_like(mask[..., :1])], dim=-1)
+    return masked_softmax(wide, mask, temperature=temperature)[..., :-1]
+
+
+def differential_attention(
+    q: tuple[Tensor, Tensor],
+    k: tuple[Tensor, Tensor],
+    v: Tensor,
+    lam: Tensor,
+    mask: Tensor | None = None,
+    on_weights: Callable[[Tensor], Tensor] | None = None,
+) -> tuple[Tensor, Tensor]:
+    """Differential attention (Ye et al. 2024): (softmax(q₁k₁ᵀ/√d) − λ softmax(q₂k₂ᵀ/√d)) v,
+    each map by `scaled_dot_product_attention`; q₁, q₂ (..., Tq, d), k₁, k₂ (..., Tk, d),
+    v (..., Tk, dv), λ broadcast to (..., 1, 1), e.g. (H, 1, 1). Returns (out (..., Tq, dv),
+    weights A₁ − λA₂ (..., Tq, Tk), which may be negative). `on_weights` sees (and may
+    replace) the difference before it mixes v."""
+    _, first = scaled_dot_product_attention(q[0], k[0], v, mask)  # (..., Tq, Tk)
+    _, second = scaled_dot_product_attention(q[1], k[1], v, mask)
+    weights = first - lam * second  # (..., Tq, Tk)
+    if on_weights is not None:
+        weights = on_weights(weights)
+    return weights @ v, weights
+
+
 def fully_masked(mask: Tensor, dim: int = -1) -> Tensor:
     """True for rows of `mask` in which nothing may be attended (their weights are all 0)."""
     return ~mask.to(torch.bool).any(dim=dim)
@@ -166,6 +204,7 @@ def scaled_dot_product_attention(
     on_weights: Callable[[Tensor], Tensor] | None = None,
     dropout: Callable[[Tensor], Tensor] | None = None,
     normalise: str = "softmax",
+    sink: Tensor | None = None,
 ) -> tuple[Tensor, Tensor]:
     """softmax(score(q, k) · scale / temperature, masked) v; q (..., Tq, d), k (..., Tk, d),
     v (..., Tk, dv). Returns (out (..., Tq, dv), weights (..., Tq, Tk)).
@@ -174,7 +213,9 @@ def scaled_dot_product_attention(
     `on_weights` see (and may replace) the scaled scores and the weights; for float16/bfloat16
     inputs they see the float32 working tensors. `dropout` applies to the weights that mix v
     only (the returned weights are the undropped ones). A fully masked row gets weights 0, out 0.
-    `normalise` picks the weights' function (NORMALISERS: softmax, softmax1, sigmoid).
+    `normalise` picks the weights' function (NORMALISERS: softmax, softmax1, sigmoid). `sink`
+    (..., Tq, 1), e.g. (H, 1, 1): a learned logit per head that takes part in the softmax as one
+    extra key column and is then dropped (gpt-oss), so a row may sum to less than 1.
     """
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1]) if score_name == "dot" else 1.0
@@ -185,7 +226,12 @@ def scaled_dot_product_attention(
     scores = score(score_name, q, k, **(score_params or {})) * scale  # (..., Tq, Tk)
     if on_scores is not None:
         scores = on_scores(scores)
-    weights = normalise_scores(scores, mask, normalise, temperature)  # (..., Tq, Tk)
+    if sink is None:
+        weights = normalise_scores(scores, mask, normalise, temperature)  # (..., Tq, Tk)
+    elif normalise == "softmax":
+        weights = softmax_with_sink(scores, sink, mask, temperature)  # (..., Tq, Tk)
+    else:
+        raise ValueError(f"a sink logit takes part in a softmax, not in {normalise!r}")
     if on_weights is not None:
         weights = on_weights(weights)
     mixing = weights if dropout is None else dropout(weights)
@@ -210,6 +256,12 @@ def split_heads(x: Tensor, n_heads: int) -> Tensor:
     if d % n_heads:
         raise ValueError(f"model width {d} is not divisible by {n_heads} heads")
     return x.view(b, t, n_heads, d // n_heads).transpose(1, 2)
+
+
+def repeat_kv(x: Tensor, groups: int) -> Tensor:
+    """Grouped-query attention's sharing: (B, Hkv, T, Dh) -> (B, Hkv · groups, T, Dh), each
+    key/value head repeated for the `groups` query heads that read it (head h reads h // groups)."""
+    return x if groups == 1 else x.repeat_interleave(groups, dim=1)
 
 
 def merge_heads(x: Tensor) -> Tensor:

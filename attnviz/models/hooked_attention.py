@@ -46,13 +46,16 @@ class HookedAttention(nn.Module):
         score_params: dict | None = None,
         dropout: nn.Module | None = None,
         normalise: str = "softmax",
+        sink: Tensor | None = None,
     ) -> Tensor:
         """q, k (B, H, T, Dh), v (B, H, T, Dv); mask broadcastable to (B, H, T, T), True = may
         attend. `score_params` are the learned tensors of the "additive" and "general" scores
         (core.attention.score); `normalise` one of core.attention.NORMALISERS (the fused kernel
-        runs for softmax only). Returns each head's output (B, H, T, Dv) after `hook_out`."""
+        runs for softmax only, without a `sink`: a learned logit per head, (H, 1, 1), of
+        core.attention.softmax_with_sink). Returns each head's output (B, H, T, Dv) after
+        `hook_out`."""
         q, k = self.hook_q(q), self.hook_k(k)
-        if normalise == "softmax" and self.can_fuse(score_name, dropout):
+        if normalise == "softmax" and sink is None and self.can_fuse(score_name, dropout):
             fused_scale = (q.shape[-1] ** -0.5 if scale is None else scale) / temperature
             return self.hook_out(fused_attention(q, k, v, mask, fused_scale))  # (B, H, T, Dv)
         out, _ = scaled_dot_product_attention(
@@ -68,5 +71,6 @@ class HookedAttention(nn.Module):
             on_weights=self.hook_weights,
             dropout=dropout,
             normalise=normalise,
+            sink=sink,
         )  # (B, H, T, Dv)
         return self.hook_out(out)

@@ -68,14 +68,19 @@ def sinusoidal_table(max_len: int, d_model: int) -> Tensor:
 class Block(nn.Module):
     """x + attn(LN(x)), then x + MLP(LN(x)) (no MLP when `config.mlp` is False)."""
 
-    def __init__(self, config: TransformerConfig):
+    def __init__(self, config: TransformerConfig, attn: nn.Module | None = None):
         super().__init__()
         self.ln1 = nn.LayerNorm(config.d_model)
-        self.attn = MultiHeadSelfAttention(
-            SelfAttentionConfig(
-                config.d_model, config.n_head, dropout=config.dropout, normalise=config.attention
+        if attn is None:  # the 2017 attention; a variant's (models/variant_transformer.py) if given
+            attn = MultiHeadSelfAttention(
+                SelfAttentionConfig(
+                    config.d_model,
+                    config.n_head,
+                    dropout=config.dropout,
+                    normalise=config.attention,
+                )
             )
-        )
+        self.attn = attn
         self.has_mlp = config.mlp
         if not config.mlp:
             return
@@ -108,10 +113,14 @@ class TinyTransformer(nn.Module):
             self.register_buffer("pos", sinusoidal_table(config.max_len, config.d_model))
         else:  # "none": attention alone cannot tell positions apart
             self.register_buffer("pos", torch.zeros(config.max_len, config.d_model))
-        self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
+        self.blocks = nn.ModuleList(self.block(config, i) for i in range(config.n_layer))
         self.ln_f = nn.LayerNorm(config.d_model)
         self.head = nn.Linear(config.d_model, config.vocab_size)
         self.drop = nn.Dropout(config.dropout)
+
+    def block(self, config: TransformerConfig, layer: int) -> Block:
+        """Block number `layer` (a subclass may give it another attention module)."""
+        return Block(config)
 
     def forward(self, ids: Tensor, mask: Tensor | None = None) -> Tensor:
         """`mask` (T, T), True = may attend, replaces the causal (or no) mask when given."""

@@ -149,6 +149,15 @@ PAGES: list[Page] = [
         _TOPIC.format("scale"),
     ),
     _entry(
+        "attention-since-2017",
+        "Attention since 2017",
+        "Transformers",
+        ":material/update:",
+        "Grouped-query, latent, sink, gated, differential: trained side by side; real KV caches.",
+        "attention_since_2017",
+        _TOPIC.format("since2017"),
+    ),
+    _entry(
         "vision-patches",
         "Vision: attention over patches",
         "Vision",

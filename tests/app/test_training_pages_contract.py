@@ -21,8 +21,8 @@ TRAINING = [p for p in scene_pages() if p.scene.trains]
 IDS = [p.url for p in TRAINING]
 
 
-def test_the_table_has_the_six_training_pages():
-    assert len(TRAINING) == 6 and "watch-circuits" in IDS
+def test_the_table_has_the_seven_training_pages():
+    assert len(TRAINING) == 7 and {"watch-circuits", "attention-since-2017"} <= set(IDS)
 
 
 @pytest.mark.parametrize("entry", TRAINING, ids=IDS)

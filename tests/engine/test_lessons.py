@@ -31,6 +31,7 @@ EXPECTED = {  # slug -> (seeds, the pages it may use)
     "08_attention_at_scale": (("003",), {"attention-at-scale"}),
     "09_inside_a_language_model": (("003",), {"language-model"}),
     "10_finding_the_heads_that_answer": (("003",), {"interventions"}),
+    "11_what_changed_since_2017": (("003",), {"attention-since-2017"}),
 }
 HEADER = 'title = "T"\nsummary = "S"\nseeds = ["004"]\n\n'
 

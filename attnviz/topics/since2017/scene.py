@@ -1,0 +1,197 @@
+"""The Attention since 2017 page as a scene (issue 44): the variants of 2024–26 (grouped-query,
+multi-query, latent, window + sink, gated, differential) trained side by side with multi-head
+attention on one decoder task (the job Start submits), and the KV cache of real models.
+
+A result is {"history": History, "snapshots": [(step, snapshot), …]} up to the step shown
+(`so_far` cuts a run's at a timeline step); `run` gives the untrained models' (step 0), so the
+same views draw the page before Start, every step of the timeline and a run trained in a
+notebook (`SCENE.train`). Views:
+
+    sv_progress  each variant's validation loss and accuracy by step, on one chart
+    sv_first     each variant's first-token share of attention at the shown step
+    sv_maps      the chosen layer and head of every variant on the probe sequence
+    sv_cache     each variant's KV-cache bytes per token and attention parameters
+    sv_real      real models' KV cache per token at the chosen context, beside multi-head's
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Collection
+from dataclasses import replace
+
+import numpy as np
+import plotly.graph_objects as go
+import torch
+
+from attnviz.data.tasks import TaskSpec, build_task
+from attnviz.figures import variants as figs
+from attnviz.figures.fonts import retitled
+from attnviz.figures.text import heads_grid
+from attnviz.models.variant_attention import VARIANT_LABELS, VariantConfig
+from attnviz.models.variant_transformer import cache_numbers_per_token
+from attnviz.topics import live
+from attnviz.topics.scene import Answer, Job, Scene, SceneInputError, Values, wants
+from attnviz.topics.since2017.configs import BYTES, LLAMA3_8B, cache_table
+from attnviz.topics.since2017.params import TABLE, TRY_THIS
+from attnviz.topics.since2017.task import VariantsJobSpec, parameter_count, uniform_share
+from attnviz.topics.training_params import train_config
+from attnviz.training.history import History
+from attnviz.training.messages import Evaluation
+
+EVAL_EVERY, SNAPSHOT_EVERY = 20, 25
+UNTRAINED = "untrained"
+MAP_PX = 360  # px a map of the variants' grid is at least tall
+
+
+def job_spec(values: Values) -> VariantsJobSpec:
+    """The variants, task and attention settings of the page's values (the global seed)."""
+    chosen = tuple(values["sv_variants"])
+    if not chosen:
+        raise SceneInputError("Choose at least one variant to train.")
+    seed = int(values["seed"])
+    length = 8 if values["sv_task"] == "copy" else 16
+    task = TaskSpec(values["sv_task"], length=length, seed=seed)
+    attention = VariantConfig(latent=int(values["sv_latent"]), window=int(values["sv_window"]))
+    return VariantsJobSpec(task, variants=chosen, attention=attention, device=values["device"])
+
+
+def config(values: Values) -> Job:
+    """The job Start submits: the variants side by side and the training form."""
+    seed = int(values["seed"])
+    train = train_config(
+        "sv", values, eval_every=EVAL_EVERY, snapshot_every=SNAPSHOT_EVERY, seed=seed
+    )
+    return Job(job_spec(values), train)
+
+
+@functools.lru_cache(maxsize=16)
+def _start(spec: VariantsJobSpec) -> dict:
+    with torch.random.fork_rng(devices=[]):  # the models are seeded; others share the generator
+        trainable = replace(spec, device="cpu").build()
+        history = History()
+        with torch.no_grad():  # as the Trainer evaluates
+            history.add_evaluation(Evaluation.from_result(0, trainable.evaluate()))
+            snapshot = trainable.snapshot()
+    return {"history": history, "snapshots": [(0, snapshot)], UNTRAINED: True}
+
+
+def run(job: Job) -> dict:
+    """The untrained models' result: one evaluation and one snapshot at step 0."""
+    return _start(job.spec)
+
+
+def so_far(history: History, snapshots: list[tuple[int, dict]], step: int | None) -> dict:
+    """A run's result as it stood at `step` (None: its latest)."""
+    if step is not None:
+        snapshots = [(s, snap) for s, snap in snapshots if s <= step]
+        keep = [i for i, s in enumerate(history.eval_step) if s <= step]
+        cut = History()
+        for name in ("eval_step", "val_loss", "train_metric", "val_metric", "extra"):
+            setattr(cut, name, [getattr(history, name)[i] for i in keep])
+        history = cut
+    return {"history": history, "snapshots": snapshots}
+
+
+def _label(variant: str) -> str:
+    return VARIANT_LABELS[variant]
+
+
+def _colors(spec: VariantsJobSpec) -> dict[str, str]:
+    order = list(VARIANT_LABELS)
+    return {_label(v): figs.COLORS[order.index(v)] for v in spec.variants}
+
+
+def progress(history: History, spec: VariantsJobSpec) -> go.Figure:
+    def series(what: str) -> dict[str, np.ndarray]:
+        return {
+            _label(v): np.array([ex.get(f"{v} {what}", np.nan) for ex in history.extra])
+            for v in spec.variants
+        }
+
+    return figs.progress_figure(
+        history.eval_step, series("loss"), series("accuracy"), _colors(spec)
+    )
+
+
+@functools.lru_cache(maxsize=32)
+def cache_numbers(spec: VariantsJobSpec) -> tuple[np.ndarray, np.ndarray]:
+    """(KV-cache bytes per token in bf16, attention parameters) of each variant, in order."""
+    task = build_task(spec.task)
+    configs = spec.configs(task)
+    t = task.train_x.shape[1]
+    per_token = [cache_numbers_per_token(c, t) * BYTES for c in configs.values()]
+    return np.array(per_token), np.array([parameter_count(c) for c in configs.values()])
+
+
+def maps_figure(snapshot: dict, spec: VariantsJobSpec, values: Values, step: int) -> go.Figure:
+    layer, head = int(values["sv_layer"]), int(values["sv_head"])
+    maps = np.stack([snapshot["variants"][v]["attention"][layer, head] for v in spec.variants])
+    tokens = build_task(spec.task).decode(build_task(spec.task).val_x[0])
+    # short names, 4 maps a row; each map tall enough for its 16 query labels in lecture fonts
+    fig = heads_grid(maps, tokens, names=list(spec.variants), cell_height=MAP_PX)
+    return retitled(fig, f"Step {step}: layer {layer}, head {head} of each variant")
+
+
+def real_figure(context: int) -> go.Figure:
+    rows = cache_table(context)
+    return figs.real_cache_figure(
+        [r.name for r in rows],
+        np.array([r.per_token for r in rows]),
+        np.array([r.mha_total / context for r in rows]),
+        context,
+    )
+
+
+def views(result: dict, values: Values, only: Collection[str] | None = None) -> dict:
+    """The page's views of `result` (run()'s or so_far()'s), each built only when asked for."""
+    spec = job_spec(values)
+    history, (step, snap) = result["history"], result["snapshots"][-1]
+    names = [_label(v) for v in spec.variants]
+    t = build_task(spec.task).train_x.shape[1]
+    builders = {
+        "sv_progress": lambda: progress(history, spec),
+        "sv_first": lambda: figs.first_token_figure(
+            names,
+            np.array([snap["variants"][v]["first_token"].mean() for v in spec.variants]),
+            uniform_share(t),
+            step,
+        ),
+        "sv_maps": lambda: maps_figure(snap, spec, values, step),
+        "sv_cache": lambda: figs.cache_figure(names, *cache_numbers(spec)),
+        "sv_real": lambda: real_figure(int(values["sv_context"])),
+    }
+    return {name: build() for name, build in builders.items() if wants(only, name)}
+
+
+def first_token_shares(result: dict) -> dict[str, float]:
+    """Each variant's first-token share at the result's last snapshot."""
+    snap = result["snapshots"][-1][1]
+    return {v: float(s["first_token"].mean()) for v, s in snap["variants"].items()}
+
+
+def answers(result: dict, values: Values) -> dict[str, Answer]:
+    """`mqa_saving`: how many times fewer bytes multi-query caches than multi-head (this page's
+    model: one key/value head for all its query heads); `llama_ratio`: how many times smaller
+    Llama 3 8B's cache is than multi-head's at the chosen context."""
+    llama = next(r for r in cache_table(int(values["sv_context"])) if r.name == LLAMA3_8B.name)
+    times = ["1×", "2×", "4×", "8×", "32×"]
+    return {
+        "mqa_saving": Answer.of(f"{VariantConfig().n_heads}×", times),
+        "llama_ratio": Answer.of(f"{llama.times_smaller:.0f}×", times),
+    }
+
+
+SCENE = Scene(
+    url="attention-since-2017",
+    table=TABLE,
+    try_this=tuple(TRY_THIS),
+    config=config,
+    run=run,
+    views=views,
+    main_view="sv_progress",
+    answers=answers,
+    answer_names=("mqa_saving", "llama_ratio"),
+    train=live.train,
+    trained_result=lambda run: so_far(run.history, run.snapshots, None),
+)
