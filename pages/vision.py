@@ -17,6 +17,7 @@ from attnviz.ui.parts.vision import (
     scores_and_answers,
     vit_vs_cnn,
 )
+from attnviz.ui.parts.vision_real import real_dino
 from attnviz.ui.training.page import TrainingPage
 from attnviz.ui.training.run_view import LiveRun
 
@@ -73,5 +74,6 @@ def draw_live(run: LiveRun) -> None:
 
 
 page.panel(draw_live, model_name="ViT")
+real_dino()  # the real ViT (DINOv2 on photos): its own folded section, apart from the run
 
 layout.try_this(SCENE.try_this)

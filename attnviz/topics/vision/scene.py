@@ -3,7 +3,9 @@ tiny ViT and a size-matched CNN trained side by side on the same images), the un
 shown before Start, and the views of any snapshot for one image and one query: the numbered
 patches, the query's attention per layer and head, ViT rollout vs CNN saliency, the mean
 attention distance (given the run's timeline), and (folded sections, asked for by name) the
-ViT's mistakes and the shuffled patches; a local pretrained ViT's class-token maps."""
+ViT's mistakes and the shuffled patches; the real ViT's section (DINOv2 ViT-S/14 on photos:
+topics.vision.dino_scene), whose views are drawn only when named; a local pretrained ViT's
+class-token maps."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from attnviz.models.vit import ViTConfig
 from attnviz.topics import live
 from attnviz.topics.scene import Job, Scene, SceneInputError, Values, wants
 from attnviz.topics.training_params import train_config
+from attnviz.topics.vision import dino_scene
 from attnviz.topics.vision.inference import (
     ALL_PATCHES,
     CLASS_TOKEN,
@@ -230,7 +233,13 @@ def views(
 ) -> dict[str, go.Figure]:
     """The views of `snapshot` for the image and query in `values` (or a person's own `image`);
     with the run's `timeline` ((step, snapshot) pairs) the mean attention distance too. The
-    folded sections' views (FOLDED) only when named in `only`."""
+    folded sections' views (FOLDED, and the real ViT's DINO_VIEWS) only when named in `only`."""
+    if only is not None and set(only) & set(dino_scene.DINO_VIEWS):
+        figs = dino_scene.dino_views(dino_scene.see(values), values, only)
+        rest = set(only) - set(dino_scene.DINO_VIEWS)
+        return figs | (
+            views(snapshot, values, rest, image=image, timeline=timeline) if rest else {}
+        )
     frame = read(snapshot, values, image)
     vit = frame.pair.vit.config
     figs: dict[str, go.Figure] = {}
@@ -273,7 +282,9 @@ SCENE = Scene(
     run=run,
     views=views,
     main_view="vi_heads",
-    section_views={"vi_open_shuffle": ("vi_shuffled",)},
+    section_views={"vi_open_shuffle": ("vi_shuffled",), "vi_open_dino": dino_scene.DINO_VIEWS},
+    answers=lambda _result, values: dino_scene.answers(values),
+    answer_names=(dino_scene.OBJECT_HEAD,),
     run_views=("vi_distance", "vi_distance_time"),
     train=live.train,
 )

@@ -230,10 +230,10 @@ def real_vit(image: np.ndarray) -> None:
         if not box.open:
             return
         st.caption(
-            "No pretrained ViT ships with AttnViz (none is in the package index for offline "
-            "use), so type the folder of one you have (saved with save_pretrained inside a "
-            "folder the server lists in `ATTNVIZ_MODEL_DIRS`), or its Hub name if it is in the "
-            "server's Hugging Face cache. Nothing is downloaded."
+            "The DINOv2 ViT-S that ships with AttnViz is in *A real ViT: DINOv2 on photos* "
+            "below. Here, type the folder of another ViT you have (saved with save_pretrained "
+            "inside a folder the server lists in `ATTNVIZ_MODEL_DIRS`), or its Hub name if it is "
+            "in the server's Hugging Face cache. Nothing is downloaded."
         )
         source = st.text_input("model folder", key="vi_real_path", max_chars=1000)
         if not source.strip():
