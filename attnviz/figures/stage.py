@@ -28,6 +28,7 @@ AXIS_BOTTOM_PX = 80  # px under a plot: its tick labels and axis title
 # px: the smallest tick label or cell number drawn on a stage, so that at the stage's zoom (down
 # to 0.9, a view a little taller than its room) a projector still shows 14 px or more
 STAGE_TEXT_MIN = 16
+PANEL_SPACE_PX = 14  # px between pictures laid out again in a grid (_panels)
 PLOT_SHARE = 0.8  # of an axis's width: its cells' share (the margins and colour bar take the rest)
 
 
@@ -37,12 +38,50 @@ def on_stage(fig: go.Figure, across: int, high: int | None = None) -> go.Figure:
     _legend(fig, across)
     if high is not None:
         _upright_titles(fig, high)
+        _panels(fig, across, high)
     _panel_gap(fig, across)
     _readable(fig, across)
     _every_token(fig, across)
     if high is not None:
         _rows_apart(fig, high)
     return fig
+
+
+def _panel_side(count: int, columns: int, width: float, area: float, name_px: float) -> float:
+    """The side (px) of each of `count` square panels in `columns` columns, each with its name
+    above, in a plot `width` × `area` px."""
+    rows = math.ceil(count / columns)
+    return min(width / columns - PANEL_SPACE_PX, area / rows - name_px - PANEL_SPACE_PX)
+
+
+def _panels(fig: go.Figure, across: int, high: int) -> None:
+    """Pictures in a grid with their names above (figures.vision.panels_figure, which says so
+    in its meta) laid out again for the stage's room: as many columns as make them largest (a
+    wide, low stage takes the 8 maps of 2 rows in one), each name one line above its map (drawn
+    at a fraction of a shorter height, the names overprinted the row above)."""
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    plan = meta.get("panels")
+    if not plan or len(fig.layout.annotations) < plan["count"]:
+        return
+    count, margin = plan["count"], fig.layout.margin
+    font = fig.layout.annotations[0].font.size if fig.layout.annotations[0].font else None
+    name_px = max(plan["name_px"], 1.4 * (font or BASE_FONT))
+    width = across - (margin.l or 0) - (margin.r or 0)
+    area = high - (margin.t or 0) - (margin.b or 0)
+    columns = max(range(1, count + 1), key=lambda c: _panel_side(count, c, width, area, name_px))
+    side = _panel_side(count, columns, width, area, name_px)
+    if side < 40:  # no room to lay them out again: as the page drew them
+        return
+    rows = math.ceil(count / columns)
+    row_px = area / rows
+    for i in range(count):
+        r, c = divmod(i, columns)
+        n = "" if i == 0 else str(i + 1)
+        left = (c + 0.5) * width / columns - side / 2
+        top = r * row_px + name_px
+        fig.layout[f"xaxis{n}"].domain = (left / width, (left + side) / width)
+        fig.layout[f"yaxis{n}"].domain = (1 - (top + side) / area, 1 - top / area)
+        fig.layout.annotations[i].update(x=(left + side / 2) / width, y=1 - top / area)
 
 
 def _rows_apart(fig: go.Figure, high: int) -> None:

@@ -144,6 +144,8 @@ def panels_figure(
         if not headers:
             notes.append(_note(panel.name, sum(dx) / 2, dy[1]))
     layout["annotations"], layout["shapes"] = notes, shapes
+    if not headers:  # a stage may lay the panels out again for its room (figures.stage)
+        layout["meta"] = {"panels": {"count": len(panels), "name_px": NAME_PX, "gap_px": GAP_PX}}
     if layout["width"] is None:
         del layout["width"]
     titled(layout, title)

@@ -139,3 +139,32 @@ def test_row_labels_that_would_overprint_on_a_short_stage_are_thinned():
             size = axis.tickfont.size or BASE_FONT
             assert len(axis.tickvals) * size <= (top - low) * plot, (high, name)
             assert (len(axis.tickvals) < 13) == thinned, (high, name)
+
+
+def test_pictures_in_a_grid_are_laid_out_again_without_names_over_the_row_above():
+    """The real ViT's 8 maps (2 rows of 4 on the page) on a wide, low stage: drawn at a fraction
+    of a shorter height, each name overprinted the maps above it (lesson 07, step 9)."""
+    import numpy as np
+
+    from attnviz.figures.vision import Panel, panels_figure
+
+    image = np.zeros((3, 8, 8), dtype=np.float32)
+    names = ["the photo", *(f"head {h}" for h in range(6)), "mean of heads"]
+    fig = panels_figure([Panel(image, name) for name in names], 4, "DINO's maps", 150)
+    across, high = 1150, 300
+    fig = on_stage(fig, across, high)
+    m = fig.layout.margin
+    width, area = across - m.l - m.r, high - m.t - m.b
+    boxes = []  # (left, top, right, bottom) px of each map in the plot area
+    for i in range(len(names)):
+        n = "" if i == 0 else str(i + 1)
+        (x0, x1), (y0, y1) = fig.layout[f"xaxis{n}"].domain, fig.layout[f"yaxis{n}"].domain
+        boxes.append((x0 * width, (1 - y1) * area, x1 * width, (1 - y0) * area))
+    sides = [(r - left, b - t) for left, t, r, b in boxes]
+    assert all(abs(w - h) < 1 and w >= 100 for w, h in sides), sides  # square, and large
+    size = fig.layout.annotations[0].font.size or BASE_FONT
+    for note, (left, top, right, _bottom) in zip(fig.layout.annotations, boxes, strict=False):
+        name_top = top - 1.2 * size  # the name's line, just above its map
+        assert left <= note.x * width <= right and abs((1 - note.y) * area - top) < 1
+        assert all(name_top >= b or r <= left or l_ >= right for l_, _, r, b in boxes if b <= top)
+        assert name_top >= 0, note.text

@@ -283,6 +283,7 @@ SCENE = Scene(
     views=views,
     main_view="vi_heads",
     section_views={"vi_open_shuffle": ("vi_shuffled",), "vi_open_dino": dino_scene.DINO_VIEWS},
+    apart_views=dino_scene.DINO_VIEWS,  # the real ViT: its own section, not the run
     answers=lambda _result, values: dino_scene.answers(values),
     answer_names=(dino_scene.OBJECT_HEAD,),
     run_views=("vi_distance", "vi_distance_time"),

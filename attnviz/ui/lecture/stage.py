@@ -17,6 +17,7 @@ import re
 import streamlit as st
 
 from attnviz.lessons.model import Step
+from attnviz.topics import registry
 from attnviz.ui.common import here
 from attnviz.ui.common.sidebar import STATIC, css
 
@@ -56,6 +57,7 @@ def stage(step: Step, where: str, on: bool, revealed: bool) -> None:
     the page's controls are hidden, so the stage shows the views alone."""
     st.html(css("stage"))  # static CSS, never user text
     prompt = plain(step.question.prompt) if step.question is not None else ""
+    apart = registry.scene(step.page).apart_views if registry.has_scene(step.page) else ()
     data = {
         "views": list(step.views),
         "controls": list(step.controls),
@@ -63,6 +65,9 @@ def stage(step: Step, where: str, on: bool, revealed: bool) -> None:
         "question": f"Predict first: {prompt}" if prompt else "",
         "step": where,
         "on": on and bool(step.views),
+        # a training page's Start, Pause and Step, unless the step shows only views apart from
+        # its run (the vision page's real ViT)
+        "run": not (step.views and set(step.views) <= set(apart)),
     }
     here.stage_mounted(tuple(step.views) if data["on"] else ())
     STAGE(data=data, key=here.STAGE_KEY, on_room_change=lambda: None)

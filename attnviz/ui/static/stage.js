@@ -183,7 +183,7 @@ export default function (component) {
     const main = doc.querySelector('[data-testid="stMainBlockContainer"]');
     if (!main || !data.on) return;
     const views = targets(doc, names); // a run's views (curves) are drawn once it starts
-    const buttons = runButtons(main); // Start, or a live measurement's Measure
+    const buttons = data.run === false ? [] : runButtons(main); // Start, or Measure
     if (!views.length && !buttons.length) return; // the page is still being drawn
     const controls = ((data && data.controls) || []).map((key) => `.st-key-${CSS.escape(key)}`);
     const asked = controls.length ? [...main.querySelectorAll(controls.join(", "))] : [];
