@@ -4,6 +4,7 @@ parameters as bars, and the real models' caches beside their multi-head referenc
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -138,6 +139,8 @@ def real_cache_figure(
             "type": "log",
             "dtick": 1,
             "tickformat": "~s",
+            # room above the tallest bar for its upright label, which was drawn over the title
+            "range": [math.log10(min(per_token.min(), mha.min()) / 3), math.log10(mha.max() * 12)],
         },
         "legend": {"y": 0.99, "yanchor": "top", "x": 0.01, "bgcolor": "rgba(255,255,255,0.8)"},
     }  # the legend over the smallest cache's bars: room on a log axis up to multi-head's

@@ -124,8 +124,8 @@ class Scene:
     # views the page draws itself, outside `views` (a table of tokens): a lesson step may name
     # them (attnviz.lessons.views_check)
     page_views: tuple[str, ...] = ()
-    # a training page's views drawn apart from its run (a section of their own): a lesson step
-    # showing only these has no run to start, so the stage leaves out Start, Pause and Step
+    # a training page's views that a run does not change (a section of their own, or drawn from
+    # the settings alone): a lesson step showing only these leaves out Start, Pause and Step
     apart_views: tuple[str, ...] = ()
     # views of a folded section, drawn only while it is open: its open toggle -> their names
     section_views: Mapping[str, tuple[str, ...]] = field(default_factory=dict)

@@ -67,3 +67,14 @@ def test_the_lessons_answers_are_the_arithmetic():
     answers = SCENE.answers(None, values)
     assert answers["mqa_saving"].answer == "4×"  # 4 query heads, 1 key/value head
     assert answers["llama_ratio"].answer == "4×"  # 32 query heads, 8 key/value heads
+
+
+def test_a_differential_map_shows_its_weights_below_zero_on_a_diverging_scale():
+    """Lesson 11's reveal says a differential map can go below 0: its map must show it (on 0…1
+    Blues, every negative weight was drawn white, like a zero)."""
+    values = SCENE.values(sv_variants=("mha", "diff"))
+    fig = SCENE.views(SCENE.run(SCENE.config(values)), values, {"sv_maps"})["sv_maps"]
+    diff = next(trace for trace in fig.data if "diff" in trace.hovertemplate)
+    assert min(min(row) for row in diff.z) < 0  # untrained, λ > 0: some weights are negative
+    assert all(trace.zmin == -1 and trace.zmax == 1 for trace in fig.data)
+    assert "below 0" in fig.layout.title.text

@@ -130,7 +130,11 @@ def maps_figure(snapshot: dict, spec: VariantsJobSpec, values: Values, step: int
     tokens = build_task(spec.task).decode(build_task(spec.task).val_x[0])
     # short names, 4 maps a row; each map tall enough for its 16 query labels in lecture fonts
     fig = heads_grid(maps, tokens, names=list(spec.variants), cell_height=MAP_PX)
-    return retitled(fig, f"Step {step}: layer {layer}, head {head} of each variant")
+    title = f"Step {step}: layer {layer}, head {head} of each variant"
+    if np.nanmin(maps) < 0:  # differential attention's A₁ − λA₂: below 0 is shown, not white
+        fig.update_traces(zmin=-1, zmax=1, colorscale="RdBu", zmid=0)
+        title += " (red: below 0)"
+    return retitled(fig, title)
 
 
 def real_figure(context: int) -> go.Figure:
@@ -194,4 +198,5 @@ SCENE = Scene(
     answer_names=("mqa_saving", "llama_ratio"),
     train=live.train,
     trained_result=lambda run: so_far(run.history, run.snapshots, None),
+    apart_views=("sv_cache", "sv_real"),  # from the settings alone: a run changes neither
 )
