@@ -32,7 +32,7 @@ def summary(fig: go.Figure) -> str | None:
     elif bars:
         line = bar_summary(bars)
     elif lines:
-        line = scatter_summary(lines)
+        line = scatter_summary(lines, fig.layout)
     else:
         return None
     return clip(line, MAX_CHARS) if line else None
@@ -169,14 +169,18 @@ def bar_summary(traces) -> str:
     return line + "."
 
 
-def scatter_summary(traces) -> str:
-    """Each curve's peak (its highest point and where) and each set of points' count."""
-    parts = []
+def scatter_summary(traces, layout: go.Layout | None = None) -> str:
+    """Each curve's peak (its highest point and where) and each set of points' count. A name that
+    two curves share (one variant's loss and accuracy in two panels) is told apart by its
+    panel's y-axis title."""
+    parts, names = [], [trace.name for trace in traces]
     for trace in traces:
         ys = np.array(trace.y, dtype=np.float64).ravel()
         if not np.isfinite(ys).any():
             continue
         name = label(trace.name) if trace.name else "the curve"
+        if trace.name and names.count(trace.name) > 1 and layout is not None:
+            name += _axis_title(layout, trace.yaxis)
         if "lines" in (trace.mode or "lines"):
             i = int(np.nanargmax(np.where(np.isfinite(ys), ys, -np.inf)))
             x = trace.x[i] if trace.x is not None and len(trace.x) == len(ys) else i
@@ -186,3 +190,10 @@ def scatter_summary(traces) -> str:
             parts.append(f"{int(np.isfinite(ys).sum())} {name}")
     parts.sort(key=lambda part: " peaks at " not in part)  # curves first, then point sets
     return "; ".join(parts[:3]) + "." if parts else ""
+
+
+def _axis_title(layout: go.Layout, axis: str | None) -> str:
+    """', <the y axis's title>' of a trace's y axis ('y', 'y2', …), or '' without one."""
+    found = layout[f"yaxis{(axis or 'y')[1:]}"]
+    text = found.title.text if found is not None and found.title is not None else None
+    return f", {label(text)}" if text else ""

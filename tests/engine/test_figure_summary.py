@@ -100,6 +100,23 @@ def test_a_curve_reads_as_its_peak_and_points_as_their_count():
     assert line == "f_θ(x) peaks at 3 (x = 1.5); 3 training samples."
 
 
+def test_two_curves_of_one_name_in_two_panels_are_told_apart_by_their_axis_titles():
+    """One variant's loss (left) and accuracy (right): both named "mha", the line read "mha
+    peaks at 2.5; mha peaks at 0.9", which a screen reader cannot tell apart."""
+    fig = go.Figure(
+        [
+            go.Scatter(x=[0, 1], y=[2.5, 0.4], name="mha", mode="lines", yaxis="y"),
+            go.Scatter(x=[0, 1], y=[0.1, 0.9], name="mha", mode="lines", yaxis="y2"),
+            go.Scatter(x=[0, 1], y=[2.6, 0.5], name="gqa", mode="lines", yaxis="y"),
+        ],
+        {"yaxis": {"title": {"text": "loss"}}, "yaxis2": {"title": {"text": "accuracy"}}},
+    )
+    assert summary(fig) == (
+        "mha, loss peaks at 2.5 (x = 0); mha, accuracy peaks at 0.9 (x = 1); "
+        "gqa peaks at 2.6 (x = 0)."
+    )
+
+
 def test_nothing_to_rank_gives_none_and_long_labels_stay_one_line():
     image = go.Image(z=np.zeros((2, 2, 3), dtype=np.uint8))
     assert summary(go.Figure(image)) is None
