@@ -8,6 +8,7 @@ the server runs jobs in worker processes instead: attnviz.training.jobs).
         def restore(self, snapshot: dict) -> TrainedVision: ...   # models on the CPU, eval mode
 
     untrained(spec)                 # the step-0 snapshot, seeded as the run will be (cached)
+    started(spec)                   # a run's result at step 0: that snapshot and one evaluation
     trained = train(Job(spec, cfg)) # -> TrainedRun: history, snapshots, the last snapshot
 """
 
@@ -22,7 +23,10 @@ import torch
 
 from attnviz.topics.scene import Job
 from attnviz.training.history import History
+from attnviz.training.messages import Evaluation
 from attnviz.training.trainer import Trainable, TrainConfig, Trainer
+
+UNTRAINED = "untrained"  # started()'s result says so: its views are "Step 0"
 
 
 @runtime_checkable
@@ -39,6 +43,19 @@ class LiveSpec(Protocol):
 def untrained(spec: LiveSpec) -> dict:
     """The snapshot as a run starts (step 0, seeded as the run is), computed on the CPU."""
     return replace(spec, device="cpu").build().snapshot()
+
+
+@functools.lru_cache(maxsize=16)
+def started(spec: LiveSpec) -> dict:
+    """A run's result before Start (computed on the CPU, cached): one evaluation and one snapshot
+    at step 0, seeded as the run will be; the global random generator is left as it was."""
+    with torch.random.fork_rng(devices=[]):
+        trainable = replace(spec, device="cpu").build()
+        history = History()
+        with torch.no_grad():  # as the Trainer evaluates
+            history.add_evaluation(Evaluation.from_result(0, trainable.evaluate()))
+            snapshot = trainable.snapshot()
+    return {"history": history, "snapshots": [(0, snapshot)], UNTRAINED: True}
 
 
 def preset_train(

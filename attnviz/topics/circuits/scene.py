@@ -14,14 +14,12 @@ every step of the timeline and a run trained in a notebook (`SCENE.train`).
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Collection
 from dataclasses import replace
 
 import numpy as np
 import plotly.graph_objects as go
-import torch
 
 from attnviz.figures import circuits as figs
 from attnviz.figures.fonts import retitled
@@ -42,9 +40,8 @@ from attnviz.topics.circuits.sinks import SINK_DATA, eviction_losses
 from attnviz.topics.scene import Job, Scene, Values, wants
 from attnviz.topics.training_params import train_config
 from attnviz.training.history import History
-from attnviz.training.messages import Evaluation
 
-UNTRAINED = "untrained"
+UNTRAINED = live.UNTRAINED
 PHASE_DROP = 0.5  # nats: the least fall of the loss gap that counts as a phase change
 HELD_OUT = 256  # sequences the ablation and eviction losses average over (validation's start)
 
@@ -79,20 +76,10 @@ def config(values: Values) -> Job:
     return Job(job_spec(values), train)
 
 
-@functools.lru_cache(maxsize=16)
-def _start(spec) -> dict:
-    trainable = replace(spec, device="cpu").build()
-    history = History()
-    with torch.no_grad():  # as the Trainer evaluates
-        history.add_evaluation(Evaluation.from_result(0, trainable.evaluate()))
-        snapshot = trainable.snapshot()
-    return {"history": history, "snapshots": [(0, snapshot)], UNTRAINED: True}
-
-
 def run(job: Job) -> dict:
     """The untrained model's result: one evaluation and one snapshot at step 0, seeded as Start
     will be."""
-    return _start(job.spec)
+    return live.started(job.spec)
 
 
 def so_far(history: History, snapshots: list[tuple[int, dict]], step: int | None) -> dict:

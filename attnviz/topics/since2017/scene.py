@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Collection
-from dataclasses import replace
 
 import numpy as np
 import plotly.graph_objects as go
-import torch
 
 from attnviz.data.tasks import TaskSpec, build_task
 from attnviz.figures import variants as figs
@@ -37,10 +35,9 @@ from attnviz.topics.since2017.params import TABLE, TRY_THIS
 from attnviz.topics.since2017.task import VariantsJobSpec, parameter_count, uniform_share
 from attnviz.topics.training_params import train_config
 from attnviz.training.history import History
-from attnviz.training.messages import Evaluation
 
 EVAL_EVERY, SNAPSHOT_EVERY = 20, 25
-UNTRAINED = "untrained"
+UNTRAINED = live.UNTRAINED
 MAP_PX = 360  # px a map of the variants' grid is at least tall
 
 
@@ -65,20 +62,9 @@ def config(values: Values) -> Job:
     return Job(job_spec(values), train)
 
 
-@functools.lru_cache(maxsize=16)
-def _start(spec: VariantsJobSpec) -> dict:
-    with torch.random.fork_rng(devices=[]):  # the models are seeded; others share the generator
-        trainable = replace(spec, device="cpu").build()
-        history = History()
-        with torch.no_grad():  # as the Trainer evaluates
-            history.add_evaluation(Evaluation.from_result(0, trainable.evaluate()))
-            snapshot = trainable.snapshot()
-    return {"history": history, "snapshots": [(0, snapshot)], UNTRAINED: True}
-
-
 def run(job: Job) -> dict:
     """The untrained models' result: one evaluation and one snapshot at step 0."""
-    return _start(job.spec)
+    return live.started(job.spec)
 
 
 def so_far(history: History, snapshots: list[tuple[int, dict]], step: int | None) -> dict:
