@@ -1,24 +1,32 @@
-"""Identity hook points and `run_with_cache`: how models expose their attention.
+"""The engine's one hook mechanism: hook points in our own models, module hooks in models we load.
 
-This module owns the one hook mechanism of the engine. A model places `HookPoint()` modules
-where an interesting tensor flows (q, k, scores, weights, per-head output). A HookPoint keeps
-its own list of hooks (it never reads torch's private `_forward_hooks`): with none attached it
-returns its input unchanged; each attached hook sees the tensor and may return a replacement.
-`run_with_cache` attaches a recording hook to every HookPoint, runs the model once and returns
-`(output, cache)` keyed by module name; `run_with_hooks` attaches hooks that may edit (ablation).
+Our models place `HookPoint()` modules where an interesting tensor flows (q, k, scores, weights,
+per-head output). A HookPoint keeps its own list of hooks (it never reads torch's private
+`_forward_hooks`): with none attached it returns its input unchanged; each attached hook sees the
+tensor and may return a replacement. `run_with_cache` attaches a recording hook to every
+HookPoint, runs the model once and returns `(output, cache)` keyed by module name;
+`run_with_hooks` attaches hooks that may edit (ablation).
+
+Models we load but do not own (Hugging Face's) have no hook points, so their modules are hooked
+here and nowhere else: `module_hooks` registers torch forward hooks (on a module's output) or
+forward pre-hooks (on its first input) for the duration of a block, each of which may return a
+replacement (patching), and removes them on leaving the block, error or not; `module_cache`
+records what chosen modules read or return, as `run_with_cache` does for hook points.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from typing import Any, Literal
 
 import torch
 from torch import Tensor, nn
 
 HookFn = Callable[[Tensor, str], Tensor | None]
 PointHook = Callable[[Tensor], Tensor | None]
+ModuleKind = Literal["output", "input"]  # a module's output, or the first input of its call
 _ids = itertools.count()
 
 
@@ -106,3 +114,72 @@ def run_with_hooks(model: nn.Module, fns: dict[str, HookFn], *args, **kwargs) ->
     """Run the model with hooks that may return a replacement tensor (e.g. a zeroed head)."""
     with hooks_attached(model, fns):
         return model(*args, **kwargs)
+
+
+def _output_hook(fn: PointHook) -> Callable[[nn.Module, tuple, Any], Any]:
+    """A torch forward hook calling `fn` on the output (a tuple's first element, as a decoder
+    layer's hidden states); a non-None result replaces it (the rest of a tuple kept)."""
+
+    def hook(_module: nn.Module, _args: tuple, out: Any) -> Any:
+        replaced = fn(out[0] if isinstance(out, tuple) else out)
+        if replaced is None:
+            return None
+        return (replaced, *out[1:]) if isinstance(out, tuple) else replaced
+
+    return hook
+
+
+def _input_hook(fn: PointHook) -> Callable[[nn.Module, tuple], tuple | None]:
+    """A torch forward pre-hook calling `fn` on the first positional input; a non-None result
+    replaces it (any other positional inputs kept)."""
+
+    def hook(_module: nn.Module, args: tuple) -> tuple | None:
+        replaced = fn(args[0])
+        return None if replaced is None else (replaced, *args[1:])
+
+    return hook
+
+
+@contextmanager
+def module_hooks(
+    hooks: Iterable[tuple[nn.Module, PointHook]], kind: ModuleKind = "output"
+) -> Iterator[None]:
+    """Call `fn(tensor)` on every call of each paired module while inside the block: the tensor
+    is the module's output (kind "output"; a tuple's first element) or its first positional
+    input (kind "input"). A non-None result replaces that tensor. The torch hooks are removed on
+    leaving the block, by an error too (also one raised while registering them)."""
+    if kind not in ("output", "input"):
+        raise ValueError(f"kind must be 'output' or 'input', not {kind!r}")
+    with ExitStack() as registered:
+        for module, fn in hooks:
+            if kind == "output":
+                handle = module.register_forward_hook(_output_hook(fn))
+            else:
+                handle = module.register_forward_pre_hook(_input_hook(fn))
+            registered.callback(handle.remove)
+        yield
+
+
+@contextmanager
+def module_cache(
+    outputs: dict[str, Sequence[nn.Module]] | None = None,
+    inputs: dict[str, Sequence[nn.Module]] | None = None,
+    keep: Callable[[Tensor], Tensor] = Tensor.detach,
+) -> Iterator[dict[str, list[Tensor]]]:
+    """A cache filled while inside the block: `cache[name]` lists `keep(tensor)` for every call
+    of the modules named `name`, in the order the model calls them; the tensor is a module's
+    output (`outputs`; a tuple's first element) or its first input (`inputs`). `keep` defaults to
+    detaching (pass one that keeps the graph to take gradients, or one that moves to the CPU)."""
+    outputs, inputs = outputs or {}, inputs or {}
+    if set(outputs) & set(inputs):
+        raise ValueError(f"names in both outputs and inputs: {sorted(set(outputs) & set(inputs))}")
+    cache: dict[str, list[Tensor]] = {name: [] for name in (*outputs, *inputs)}
+
+    def keeper(name: str) -> PointHook:
+        return lambda tensor: cache[name].append(keep(tensor))
+
+    def pairs(taps: dict[str, Sequence[nn.Module]]) -> list[tuple[nn.Module, PointHook]]:
+        return [(module, keeper(name)) for name, mods in taps.items() for module in mods]
+
+    with module_hooks(pairs(outputs), "output"), module_hooks(pairs(inputs), "input"):
+        yield cache

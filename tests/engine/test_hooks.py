@@ -1,6 +1,7 @@
 """One attention path and one hook mechanism: HookPoint's own hook list, the same hook names in
 every model, hooks that do not change outputs, the fused kernel only when nothing is captured,
-and the engine's one entropy, RoPE angle table and score labels."""
+module hooks for models we do not own (capture, replacement, always removed), and the engine's
+one entropy, RoPE angle table and score labels."""
 
 from __future__ import annotations
 
@@ -17,7 +18,14 @@ from attnviz.core.attention import (
     scaled_dot_product_attention,
     split_heads,
 )
-from attnviz.core.hooks import HookPoint, hook_points, model_is_capturing, run_with_cache
+from attnviz.core.hooks import (
+    HookPoint,
+    hook_points,
+    model_is_capturing,
+    module_cache,
+    module_hooks,
+    run_with_cache,
+)
 from attnviz.core.hooks import run_with_hooks as run_hooked
 from attnviz.core.positional import rope, rope_angles, rope_table
 from attnviz.models.attention_layer import MultiHeadSelfAttention, SelfAttentionConfig
@@ -166,3 +174,90 @@ def test_rope_rotates_by_the_one_angle_table():
 def test_score_labels_cover_every_score_name():
     assert tuple(SCORE_LABELS) == SCORE_NAMES
     assert SCORE_LABELS["scaled_dot"] == "qᵀk / √d"
+
+
+class Pair(torch.nn.Module):
+    """Returns a tuple, as a Hugging Face decoder layer may: (x + y, x * y)."""
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return x + y, x * y
+
+
+def tiny_net() -> torch.nn.Sequential:
+    """Linear(2 -> 2), ReLU, Linear(2 -> 1) with weights written out, for hand-computed values."""
+    net = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.ReLU(), torch.nn.Linear(2, 1))
+    with torch.no_grad():
+        net[0].weight.copy_(torch.tensor([[1.0, -1.0], [2.0, 0.5]]))
+        net[0].bias.copy_(torch.tensor([0.5, -3.0]))
+        net[2].weight.copy_(torch.tensor([[3.0, -2.0]]))
+        net[2].bias.copy_(torch.tensor([0.25]))
+    return net
+
+
+def torch_hooks_left(net: torch.nn.Module) -> int:
+    return sum(len(m._forward_hooks) + len(m._forward_pre_hooks) for m in net.modules())
+
+
+XS = torch.tensor([[1.0, 2.0], [3.0, -1.0]])  # (B=2, 2)
+# by hand: net[0](XS) = [[1 - 2 + 0.5, 2 + 1 - 3], [3 + 1 + 0.5, 6 - 0.5 - 3]]
+HIDDEN = torch.tensor([[-0.5, 0.0], [4.5, 2.5]])
+RELU = torch.tensor([[0.0, 0.0], [4.5, 2.5]])
+OUT = torch.tensor([[0.25], [13.5 - 5.0 + 0.25]])  # 3 * relu_0 - 2 * relu_1 + 0.25
+
+
+def test_module_cache_keeps_outputs_and_inputs_detached_and_removes_its_hooks():
+    net = tiny_net()
+    taps = module_cache(outputs={"hidden": [net[0]]}, inputs={"into_last": [net[2]]})
+    with taps as cache:
+        out = net(XS)
+        net(XS * 0)  # a second call appends: (0 @ W.T + b) = the first layer's bias
+    torch.testing.assert_close(out, OUT)
+    torch.testing.assert_close(cache["hidden"][0], HIDDEN)
+    torch.testing.assert_close(cache["hidden"][1], torch.tensor([[0.5, -3.0]] * 2))
+    torch.testing.assert_close(cache["into_last"][0], RELU)
+    assert len(cache["into_last"]) == 2 and not cache["hidden"][0].requires_grad
+    assert torch_hooks_left(net) == 0
+
+
+def test_a_module_hook_that_returns_a_tensor_replaces_the_output_or_the_input():
+    net = tiny_net()
+    with module_hooks([(net[0], torch.zeros_like)]):  # relu(0) = 0: the last layer's bias
+        torch.testing.assert_close(net(XS), torch.full((2, 1), 0.25))
+    with module_hooks([(net[2], lambda t: t * 2)], kind="input"):
+        torch.testing.assert_close(net(XS), 2 * (OUT - 0.25) + 0.25)
+    with module_hooks([(net[1], lambda t: None)]):  # None: left as it is
+        torch.testing.assert_close(net(XS), OUT)
+    assert torch_hooks_left(net) == 0
+    torch.testing.assert_close(net(XS), OUT)
+
+
+def test_module_hooks_read_and_replace_a_tuples_first_element_keeping_the_rest():
+    pair, x, y = Pair(), torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0])
+    with module_cache(outputs={"sum": [pair]}) as cache, module_hooks([(pair, torch.neg)]):
+        total, product = pair(x, y)
+    torch.testing.assert_close(cache["sum"][0], torch.tensor([4.0, 6.0]))  # before the negation
+    torch.testing.assert_close(total, torch.tensor([-4.0, -6.0]))
+    torch.testing.assert_close(product, torch.tensor([3.0, 8.0]))
+    with module_hooks([(pair, lambda t: t * 10)], kind="input"):  # x replaced, y kept
+        torch.testing.assert_close(pair(x, y)[1], torch.tensor([30.0, 80.0]))
+
+
+def test_module_hooks_are_removed_after_an_error_in_the_block_a_hook_or_registering():
+    net = tiny_net()
+    with pytest.raises(RuntimeError, match="in the block"), module_hooks([(net[0], torch.neg)]):
+        raise RuntimeError("in the block")
+    assert torch_hooks_left(net) == 0
+
+    def fails(_t: torch.Tensor) -> None:
+        raise ValueError("in a hook")
+
+    taps, failing = module_cache(outputs={"h": [net[0]]}), module_hooks([(net[2], fails)], "input")
+    with pytest.raises(ValueError, match="in a hook"), taps, failing:
+        net(XS)
+    assert torch_hooks_left(net) == 0
+    with pytest.raises(AttributeError), module_hooks([(net[0], torch.neg), (object(), torch.neg)]):
+        pass  # the second is no module: the first one's hook is removed as well
+    assert torch_hooks_left(net) == 0
+    with pytest.raises(ValueError, match="kind"), module_hooks([(net[0], torch.neg)], kind="grad"):
+        pass
+    torch.testing.assert_close(net(XS), OUT)

@@ -3,6 +3,7 @@ only run downward (ui > classroom > lessons > topics > figures > models > traini
 core): a topic's scene builds its page's figures, and figures take arrays, never engine types."""
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -166,3 +167,32 @@ def test_no_module_imports_transformers_when_it_is_imported():
                 f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0] == "transformers"
             ]
     assert bad == []
+
+
+# torch's hook registrars: register_forward_hook, register_forward_pre_hook,
+# register_full_backward_hook, register_full_backward_pre_hook, register_backward_hook, the global
+# register_module_*_hook, a tensor's register_hook and the state-dict ones
+TORCH_HOOK = re.compile(r"^register_\w*hook$")
+HOOKS_HOME = PACKAGE / "core" / "hooks.py"
+
+
+def torch_hook_uses(path: Path) -> list[str]:
+    """Each use of a torch hook registrar in a file: a method (`m.register_forward_hook(...)`), a
+    bare name, a name imported, or a string (`getattr(m, "register_forward_hook")`)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = [getattr(node, "attr", None), getattr(node, "id", None)]
+        names += [a.name for a in node.names] if isinstance(node, ast.ImportFrom) else []
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names.append(node.value)
+        hits = [n for n in names if isinstance(n, str) and TORCH_HOOK.match(n)]
+        found += [f"{path.relative_to(ROOT)}:{node.lineno}: {n}" for n in hits]
+    return found
+
+
+def test_torch_hooks_are_registered_only_in_core_hooks():
+    """One hook mechanism (issue 52): our models have HookPoints, and the modules of models we
+    load (Hugging Face's) are hooked through core.hooks' module_hooks / module_cache."""
+    assert torch_hook_uses(HOOKS_HOME)  # the scan finds the registrations where they belong
+    bad = [hit for path in engine_files() if path != HOOKS_HOME for hit in torch_hook_uses(path)]
+    assert bad == [], "torch hooks registered outside attnviz/core/hooks.py:\n" + "\n".join(bad)

@@ -4,9 +4,9 @@ next-token logits.
 
 The model is a `PretrainedModel` wrapping a Hugging Face Llama-style `*ForCausalLM` (the bundled
 SmolLM2, or a tiny random one in tests) with eager attention, so `output_attentions` returns the
-weights. The residual stream and keys are read through hook points (forward hooks on the
-embedding, on each decoder layer and on each layer's `k_proj`), registered for the call and
-removed after it; the model's lock is held throughout, so one model object serves every session.
+weights. The residual stream and keys are read through `core.hooks.module_cache` (the outputs of
+the embedding, of each decoder layer and of each layer's `k_proj`), hooked for the call only; the
+model's lock is held throughout, so one model object serves every session.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from attnviz.core.hooks import module_cache
 from attnviz.topics.pretrained.model import PretrainedModel
 
 MAX_TOKENS = 256  # the page's prompts, at most (a forward pass at 256 tokens: ~0.4 s on a CPU)
@@ -59,43 +60,31 @@ def _layers(lm: PretrainedModel) -> list[torch.nn.Module]:
     return list(lm.model.model.layers)
 
 
-def _first(out) -> torch.Tensor:
-    """A module's output tensor (a decoder layer may return a tuple)."""
-    return out[0] if isinstance(out, tuple) else out
+def _on_cpu(tensor: torch.Tensor) -> torch.Tensor:
+    return tensor.detach()[0].cpu()  # (1, T, ·) -> (T, ·), on the CPU
 
 
 def run(lm: PretrainedModel, ids: list[int]) -> Forward:
     """Attention weights, residual stream, keys and next-token logits for `ids` (see Forward)."""
-    inner = lm.model.model
-    stream: list[torch.Tensor] = []
-    keys: list[torch.Tensor] = []
-    hooks = [(inner.embed_tokens, stream)]
-    hooks += [(layer, stream) for layer in _layers(lm)]
-    hooks += [(layer.self_attn.k_proj, keys) for layer in _layers(lm)]
-
-    def keeper(into: list[torch.Tensor]):
-        return lambda _module, _inputs, out: into.append(_first(out).detach()[0].cpu())
-
-    with lm.lock, torch.no_grad():
-        handles = [module.register_forward_hook(keeper(into)) for module, into in hooks]
-        try:
-            out = lm.model(
-                input_ids=torch.tensor([ids], device=lm.model.device),
-                output_attentions=True,
-                use_cache=False,
-                logits_to_keep=1,  # the next token's only: (1, 1, V), not (1, T, V)
-            )
-        finally:
-            for handle in handles:
-                handle.remove()
+    taps = {
+        "stream": [lm.model.model.embed_tokens, *_layers(lm)],  # (T, D) each
+        "keys": [layer.self_attn.k_proj for layer in _layers(lm)],  # (T, G * d_head) each
+    }
+    with lm.lock, torch.no_grad(), module_cache(outputs=taps, keep=_on_cpu) as cache:
+        out = lm.model(
+            input_ids=torch.tensor([ids], device=lm.model.device),
+            output_attentions=True,
+            use_cache=False,
+            logits_to_keep=1,  # the next token's only: (1, 1, V), not (1, T, V)
+        )
     t = len(ids)
-    k = torch.stack(keys)  # (L, T, G * d_head)
+    k = torch.stack(cache["keys"])  # (L, T, G * d_head)
     k = k.view(k.shape[0], t, -1, lm.head_dim).permute(0, 2, 1, 3)  # (L, G, T, d_head)
     return Forward(
         tuple(ids),
         lm.readable(list(ids)),
         torch.stack(out.attentions)[:, 0].float().cpu().numpy(),  # (L, H, T, T)
-        torch.stack(stream).float().numpy(),  # (L + 1, T, D)
+        torch.stack(cache["stream"]).float().numpy(),  # (L + 1, T, D)
         k.float().numpy(),
         out.logits[0, -1].float().cpu().numpy(),  # (V,)
     )

@@ -6,7 +6,8 @@ stream with heads' outputs edited on the way.
 Every run holds the model's lock (one model object serves every session). A run from layer l
 hands the model its residual stream as `inputs_embeds` with only layers l.. in place (they are
 put back after the call), so the layers before l are not computed again: the model's own code
-does the rest (rotary positions, causal mask, final norm, unembedding).
+does the rest (rotary positions, causal mask, final norm, unembedding). The modules are read and
+edited through `core.hooks` (module_cache, module_hooks), for the one call only.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING
 import torch
 
 from attnviz.core.hf_import import HF_LOCK
+from attnviz.core.hooks import module_cache, module_hooks
 from attnviz.topics.pretrained.model import PretrainedModel
 
 if TYPE_CHECKING:
@@ -47,38 +49,30 @@ def layers(lm: PretrainedModel) -> list[torch.nn.Module]:
     return list(lm.model.model.layers)
 
 
-def _keep(into: list[torch.Tensor]):
-    return lambda _module, args: into.append(args[0].detach()[0].float().cpu())
+def _on_cpu(tensor: torch.Tensor) -> torch.Tensor:
+    return tensor.detach()[0].float().cpu()  # (1, T, ·) -> (T, ·), float32 on the CPU
 
 
 def capture(lm: PretrainedModel, ids: list[int] | tuple[int, ...]) -> Acts:
     """Run `ids` once, keeping every hook point (see Acts)."""
-    resid: list[torch.Tensor] = []
-    z: list[torch.Tensor] = []
-    mlp: list[torch.Tensor] = []
-    points = [(layer, resid) for layer in layers(lm)] + [(lm.model.model.norm, resid)]
-    points += [(layer.self_attn.o_proj, z) for layer in layers(lm)]
-    with lm.lock, torch.no_grad():
-        handles = [module.register_forward_pre_hook(_keep(into)) for module, into in points]
-        handles += [
-            layer.mlp.register_forward_hook(lambda _m, _a, out: mlp.append(out.detach()[0].cpu()))
-            for layer in layers(lm)
-        ]
-        try:
-            out = lm.model(
-                input_ids=torch.tensor([list(ids)], device=lm.model.device),
-                use_cache=False,
-                logits_to_keep=1,
-            )
-        finally:
-            for handle in handles:
-                handle.remove()
-    zs = torch.stack(z)  # (L, T, H * d)
+    inputs = {
+        "resid": [*layers(lm), lm.model.model.norm],  # each layer's input, the last one's output
+        "z": [layer.self_attn.o_proj for layer in layers(lm)],  # heads' outputs before o_proj
+    }
+    outputs = {"mlp": [layer.mlp for layer in layers(lm)]}
+    taps = module_cache(outputs=outputs, inputs=inputs, keep=_on_cpu)
+    with lm.lock, torch.no_grad(), taps as cache:
+        out = lm.model(
+            input_ids=torch.tensor([list(ids)], device=lm.model.device),
+            use_cache=False,
+            logits_to_keep=1,
+        )
+    zs = torch.stack(cache["z"])  # (L, T, H * d)
     return Acts(
         tuple(ids),
-        torch.stack(resid),
+        torch.stack(cache["resid"]),  # (L + 1, T, D)
         zs.view(*zs.shape[:2], lm.n_heads, lm.head_dim),
-        torch.stack(mlp).float(),
+        torch.stack(cache["mlp"]),  # (L, T, D)
         out.logits[0, -1].float().cpu(),
     )
 
@@ -129,25 +123,15 @@ def run_from(
     if cache is not None:
         cache = copy.deepcopy(cache)  # the model appends to it
         cache.batch_repeat_interleave(b)
-    with lm.lock, torch.no_grad():
-        handles = [
-            every[layer].self_attn.o_proj.register_forward_pre_hook(
-                lambda _m, args, edit=edit: (edit(args[0]),)
-            )
-            for layer, edit in (edits or {}).items()
-        ]
-        try:
-            with _from_layer(lm, start):
-                out = lm.model(
-                    inputs_embeds=hidden[:, done:].to(device),
-                    past_key_values=cache,
-                    use_cache=cache is not None,
-                    position_ids=torch.arange(done, t, device=device)[None].expand(b, -1),
-                    logits_to_keep=1,
-                )
-        finally:
-            for handle in handles:
-                handle.remove()
+    o_projs = [(every[layer].self_attn.o_proj, edit) for layer, edit in (edits or {}).items()]
+    with lm.lock, torch.no_grad(), module_hooks(o_projs, "input"), _from_layer(lm, start):
+        out = lm.model(
+            inputs_embeds=hidden[:, done:].to(device),
+            past_key_values=cache,
+            use_cache=cache is not None,
+            position_ids=torch.arange(done, t, device=device)[None].expand(b, -1),
+            logits_to_keep=1,
+        )
     return out.logits[:, -1].float().cpu()  # (B, V)
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from attnviz.core.hooks import module_cache
 from attnviz.topics.patching.acts import Acts, layers
 from attnviz.topics.patching.pairs import Pair
 from attnviz.topics.pretrained.model import PretrainedModel
@@ -28,26 +29,24 @@ class Attribution:
     heads: np.ndarray  # (L, H): per head-output patch (all positions)
 
 
+def _in_graph(tensor: torch.Tensor) -> torch.Tensor:
+    return tensor  # not detached: the gradient is taken with respect to it
+
+
 def _grads(lm: PretrainedModel, pair: Pair) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
     """d(logit difference)/d(activation) on the corrupted run: each layer's input (T, D) and each
     layer's heads' outputs (T, H * d)."""
-    resid: list[torch.Tensor] = []
-    z: list[torch.Tensor] = []
-    points = [(layer, resid) for layer in layers(lm)]
-    points += [(layer.self_attn.o_proj, z) for layer in layers(lm)]
+    inputs = {
+        "resid": layers(lm),  # (1, T, D) each
+        "z": [layer.self_attn.o_proj for layer in layers(lm)],  # (1, T, H * d) each
+    }
     with lm.lock, torch.enable_grad():
         ids = torch.tensor([list(pair.corrupt)], device=lm.model.device)
         embeds = lm.model.model.embed_tokens(ids).detach().requires_grad_(True)  # (1, T, D)
-        handles = [
-            module.register_forward_pre_hook(lambda _m, args, into=into: into.append(args[0]))
-            for module, into in points
-        ]
-        try:
+        with module_cache(inputs=inputs, keep=_in_graph) as cache:
             logits = lm.model(inputs_embeds=embeds, use_cache=False, logits_to_keep=1).logits
-        finally:
-            for handle in handles:
-                handle.remove()
         metric = logits[0, -1, pair.right] - logits[0, -1, pair.wrong]
+        resid, z = cache["resid"], cache["z"]
         grads = torch.autograd.grad(metric, resid + z)
     g = [x[0].float().cpu() for x in grads]
     return g[: len(resid)], g[len(resid) :]

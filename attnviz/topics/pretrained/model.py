@@ -6,9 +6,9 @@ per-head queries and keys.
 allowed roots or a Hub name already in the local Hugging Face cache, checked by `sources.locate`
 before any file is touched: nothing is downloaded (`local_files_only`), so an unknown name fails
 at once instead of waiting on the network. Attentions come from `output_attentions=True` with
-the eager implementation; queries and keys from forward hooks on each layer's query/key
-projections (BERT names, q_proj/k_proj, or GPT-2's fused `c_attn`, split in three), registered
-per call. A lock makes one model object safe to share between sessions.
+the eager implementation; queries and keys from the outputs of each layer's query/key
+projections (BERT names, q_proj/k_proj, or GPT-2's fused `c_attn`, split in three), read per call
+through `core.hooks.module_cache`. A lock makes one model object safe to share between sessions.
 
 A folder whose config is a decoder-only language model (`is_causal`: GPT-2 and its kin) is loaded
 with AutoModelForCausalLM, so it can also generate (topics.pretrained.generation); its maps are
@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from attnviz.core.hf_import import HF_LOCK
+from attnviz.core.hooks import module_cache
 from attnviz.core.tokenizers import readable_pieces
 from attnviz.topics.pretrained.sources import (
     Source,
@@ -131,37 +132,25 @@ class PretrainedModel:
         enc = self.tokenizer(
             text, return_tensors="pt", truncation=True, max_length=min(max_tokens, longest)
         )
-        captured: dict[str, list[torch.Tensor]] = {"q": [], "k": []}
-
-        def keep(kind: str):
-            def hook(_module, _inputs, out):
-                if kind == "qkv":  # GPT-2's fused projection: (1, T, 3D) -> q, k, v
-                    q, k, _ = out.detach().chunk(3, dim=-1)
-                    captured["q"].append(q)
-                    captured["k"].append(k)
-                else:
-                    captured[kind].append(out.detach())
-
-            return hook
-
-        with self.lock, torch.no_grad():
-            handles = [
-                mod.register_forward_hook(keep(kind))
-                for q, k in self.projections
-                for mod, kind in (((q, "qkv"),) if k is None else ((q, "q"), (k, "k")))
-            ]
-            try:
-                out = self.model(**enc, output_attentions=True)
-            finally:
-                for handle in handles:
-                    handle.remove()
+        taps = {  # each projection's output, (1, T, D) (or (1, T, 3D) for a fused q|k|v)
+            "q": [q for q, k in self.projections if k is not None],
+            "k": [k for _, k in self.projections if k is not None],
+            "qkv": [q for q, k in self.projections if k is None],
+        }
+        with self.lock, torch.no_grad(), module_cache(outputs=taps) as cache:
+            out = self.model(**enc, output_attentions=True)
+        queries, keys = cache["q"], cache["k"]
+        for qkv in cache["qkv"]:  # GPT-2's fused projection: (1, T, 3D) -> q, k, v
+            q, k, _ = qkv.chunk(3, dim=-1)
+            queries.append(q)
+            keys.append(k)
         attentions = torch.stack(out.attentions)[:, 0]  # (L, H, T, T)
         tokens = self.readable(enc["input_ids"][0].tolist())
         return Attended(
             tokens,
             attentions.float().numpy(),
-            self._heads(captured["q"]),
-            self._heads(captured["k"]),
+            self._heads(queries),
+            self._heads(keys),
             len(full),
             self.causal,
         )
