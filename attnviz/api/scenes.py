@@ -32,19 +32,16 @@ from urllib.parse import parse_qs, urlsplit
 
 import plotly.graph_objects as go
 
-from attnviz.api_input import check_selection, pretrained_outcome
+from attnviz.api.inputs import check_selection, pretrained_outcome
 from attnviz.io.html_export import figures_html, head_view_block, write_html
-from attnviz.topics import settings
+from attnviz.topics import scene_export, settings
 from attnviz.topics.registry import has_scene, scene_urls
 from attnviz.topics.registry import scene as _scene
 from attnviz.topics.scene import Answer, Scene, SceneInputError
+from attnviz.topics.scene_export import head_view_files, python_code, scene_html
 
 __all__ = ["SceneView", "head_view", "model_view", "page_link", "pages", "scene"]
 
-HEAD_VIEW_DIR = (
-    Path(__file__).parent / "ui" / "common" / "head_view"
-)  # the component's .js and .css
-UNTRAINED = "A training page: these are the views of its untrained model (step 0), as before Start."
 LINK_ONLY = ("lesson", "step")  # presenter-mode keys of a link: not settings of the page
 
 
@@ -67,13 +64,6 @@ class SceneView:
     page: Scene
     values: dict[str, Any]
     _views: dict[str, go.Figure] = field(default_factory=dict, repr=False)
-
-    @classmethod
-    def of(cls, page: Scene, values: dict[str, Any], result: Any) -> SceneView:
-        """A scene already run (the app hands in its cached result)."""
-        view = cls(page, values)
-        view.__dict__["result"] = result
-        return view
 
     @property
     def url(self) -> str:
@@ -103,8 +93,7 @@ class SceneView:
 
     def changed(self) -> dict[str, Any]:
         """The values that differ from the page's defaults (what a link or `python()` names)."""
-        defaults = self.page.values()
-        return {k: v for k, v in self.values.items() if defaults.get(k) != v}
+        return scene_export.changed(self.page, self.values)
 
     def python(self) -> str:
         """The notebook code that reproduces this scene and its views exactly."""
@@ -113,12 +102,7 @@ class SceneView:
     def html(self, title: str | None = None) -> str:
         """The page's views (and its head view, on the text and pretrained pages) as one
         standalone HTML document; the values are its caption."""
-        note = UNTRAINED if self.page.train is not None else ""
-        hv = self.page.head_view
-        data = hv(self.result, self.values) if hv is not None else None
-        extra = head_view_block(data, *_head_view_files()) if data else ""
-        title = title or f"AttnViz: {self.url}"
-        return figures_html(title, self.views(), self.changed(), note=note, extra=extra)
+        return scene_html(self.page, self.values, self.result, self.views(), title)
 
     def export_html(self, path: str | Path, title: str | None = None) -> int:
         """Write `html()` to `path`; returns the file's size in bytes (plotly.js, ~4.7 MB, is
@@ -175,23 +159,6 @@ def page_link(link: str) -> SceneView:
     return SceneView(page, page.values(read))
 
 
-def python_code(url: str, changed: Mapping[str, Any]) -> str:
-    """The code that runs the page at `url` with `changed` values and draws its views."""
-    args = "".join(f",\n    {key}={value!r}" for key, value in changed.items())
-    if any(not key.isidentifier() for key in changed):
-        args = f",\n    **{dict(changed)!r}"
-    return (
-        "import attnviz as av\n\n"
-        f"s = av.scene(\n    {url!r}{args},\n)\n"
-        "figures = s.views()  # {view name: plotly Figure}\n"
-        f"figures[{_scene(url).main_view!r}]\n"
-    )
-
-
-def _head_view_files() -> tuple[str, str]:
-    return tuple((HEAD_VIEW_DIR / f"head_view.{ext}").read_text("utf-8") for ext in ("js", "css"))
-
-
 def model_view(
     path_or_model: Any = None,
     text: Any = "The animal didn't cross the street because it was too tired.",
@@ -242,7 +209,7 @@ class HeadViewHTML:
     title: str
 
     def html(self) -> str:
-        return figures_html(self.title, {}, extra=head_view_block(self.data, *_head_view_files()))
+        return figures_html(self.title, {}, extra=head_view_block(self.data, *head_view_files()))
 
     def save(self, path: str | Path) -> int:
         return write_html(Path(path), self.html())
