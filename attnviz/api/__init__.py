@@ -2,8 +2,8 @@
 its module on first use, so that importing attnviz stays light (no torch, no plotly until used).
 The top room of the engine: it may import every room below it; nothing in the engine imports it.
 
-    scenes.py      av.pages, av.scene, av.page_link, av.SceneView: every page as a scene;
-                   av.model_view, av.head_view: the attention you hold, drawn
+    scenes.py      av.pages, av.scene, av.page_link, av.SceneView: every page as a scene
+    views.py       av.model_view, av.head_view: the attention you hold, drawn
     generation.py  av.generate, av.Generated: the bundled language model writes on
     cross.py       av.encoder_decoder, av.EncoderDecoderAttention: an encoder–decoder's attention
     inputs.py      what a researcher holds (weights, a model, a folder) read for the views
@@ -22,8 +22,8 @@ PUBLIC = {
     "pages": "scenes",
     "page_link": "scenes",
     "SceneView": "scenes",
-    "model_view": "scenes",
-    "head_view": "scenes",
+    "model_view": "views",
+    "head_view": "views",
     "generate": "generation",
     "Generated": "generation",
     "encoder_decoder": "cross",

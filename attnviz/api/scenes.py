@@ -1,7 +1,6 @@
-"""AttnViz from Python (a notebook, a script): every page of the app as a scene you can run,
-draw, export as standalone HTML, and write back as the code that reproduces it; and the model
-view / head view of attention you hold (a model's `output_attentions`, an array, TransformerLens's
-patterns), of a Hugging Face model or folder, or of the bundled MiniLM.
+"""Every page of the app as a scene you can run from Python (a notebook, a script): its views,
+its lessons' answers, one standalone HTML file of it, and the code that reproduces it; a page's
+shareable link read back into its scene.
 
     >>> import attnviz as av
     >>> av.pages()                       # the url of every page with a scene, in the app's order
@@ -10,11 +9,7 @@ patterns), of a Hugging Face model or folder, or of the bundled MiniLM.
     >>> s.answers()                      # {name: Answer}: what a lesson's question would answer
     >>> s.export_html("view.html")       # one offline file; returns its size in bytes
     >>> print(s.python())                # the code that makes this scene again
-
-    >>> av.model_view(text="The animal didn't cross the street because it was too tired.")
-    >>> av.head_view("path/to/model-folder", "Some text", layer=3).save("head_view.html")
-    >>> out = model(**inputs, output_attentions=True)        # your own model, as in BertViz
-    >>> av.head_view(out.attentions, tokenizer.convert_ids_to_tokens(inputs["input_ids"][0]))
+    >>> av.page_link("soft-select?ss_temp=0.05").views()
 
 A training page's scene gives its untrained model (step 0); `s.trained()` trains it to its end
 in this process (seconds to minutes) and returns the trained snapshot's views.
@@ -22,8 +17,7 @@ in this process (seconds to minutes) and returns the trained snapshot's views.
 
 from __future__ import annotations
 
-import html
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -32,15 +26,14 @@ from urllib.parse import parse_qs, urlsplit
 
 import plotly.graph_objects as go
 
-from attnviz.api.inputs import check_selection, pretrained_outcome
-from attnviz.io.html_export import figures_html, head_view_block, write_html
+from attnviz.io.html_export import write_html
 from attnviz.topics import scene_export, settings
 from attnviz.topics.registry import has_scene, scene_urls
 from attnviz.topics.registry import scene as _scene
 from attnviz.topics.scene import Answer, Scene, SceneInputError
-from attnviz.topics.scene_export import head_view_files, python_code, scene_html
+from attnviz.topics.scene_export import python_code, scene_html
 
-__all__ = ["SceneView", "head_view", "model_view", "page_link", "pages", "scene"]
+__all__ = ["SceneView", "page_link", "pages", "scene"]
 
 LINK_ONLY = ("lesson", "step")  # presenter-mode keys of a link: not settings of the page
 
@@ -157,106 +150,3 @@ def page_link(link: str) -> SceneView:
             raise SceneInputError(f"{texts[-1]!r} is not a valid value for {key!r} on {url!r}")
         read[key] = value
     return SceneView(page, page.values(read))
-
-
-def model_view(
-    path_or_model: Any = None,
-    text: Any = "The animal didn't cross the street because it was too tired.",
-    *,
-    tokenizer: Any = None,
-    hide: bool = False,
-    layers: Sequence[int] | None = None,
-    heads: Sequence[int] | None = None,
-) -> go.Figure:
-    """Every layer × head as one Plotly figure (the pretrained page's model view; `hide` drops
-    [CLS]/[SEP] and renormalises), or the `layers` and `heads` picked, of what you hold:
-
-    - attention weights with their tokens as `text`: the tuple a Hugging Face model returns with
-      `output_attentions=True` (per layer (1, heads, T, T)), one (layers, heads, T, T) or
-      (heads, T, T) array or tensor, or TransformerLens's `[cache["pattern", l] for l in ...]`;
-    - a Hugging Face model with its `tokenizer` (`sdpa` models run with eager attention for
-      the call), a local folder, or None (the bundled MiniLM), on the string `text`.
-
-    >>> fig = model_view(text="The cat sat on the mat.")
-    >>> fig.data[0].type  # every layer × head tiled in one heatmap
-    'heatmap'
-    >>> import numpy as np
-    >>> fig = model_view(np.full((6, 4, 3, 3), 1 / 3), ["a", "b", "c"], layers=[2, 5], heads=[0])
-    >>> fig.layout.yaxis.ticktext, fig.layout.xaxis.ticktext  # named by their own numbers
-    (('layer 2', 'layer 5'), ('0',))
-    """
-    page, out, picked = pretrained_outcome(path_or_model, text, tokenizer, hide=hide)
-    if layers is None and heads is None:
-        return page.views(out, picked, {"model_view"}, compact=False)["model_view"]  # floats
-    from attnviz.figures.pretrained import model_view as draw
-    from attnviz.topics.pretrained.scene import drawn, visible
-
-    count, per_layer = out.attended.attentions.shape[:2]
-    numbers = check_selection(layers, count, "layer"), check_selection(heads, per_layer, "head")
-    tokens, att = visible(out.attended.attentions, out.attended.tokens, hide)
-    chosen = drawn(out, att)[numbers[0]][:, numbers[1]]  # (layers picked, heads picked, T, T)
-    return draw(chosen, tokens, numbers=numbers)
-
-
-@dataclass(frozen=True)
-class HeadViewHTML:
-    """The BertViz-style head view, outside Streamlit: shows itself in Jupyter (an iframe),
-    `.html()` is a standalone document, `.save(path)` writes it; `.figure` is the chosen head's
-    map as a Plotly figure."""
-
-    data: dict
-    figure: go.Figure
-    title: str
-
-    def html(self) -> str:
-        return figures_html(self.title, {}, extra=head_view_block(self.data, *head_view_files()))
-
-    def save(self, path: str | Path) -> int:
-        return write_html(Path(path), self.html())
-
-    def _repr_html_(self) -> str:
-        doc = html.escape(self.html(), quote=True)
-        height = 140 + 26 * len(self.data["tokens"])
-        return f'<iframe srcdoc="{doc}" style="width:100%;height:{height}px;border:0"></iframe>'
-
-
-def head_view(
-    path_or_model: Any = None,
-    text: Any = "The animal didn't cross the street because it was too tired.",
-    *,
-    layer: int = 0,
-    head: int | None = None,
-    heads: Sequence[int] | None = None,
-    tokenizer: Any = None,
-    hide: bool = False,
-) -> HeadViewHTML:
-    """One layer's head view (every head, the `heads` picked, or only `head`), BertViz-style, of
-    what you hold (as `model_view`: weights with their tokens, a model with its tokenizer, a
-    folder, or None). A layer or head outside the model is an error that names the range.
-
-    >>> import numpy as np
-    >>> weights = np.full((2, 3, 4, 4), 0.25)  # (layers, heads, T, T)
-    >>> view = head_view(weights, ["the", "cat", "sat", "down"], layer=1, heads=[0, 2])
-    >>> view.title, [lines["head"] for lines in view.data["heads"]]
-    ('Head view, layer 1', [0, 2])
-    >>> head_view(weights, ["the", "cat", "sat", "down"], layer=2)
-    Traceback (most recent call last):
-    attnviz.topics.scene.SceneInputError: layer 2 is out of range: there are 2 (layer 0 to 1)
-    """
-    every = head is None
-    page, out, picked = pretrained_outcome(
-        path_or_model, text, tokenizer, layer=layer, head=head, allheads=every, hide=hide
-    )
-    from attnviz.figures.head_view import head_view_data
-    from attnviz.topics.pretrained.scene import head_view_input
-
-    picked["pe_head"] = head or 0
-    hv = head_view_input(out, picked)
-    shown = (
-        hv.heads
-        if head is not None
-        else check_selection(heads, out.attended.attentions.shape[1], "head")
-    )
-    figure = page.views(out, picked, {"pe_head_map"})["pe_head_map"]
-    data = head_view_data(hv.weights, hv.tokens, sorted(shown), None)
-    return HeadViewHTML(data, figure, f"Head view, layer {layer}")
