@@ -1,7 +1,7 @@
 """The wheel's build step: app.py, pages/, lessons/ and .streamlit/config.toml live at the
 repository root (where `streamlit run app.py` finds them); the build copies them into the
-package as attnviz/_app/, where `attnviz serve` (attnviz.cli.app_dir) and the lesson loader find
-them in an installed wheel. Everything else is in pyproject.toml."""
+package as attnviz/_app/, where `attnviz serve` (attnviz.api.cli.app_dir) and the lesson loader
+find them in an installed wheel. Everything else is in pyproject.toml."""
 
 from pathlib import Path
 

@@ -1,6 +1,6 @@
 """AttnViz engine: attention math, models, training and figures. Never imports streamlit.
 
-From Python, `import attnviz as av` gives the notebook API (attnviz.api), loaded on first use so
+From Python, `import attnviz as av` gives the Python API (attnviz/api/), loaded on first use so
 that importing attnviz stays light (no torch, no plotly until a scene runs):
 
     av.pages()                              # every page with a scene, by url
@@ -11,12 +11,10 @@ that importing attnviz stays light (no torch, no plotly until a scene runs):
 (The README's "From Python" section has worked examples per page.)
 """
 
-__version__ = "0.1.0"
+from attnviz.api import __all__ as _API  # the names only: attnviz/api/__init__.py loads nothing
 
-_API = ("scene", "pages", "page_link", "model_view", "head_view", "SceneView")
-_GENERATE = ("generate", "Generated")
-_CROSS = ("encoder_decoder", "EncoderDecoderAttention")
-__all__ = ["__version__", *_API, *_GENERATE, *_CROSS]
+__version__ = "0.1.0"
+__all__ = ["__version__", *_API]
 
 
 def __getattr__(name: str):
@@ -24,12 +22,8 @@ def __getattr__(name: str):
         from attnviz import api
 
         return getattr(api, name)
-    if name in _GENERATE:
-        from attnviz import api_generate
-
-        return getattr(api_generate, name)
-    if name in _CROSS:
-        from attnviz import api_cross
-
-        return getattr(api_cross, name)
     raise AttributeError(f"module 'attnviz' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -34,8 +34,3 @@ def qr_svg(url: str) -> str:
         nl=False,
     )
     return out.getvalue().decode("utf-8")
-
-
-def qr_version(url: str) -> int:
-    """The QR version (1-40) `qr_svg` uses for `url`: its side is 17 + 4 × version modules."""
-    return segno.make_qr(url.strip(), error="m", boost_error=False).version

@@ -34,11 +34,6 @@ SCORE_LABELS = {  # name -> the formula a(q, k) as shown to a reader
 }
 _LOW_PRECISION = (torch.float16, torch.bfloat16)
 NORMALISERS = ("softmax", "softmax1", "sigmoid")
-NORMALISER_LABELS = {
-    "softmax": "softmax: exp(s) / Σ exp(s)",
-    "softmax1": "softmax + 1: exp(s) / (1 + Σ exp(s))",
-    "sigmoid": "sigmoid: σ(s − log T)",
-}
 
 
 def masked_softmax(

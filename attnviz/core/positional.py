@@ -17,7 +17,6 @@ import torch
 from torch import Tensor
 
 ENCODINGS = ("sinusoidal", "learned", "rope", "none")
-ADDITIVE = ("sinusoidal", "learned")
 
 
 def sinusoidal(max_len: int, d_model: int, base: float = 10_000.0) -> np.ndarray:

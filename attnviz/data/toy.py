@@ -37,7 +37,6 @@ class ToyData:
     x_val: np.ndarray
     y_val: np.ndarray
     classification: bool
-    feature_names: list[str]
 
     @property
     def dim(self) -> int:
@@ -54,8 +53,7 @@ def make_dataset(spec: DatasetSpec) -> ToyData:
     order = rng.permutation(len(x))
     x, y = x[order].astype(np.float32), y[order].astype(np.float32)
     n = min(spec.n, len(x) * spec.n // total)  # a small bundled table keeps the 2:1 split
-    names = ["x"] if x.shape[1] == 1 else ["x₁", "x₂"]
-    return ToyData(x[:n], y[:n], x[n:], y[n:], classification, names)
+    return ToyData(x[:n], y[:n], x[n:], y[n:], classification)
 
 
 def _draw(spec: DatasetSpec, total: int, rng: np.random.Generator):

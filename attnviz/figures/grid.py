@@ -30,7 +30,6 @@ class GridPlan:
     x_domains: list[tuple[float, float]]
     y_domains: list[tuple[float, float]]
     title_y: list[float]  # paper y of each map's name (just above its domain)
-    map_px: int  # each map's side in px
 
 
 def auto_columns(heads: int, t: int) -> int:
@@ -65,4 +64,4 @@ def plan_grid(heads: int, columns: int, labels: list[str], least: int = 200) -> 
         y1, y0 = 1 - top / area, 1 - (top + side) / area
         y_domains.append((round(y0, 4), round(y1, 4)))
         title_y.append(round(y1 + 4 / area, 4))
-    return GridPlan(height, x_domains, y_domains, title_y, side)
+    return GridPlan(height, x_domains, y_domains, title_y)

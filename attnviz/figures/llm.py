@@ -136,7 +136,3 @@ def kv_bytes_figure(rows: list[tuple[str, int]]) -> go.Figure:
     names, values = [name for name, _ in rows], np.array([b for _, b in rows], dtype=np.float32)
     fig = bar_chart(values, names, "Key/value cache, bytes per token", "bytes per token")
     return fig.update_traces(text=[f"{int(v):,}" for v in values])  # whole bytes
-
-
-def layer_head_label(layer: int, head: int) -> str:
-    return f"L{layer} H{head}"

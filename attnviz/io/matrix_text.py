@@ -24,13 +24,3 @@ def decode_matrix(text: str, shape: tuple[int, int]) -> np.ndarray:
     if not np.isfinite(arr).all():
         raise ValueError("it contains NaN or infinity")
     return arr
-
-
-def finite_problem(matrix: np.ndarray, name: str) -> str | None:
-    """A message if a hand-edited matrix has empty, NaN or infinite cells, else None."""
-    arr = np.asarray(matrix, dtype=np.float64)
-    if np.isfinite(arr).all():
-        return None
-    rows, cols = np.nonzero(~np.isfinite(arr))
-    where = ", ".join(f"({r + 1}, {c + 1})" for r, c in list(zip(rows, cols, strict=True))[:5])
-    return f"{name} has empty, NaN or infinite cells at row/column {where}: type finite numbers."

@@ -50,7 +50,7 @@ def limit_malloc_arenas(arenas: int = ARENAS) -> bool:
 
 def main(options: list[str] | None = None, app: str = "app.py") -> None:
     """`streamlit run <app>` with `options`, pages routed by st.navigation from the start
-    (`app`: app.py of the working directory, or an installed package's, attnviz.cli)."""
+    (`app`: app.py of the working directory, or an installed package's, attnviz.api.cli)."""
     PagesManager.uses_pages_directory = False
     limit_malloc_arenas()  # before the sessions' threads exist
     preload.start()  # the heavy imports, before any session needs them

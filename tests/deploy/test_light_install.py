@@ -45,7 +45,7 @@ for name in {APP_MODULES!r}:
     sys.modules[name] = None  # as if `pip install .` left them out
 import numpy as np
 import attnviz as av
-from attnviz.cli import main
+from attnviz.api.cli import main
 weights = np.full((2, 3, 4, 4), 0.25)  # (L, H, T, T)
 view = av.head_view(weights, ["a", "b", "c", "d"])
 print("head view html", len(view.html()) > 1000)

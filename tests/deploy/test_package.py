@@ -74,7 +74,7 @@ def test_the_wheel_holds_the_script_static_files_lessons_and_pages(wheel):
     entry = zipfile.ZipFile(wheel).read("attnviz-0.1.0.dist-info/entry_points.txt").decode()
     scripts = configparser.ConfigParser()
     scripts.read_string(entry)
-    assert scripts["console_scripts"]["attnviz"] == "attnviz.cli:main"
+    assert scripts["console_scripts"]["attnviz"] == "attnviz.api.cli:main"
     expected = {f"attnviz/_app/{path}" for path, _, _ in app_pages()} | {
         "attnviz/_app/app.py",
         "attnviz/_app/.streamlit/config.toml",

@@ -1,4 +1,4 @@
-"""The notebook API (attnviz.api), the standalone HTML export (attnviz.io.html_export) and the
+"""The Python API (attnviz/api/), the standalone HTML export (attnviz.io.html_export) and the
 `attnviz` command's error cases: a scene from Python equals the page's scene, the "Copy as Python"
 code reproduces the page's figures in a fresh interpreter, user text stays text in the HTML."""
 
@@ -12,12 +12,12 @@ import sys
 import pytest
 
 import attnviz as av
-from attnviz import cli
-from attnviz.api import page_link, python_code
+from attnviz.api import cli, page_link
 from attnviz.io.html_export import figures_html, head_view_block
 from attnviz.topics.registry import scene as registry_scene
 from attnviz.topics.registry import scene_urls
 from attnviz.topics.scene import SceneInputError
+from attnviz.topics.scene_export import python_code
 from tests.support.pages import ROOT
 
 PLOTLY_JS_MARK = "* plotly.js v"  # the banner at the top of the embedded library
@@ -37,6 +37,19 @@ def test_importing_attnviz_loads_no_torch_or_plotly():
     code = "import sys, attnviz; print('torch' in sys.modules, 'plotly' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert done.stdout.split() == ["False", "False"], done.stderr
+
+
+def test_the_public_names_are_listed_and_each_loads_from_its_module():
+    code = (
+        "import sys, attnviz as av\n"
+        "listed = set(av.__all__) <= set(dir(av))\n"
+        "found = all(getattr(av, n) is getattr(av.api, n) for n in av.__all__ if n[0] != '_')\n"
+        "print(listed, found, sorted(set(av.__all__) - {'__version__'}) == sorted(av.api.PUBLIC))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.stdout.split() == ["True", "True", "True"], done.stderr
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        av.nope  # noqa: B018
 
 
 def test_pages_are_the_registry_in_order():

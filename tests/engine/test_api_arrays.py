@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import copy
 import doctest
+import sys
 
 import numpy as np
 import pytest
 import torch
 
-import attnviz.api as av
-from attnviz.api_input import attended_from, attention_array
+import attnviz as av
+from attnviz.api.inputs import attended_from, attention_array
 from attnviz.topics.scene import SceneInputError
 
 TEXT = "the cat sat on the mat"
@@ -130,7 +131,7 @@ def test_an_encoder_decoder_gets_a_message_that_says_what_to_pass(tiny):
 def test_the_head_view_docstrings_examples_run():
     for function in (av.head_view, av.model_view):
         finder = doctest.DocTestFinder(recurse=False)
-        (test,) = finder.find(function, globs={**vars(av)})
+        (test,) = finder.find(function, globs={**vars(sys.modules[function.__module__])})
         result = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS).run(test)
         assert result.failed == 0 and result.attempted >= 2, function.__name__
 

@@ -52,7 +52,6 @@ from attnviz.topics.scene import Job, Scene, SceneInputError, Values, wants
 from attnviz.topics.training_params import train_config
 
 EVERY = 50  # steps between evaluations and snapshots
-FOLDED = ("cp_heads", "cp_share", "cp_said", "cp_held_examples")  # drawn only when named
 HELD_VIEWS = ("cp_said", "cp_held_examples")
 EXAMPLES = 6  # held-out scenes shown with what the model says
 
@@ -180,7 +179,8 @@ def many_heads(seen: Captioned) -> bool:
 
 
 def figures(seen: Captioned, only: Collection[str] | None = None) -> dict[str, go.Figure]:
-    """The views of `seen`; the folded sections' (FOLDED) only when named in `only`."""
+    """The views of `seen`; the folded sections' (cp_heads, cp_share, HELD_VIEWS) only when named
+    in `only`."""
     look, shown = seen.look, seen.shown
     maps, weights = chosen(look, seen.head)  # (T, g, g), (T, R)
     which = "" if seen.head == MEAN else f" ({seen.head})"
@@ -225,7 +225,7 @@ def views(
     shown: Shown | None = None,
 ) -> dict[str, go.Figure]:
     """The views of `snapshot` (the model at `step`; None: untrained, before Start) on the image
-    shown; the folded sections' (FOLDED) only when named in `only`."""
+    shown; the folded sections' (cp_heads, cp_share, HELD_VIEWS) only when named in `only`."""
     return figures(captioned(snapshot, values, step=step, shown=shown), only)
 
 

@@ -33,10 +33,6 @@ class Forward:
     keys: np.ndarray  # (L, G, T, d_head): k_proj's output per key/value head (before RoPE)
     last_logits: np.ndarray  # (V,): the next token's logits after the last position
 
-    @property
-    def n_tokens(self) -> int:
-        return len(self.ids)
-
 
 def bos_id(lm: PretrainedModel) -> int | None:
     """The model's beginning-of-sequence token id (None if it declares none)."""

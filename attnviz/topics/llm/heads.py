@@ -11,17 +11,16 @@ Each query i ≥ 1 scores (then averaged over queries and the batch):
     local      weight on the LOCAL positions before i (i − 1 … i − LOCAL), itself excluded
 
 A head's label is the kind it scores highest on, if that score is at least LABEL_MIN.
-`sink_shares` compares each head's weight on the first token with and without a BOS token.
+`first_token_share` is each head's weight on the first token (the readouts compare it with and
+without a BOS token).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from attnviz.topics.circuits.scores import head_scores
-from attnviz.topics.llm.forward import bos_id, encode, run
+from attnviz.topics.llm.forward import bos_id, run
 from attnviz.topics.pretrained.model import PretrainedModel
 
 KINDS = ("previous", "induction", "duplicate", "first", "local")
@@ -87,29 +86,8 @@ def labels(scores: dict[str, np.ndarray]) -> np.ndarray:
     return np.where(top >= LABEL_MIN, names[best], "")
 
 
-@dataclass(frozen=True)
-class Sinks:
-    """Each head's weight on the first token, averaged over the queries after it."""
-
-    with_bos: np.ndarray  # (L, H): the prompt after the BOS token
-    without_bos: np.ndarray  # (L, H): the prompt alone (its first token is then the sink)
-    first_token: str  # the prompt's own first token
-
-
 def first_token_share(attentions: np.ndarray) -> np.ndarray:
     """(L, H): mean weight on position 0 over queries 1..T−1 (0 for a one-token prompt)."""
     if attentions.shape[-1] < 2:
         return np.zeros(attentions.shape[:2])
     return attentions[..., 1:, 0].mean(-1)
-
-
-def sink_shares(lm: PretrainedModel, text: str) -> Sinks:
-    """The prompt's first-token shares with and without the model's BOS token in front."""
-    plain, _ = encode(lm, text, bos=False)
-    with_bos, _ = encode(lm, text, bos=True)
-    bare = run(lm, plain)
-    return Sinks(
-        first_token_share(run(lm, with_bos).attentions),
-        first_token_share(bare.attentions),
-        bare.tokens[0],
-    )

@@ -17,16 +17,6 @@ import torch
 from attnviz.core.attention import masked_softmax, row_entropy, score
 from attnviz.core.rollout import rollout as rollout  # re-exported for existing callers
 
-LABELS = (
-    "previous token",
-    "next token",
-    "self",
-    "first-token sink",
-    "last-token sink",
-    "broad",
-    "mixed",
-)
-
 
 def entropy(attentions: np.ndarray) -> np.ndarray:
     """Mean row entropy in nats (core.attention.row_entropy): (..., T, T) -> (...)."""

@@ -35,7 +35,6 @@ from attnviz.topics.training_params import train_config
 EVERY = 50  # steps between evaluations and snapshots
 DIRECTIONS = ("forward", "backward")
 ENCODER_VIEWS = tuple(f"rn_{kind}_{d}" for d in DIRECTIONS for kind in ("states", "read"))
-FOLDED = ("rn_length", *ENCODER_VIEWS)  # drawn only when asked for by name (folded sections)
 
 
 def config(values: Values) -> Job:
@@ -100,7 +99,7 @@ def views(
     snapshot: dict, values: Values, only: Collection[str] | None = None, *, step: int | None = None
 ) -> dict[str, go.Figure]:
     """The views of `snapshot` (the model at `step`; None: untrained, before Start). The folded
-    sections' views (FOLDED) only when named in `only`."""
+    sections' views (rn_length, ENCODER_VIEWS) only when named in `only`."""
     pair = restored(snapshot, values)
     text = values["rn_input"]
     figs: dict[str, go.Figure] = {}

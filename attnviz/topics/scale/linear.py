@@ -54,8 +54,6 @@ class Comparison:
 
     softmax_weights: Tensor  # (..., T, T)
     linear_weights: Tensor  # (..., T, T)
-    softmax_out: Tensor  # (..., T, dv)
-    linear_out: Tensor  # (..., T, dv)
     mean_tv: float  # mean over rows of ½ Σ_j |a_ij − b_ij| (0 same, 1 disjoint)
     max_out_diff: float  # max |softmax out − linear out|
 
@@ -71,8 +69,6 @@ def compare(q: Tensor, k: Tensor, v: Tensor, causal: bool = False) -> Comparison
     return Comparison(
         soft_w,
         lin_w,
-        soft_out,
-        lin_out,
         float(tv.mean()),
         float((soft_out - lin_out).abs().max()),
     )

@@ -47,7 +47,6 @@ from attnviz.topics.vision.task import TrainedVision, VisionJobSpec, vit_config
 
 EVERY = 25  # steps between evaluations and snapshots
 LIVE_VIEWS = ("vi_patches", "vi_heads")  # what the page redraws while a run steps
-FOLDED = ("vi_mistakes", "vi_shuffled")  # drawn only when asked for by name (folded sections)
 DISTANCE_TITLE = (
     "Mean attention distance per head (ViT paper, Fig. 7): how far, in pixels, a patch looks on "
     "average"
@@ -233,7 +232,8 @@ def views(
 ) -> dict[str, go.Figure]:
     """The views of `snapshot` for the image and query in `values` (or a person's own `image`);
     with the run's `timeline` ((step, snapshot) pairs) the mean attention distance too. The
-    folded sections' views (FOLDED, and the real ViT's DINO_VIEWS) only when named in `only`."""
+    folded sections' views (vi_mistakes, vi_shuffled, the real ViT's DINO_VIEWS) only when named
+    in `only`."""
     if only is not None and set(only) & set(dino_scene.DINO_VIEWS):
         figs = dino_scene.dino_views(dino_scene.see(values), values, only)
         rest = set(only) - set(dino_scene.DINO_VIEWS)

@@ -9,7 +9,7 @@ from typing import Any
 import streamlit as st
 
 from attnviz.topics.registry import scene
-from attnviz.topics.scene import Scene, SceneInputError, Values
+from attnviz.topics.scene import Scene, Values
 from attnviz.ui.common import view_export
 
 
@@ -32,13 +32,3 @@ def scene_run(page: Scene, values: Values) -> Any:
     result = run(page.url, page.config(values))
     view_export.record(page, values, result)  # the page's download and Python code
     return result
-
-
-def job_or_stop(page: Scene, values: Values) -> tuple[Any, Any]:
-    """A training page's (job Start submits, snapshot at step 0); settings the scene cannot run
-    on show its message and stop the page."""
-    try:
-        return page.config(values), scene_run(page, values)
-    except SceneInputError as err:
-        st.error(str(err))
-        st.stop()

@@ -5,7 +5,8 @@ that ran no scene this rerun (an error, the home page) shows neither.
 
 The HTML is built only when the button is pressed (a callable `data`): a slider move pays
 nothing for it. It holds the page's views for its values (a training page: its untrained model,
-said in the file), the head view on the text and pretrained pages, plotly.js once.
+said in the file), the head view on the text and pretrained pages, plotly.js once. The file and
+the code are those the Python API's SceneView writes (both from attnviz.topics.scene_export).
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from typing import Any
 
 import streamlit as st
 
-from attnviz.api import SceneView
 from attnviz.topics.registry import Page
 from attnviz.topics.scene import Scene, Values
+from attnviz.topics.scene_export import changed, python_code, scene_html
 
 RECORD = "_view_export_record"
 
@@ -28,8 +29,8 @@ def record(page: Scene, values: Values, result: Any) -> None:
 
 
 def _build(page: Scene, values: Values, result: Any) -> bytes:
-    title = f"AttnViz: {page.url}"
-    return SceneView.of(page, dict(values), result).html(title).encode("utf-8")
+    views = page.views(result, dict(values))
+    return scene_html(page, dict(values), result, views, f"AttnViz: {page.url}").encode("utf-8")
 
 
 def offer(here: Page) -> None:
@@ -39,7 +40,6 @@ def offer(here: Page) -> None:
     if recorded is None or recorded[0].url != here.url:
         return
     page, values, result = recorded
-    view = SceneView.of(page, dict(values), result)
     with st.expander("Download this view, or copy it as Python", icon=":material/code:"):
         st.download_button(
             "Download this view as HTML",
@@ -52,4 +52,4 @@ def offer(here: Page) -> None:
             "inside, ~5 MB) and the settings as a caption.",
         )
         st.caption("Copy as Python: this code draws the same figures in a notebook.")
-        st.code(view.python(), language="python")
+        st.code(python_code(page.url, changed(page, values)), language="python")

@@ -32,11 +32,6 @@ class LiveRun:
     changed: list[str] = field(default_factory=list)  # spec fields changed since the run
     step: int | None = None  # the training step of `snapshot`
 
-    @property
-    def matches(self) -> bool:
-        """The run was trained with the page's current settings."""
-        return self.state is not None and not self.changed
-
 
 DrawLive = Callable[[LiveRun], None]
 STATUS_ICONS = {  # Material icons: they render on every machine, unlike emoji fonts

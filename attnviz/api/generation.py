@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.api_input import check_index
+from attnviz.api.inputs import check_index
 from attnviz.topics.scene import SceneInputError
 
 MAX_NEW = 20  # the page's most new tokens
@@ -48,7 +48,7 @@ def generate(
     """Continue `prompt` with the bundled language model (greedy, or sampled at `temperature`
     with `seed`), up to MAX_NEW tokens; the figure shows `layer`, `head`. A layer, head or count
     outside the model's ranges is an error that names them."""
-    from attnviz.api import scene
+    from attnviz.api.scenes import scene
     from attnviz.topics.llm import readouts
     from attnviz.topics.llm.bundled import bundled_llm
     from attnviz.topics.llm.scene import SCENE, decoding

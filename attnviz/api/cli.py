@@ -20,7 +20,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]  # attnviz/
 LECTURE_ENV = (
     "ATTNVIZ_LECTURE"  # "1": lecture mode on at a session's start (attnviz.ui.common.sidebar)
 )
@@ -108,7 +108,7 @@ def handout(lesson: str, out: Path) -> None:
 
 def export(link: str, out: Path) -> None:
     """A page's view (its link's settings) as one standalone HTML file."""
-    from attnviz.api import page_link
+    from attnviz.api.scenes import page_link
     from attnviz.topics.scene import SceneInputError
 
     try:

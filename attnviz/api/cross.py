@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.api_input import check_index, eager_attention
+from attnviz.api.inputs import check_index, eager_attention
 from attnviz.topics.scene import SceneInputError
 
 KINDS = ("encoder", "decoder", "cross")
