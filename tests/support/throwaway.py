@@ -1,4 +1,4 @@
-"""A throwaway page, made the way the README says a page is added: a topic folder (params.py,
+"""A throwaway page, made the way ARCHITECTURE.md says a page is added: a topic folder (params.py,
 scene.py), a page script and one entry in the page table (`registry.register`); all of it
 written under a temporary folder, so no file of the repository is touched."""
 
