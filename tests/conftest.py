@@ -29,6 +29,7 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 
 from tests.support.trained import trained  # noqa: E402, F401  (the session's trained presets)
+from tests.support.where_time_goes import WhereTimeGoes  # noqa: E402
 
 TESTS = Path(__file__).parent
 APP_TESTS = TESTS / "app"
@@ -57,6 +58,8 @@ def pytest_configure(config):
 
     torch.set_num_threads(1)
     streamlit_config.set_option("client.showErrorDetails", "full")  # AppTest's too
+    if not hasattr(config, "workerinput"):  # the controller (or a run without xdist) prints it
+        config.pluginmanager.register(WhereTimeGoes(SHARED_RUNS), "where-time-goes")
 
 
 def _group(item: pytest.Item) -> str | None:
