@@ -50,6 +50,7 @@ from attnviz.topics.captioning.params import (
 from attnviz.topics.captioning.task import CaptionJobSpec, TrainedCaptioner
 from attnviz.topics.scene import Job, Scene, SceneInputError, Values, wants
 from attnviz.topics.training_params import train_config
+from attnviz.topics.views import metadata_only
 
 EVERY = 50  # steps between evaluations and snapshots
 FOLDED = ("cp_heads", "cp_share", "cp_said", "cp_held_examples")  # drawn only when named
@@ -235,8 +236,7 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="cp_words",
-    section_views={"cp_open_held": ("cp_held_examples",)},
+    declared=metadata_only("cp_words", sections={"cp_open_held": ("cp_held_examples",)}),
+    drawn_together=views,
     train=live.train,
 )

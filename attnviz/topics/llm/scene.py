@@ -31,6 +31,7 @@ from attnviz.topics.llm.params import TABLE, TRY_THIS
 from attnviz.topics.pretrained.analysis import blank_future
 from attnviz.topics.pretrained.model import PretrainedModel
 from attnviz.topics.scene import Answer, Scene, SceneInputError, Values, wants
+from attnviz.topics.views import metadata_only
 
 _provider: Callable[[str], PretrainedModel] = bundled.bundled_llm
 
@@ -188,15 +189,17 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="lm_next",
+    declared=metadata_only(
+        "lm_next",
+        sections={
+            "lm_open_gen": ("lm_generation", "lm_gen_step"),
+            "lm_open_lens": ("lm_lens", "lm_lens_last"),
+            "lm_open_heads": ("lm_scores",),
+            "lm_open_sinks": ("lm_sinks_map", "lm_sinks_lines"),
+        },
+    ),
+    drawn_together=views,
     answers=answers,
     answer_names=("next_token", "induction_head", "first_token_share", "attention_row"),
-    section_views={
-        "lm_open_gen": ("lm_generation", "lm_gen_step"),
-        "lm_open_lens": ("lm_lens", "lm_lens_last"),
-        "lm_open_heads": ("lm_scores",),
-        "lm_open_sinks": ("lm_sinks_map", "lm_sinks_lines"),
-    },
     large_results=True,
 )

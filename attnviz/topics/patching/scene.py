@@ -25,6 +25,7 @@ from attnviz.topics.patching.pairs import Pair, PairError, make_pair
 from attnviz.topics.patching.params import TABLE, TRY_THIS
 from attnviz.topics.patching.questions import answers, knocked_out
 from attnviz.topics.scene import Scene, SceneInputError, Values, wants
+from attnviz.topics.views import metadata_only
 
 
 @dataclass(frozen=True)
@@ -205,14 +206,16 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="ip_diff",
+    declared=metadata_only(
+        "ip_diff",
+        sections={
+            "ip_open_heads": ("ip_attr_heads", "ip_heads", "ip_agree"),
+            "ip_open_dla": ("ip_dla",),
+            "ip_open_ablate": ("ip_ablate",),
+            "ip_open_circuit": ("ip_circuit",),
+        },
+    ),
+    drawn_together=views,
     answers=answers,
     answer_names=("early_position", "answer_layer", "top_head", "knock_out_flips"),
-    section_views={
-        "ip_open_heads": ("ip_attr_heads", "ip_heads", "ip_agree"),
-        "ip_open_dla": ("ip_dla",),
-        "ip_open_ablate": ("ip_ablate",),
-        "ip_open_circuit": ("ip_circuit",),
-    },
 )

@@ -38,6 +38,7 @@ from attnviz.topics.pretrained.model import load as load_model
 from attnviz.topics.pretrained.params import TABLE, TRY_THIS
 from attnviz.topics.pretrained.sources import SourceError, literal
 from attnviz.topics.scene import Answer, Scene, SceneInputError, Values, wants
+from attnviz.topics.views import metadata_only
 
 SPECIALS = {"[CLS]", "[SEP]", "<s>", "</s>", "[PAD]"}
 LEAVE_EMPTY = "Leave the model box empty for the bundled MiniLM."
@@ -304,9 +305,8 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="model_view",
-    section_views={"pe_open_compare": ("diff",)},
+    declared=metadata_only("model_view", sections={"pe_open_compare": ("diff",)}),
+    drawn_together=views,
     answers=answers,
     answer_names=("top_token", "attention_row"),
     head_view=head_view,

@@ -31,6 +31,7 @@ from attnviz.topics.recurrent.params import TABLE, TRY_THIS
 from attnviz.topics.recurrent.task import RecurrentJobSpec, TrainedRecurrent
 from attnviz.topics.scene import Job, Scene, SceneInputError, Values, wants
 from attnviz.topics.training_params import train_config
+from attnviz.topics.views import metadata_only
 
 EVERY = 50  # steps between evaluations and snapshots
 DIRECTIONS = ("forward", "backward")
@@ -137,12 +138,14 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="rn_alignment",
-    section_views={
-        "rn_open_length": ("rn_length",),
-        "rn_open_states": ENCODER_VIEWS,
-        "rn_open_timing": ("rn_timing",),
-    },
+    declared=metadata_only(
+        "rn_alignment",
+        sections={
+            "rn_open_length": ("rn_length",),
+            "rn_open_states": ENCODER_VIEWS,
+            "rn_open_timing": ("rn_timing",),
+        },
+    ),
+    drawn_together=views,
     train=live.train,
 )

@@ -38,6 +38,7 @@ from attnviz.topics.scale.params import (
 )
 from attnviz.topics.scene import Answer, Scene, SceneInputError, Values, wants
 from attnviz.topics.text.attention import TextConfig, model_input
+from attnviz.topics.views import metadata_only
 
 PART_VIEWS = {
     MASKS_PART: ("sc_mask", "sc_maps", "sc_reach"),
@@ -236,9 +237,8 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="sc_main",
-    section_views={"sc_open_cost": ("sc_cost_ms", "sc_cost_bytes")},  # drawn once measured
+    declared=metadata_only("sc_main", sections={"sc_open_cost": ("sc_cost_ms", "sc_cost_bytes")}),
+    drawn_together=views,
     answers=answers,
     answer_names=("scores_kept", "reach"),  # the chosen mask's count of scores; how far back
 )

@@ -32,6 +32,7 @@ from attnviz.topics.text import experiments
 from attnviz.topics.text.attention import PAIR_MAX, TextAttention, TextConfig, analyse, valid_heads
 from attnviz.topics.text.checks import problems
 from attnviz.topics.text.params import TABLE, TEMPERATURES, TRY_THIS
+from attnviz.topics.views import metadata_only
 
 LONG_INPUT = 64  # above this many tokens the grid is pooled: add each query's top-k and a window
 WINDOW = 32  # tokens in the full-resolution window around the query
@@ -261,13 +262,15 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="heads_grid",
-    page_views=("tokens",),  # the page's table of tokens and ids
-    section_views={
-        "ta_open_shuffle": SECTION_VIEWS["shuffle"],
-        "ta_open_pad": SECTION_VIEWS["padding"],
-    },
+    declared=metadata_only(
+        "heads_grid",
+        sections={
+            "ta_open_shuffle": SECTION_VIEWS["shuffle"],
+            "ta_open_pad": SECTION_VIEWS["padding"],
+        },
+        page=("tokens",),
+    ),
+    drawn_together=views,
     answers=answers,
     answer_names=("top_token", "attention_row"),
     problems=problems,

@@ -28,6 +28,7 @@ from attnviz.models.vit import ViTConfig
 from attnviz.topics import live
 from attnviz.topics.scene import Job, Scene, SceneInputError, Values, wants
 from attnviz.topics.training_params import train_config
+from attnviz.topics.views import metadata_only
 from attnviz.topics.vision import dino_scene
 from attnviz.topics.vision.inference import (
     ALL_PATCHES,
@@ -280,12 +281,14 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="vi_heads",
-    section_views={"vi_open_shuffle": ("vi_shuffled",), "vi_open_dino": dino_scene.DINO_VIEWS},
-    apart_views=dino_scene.DINO_VIEWS,  # the real ViT: its own section, not the run
+    declared=metadata_only(
+        "vi_heads",
+        sections={"vi_open_shuffle": ("vi_shuffled",), "vi_open_dino": dino_scene.DINO_VIEWS},
+        apart=dino_scene.DINO_VIEWS,
+        run_only=("vi_distance", "vi_distance_time"),
+    ),
+    drawn_together=views,
     answers=lambda _result, values: dino_scene.answers(values),
     answer_names=(dino_scene.OBJECT_HEAD,),
-    run_views=("vi_distance", "vi_distance_time"),
     train=live.train,
 )
