@@ -98,12 +98,6 @@ def _last_snapshot(trained: Any) -> Any:
     return trained.snapshot
 
 
-def wants(only: Collection[str] | None, name: str) -> bool:
-    """Whether a view named `name` is asked for (`only` None: every view); the compatibility
-    path's scenes (`drawn_together`) only."""
-    return only is None or name in only
-
-
 @dataclass(frozen=True)
 class Scene:
     """One page's settings → config → result → views, Streamlit-free."""
@@ -138,9 +132,6 @@ class Scene:
     # **extra) -> what the builders get in place of the result; `extra` is a page's own input
     # (a person's image, the run's timeline, the step shown)
     prepare: Callable[..., Any] | None = None
-    # the compatibility path: one function drawing every view, (result, values, only, **extra)
-    # -> {name: figure}, for a scene whose declared views have no builders yet
-    drawn_together: Callable[..., dict[str, Any]] | None = None
 
     def __post_init__(self) -> None:
         declaration.check(self.declared, self.url)
@@ -150,8 +141,6 @@ class Scene:
     ) -> dict[str, Any]:
         """{view name: figure} of the declared views asked for (`only`: those named; None: those
         drawn unasked, folded sections' while open), in declaration order."""
-        if self.drawn_together is not None:
-            return self.drawn_together(result, values, only, **extra)
         return declaration.build(self.declared, self.prepare, result, values, only, extra)
 
     @property

@@ -26,12 +26,13 @@ class View:
     """One view of a scene, declared once."""
 
     name: str
-    build: Builder | None = None  # None: the page draws it itself (`page`), or drawn_together
+    build: Builder | None = None  # None: the page draws it itself (`page`)
     main: bool = False  # the view a handout or a thumbnail shows (exactly one per scene)
     # the open toggle of the folded section it sits in: unasked, it is drawn while that is on
     section: str | None = None
     folded: bool = False  # drawn only when named in `only` (never unasked)
-    needs: str | None = None  # a setting that must be on for it to be drawn unasked
+    # whether it is drawn unasked in these settings (exact patching on, the part shown)
+    when: Callable[[Values], bool] | None = None
     run_only: bool = False  # a training page's view of a run's snapshots only (none before Start)
     apart: bool = False  # a training page's view a run does not change (Start is not shown)
     page: bool = False  # the page draws it itself, outside `views` (a table of tokens)
@@ -70,7 +71,9 @@ def asked(view: View, values: Values, only: Collection[str] | None) -> bool:
         return view.name in only
     if view.page or view.folded:
         return False
-    return all(bool(values[key]) for key in (view.section, view.needs) if key is not None)
+    if view.section is not None and not values[view.section]:
+        return False
+    return view.when is None or bool(view.when(values))
 
 
 def build(
@@ -100,25 +103,26 @@ def build(
     return figures
 
 
-def metadata_only(
-    main: str,
-    sections: Mapping[str, tuple[str, ...]] | None = None,
-    apart: tuple[str, ...] = (),
-    run_only: tuple[str, ...] = (),
-    page: tuple[str, ...] = (),
-) -> tuple[View, ...]:
-    """The compatibility path's declaration, for a scene still drawn by one function
-    (`Scene.drawn_together`): its views' places without builders."""
-    where = {name: toggle for toggle, names in (sections or {}).items() for name in names}
-    named = dict.fromkeys((main, *where, *apart, *run_only, *page))
+Group = Callable[[Any, Values], dict]  # (result, values) -> {name: figure} of views built together
+
+
+class Memo:
+    """A per-call memo for views built together (`grouped`): a scene's `prepare`, each group's
+    figures built once per call, whichever of its views are asked for."""
+
+    def __init__(self, result: Any, values: Values):
+        self.result, self.values = result, values
+        self.built: dict[Group, dict] = {}
+
+    def figure(self, group: Group, name: str) -> Any:
+        if group not in self.built:
+            self.built[group] = group(self.result, self.values)
+        return self.built[group].get(name)
+
+
+def grouped(names: tuple[str, ...], group: Group, **where: Any) -> tuple[View, ...]:
+    """The views `group` builds together, read from the call's Memo (one `group` does not draw
+    for these settings, e.g. a long input's top-k, is not drawn)."""
     return tuple(
-        View(
-            name,
-            main=name == main,
-            section=where.get(name),
-            apart=name in apart,
-            run_only=name in run_only,
-            page=name in page,
-        )
-        for name in named
+        View(name, lambda memo, _, name=name: memo.figure(group, name), **where) for name in names
     )

@@ -196,14 +196,21 @@ def circuit_view(out: PatchOutcome, values: Values) -> go.Figure:
     return fig.circuit_figure(rows, names, out.clean_tokens)
 
 
+def _exact_on(values: Values) -> bool:
+    """Every head patched exactly: on demand (one run per head)."""
+    return bool(values["ip_exact"])
+
+
 HEADS = "ip_open_heads"  # the folded sections' open toggles
 VIEWS = (
     View("ip_diff", diff_view, main=True),
     View("ip_resid", resid_view),
     View("ip_cell", cell_view),
     View("ip_attr_heads", attr_heads_view, section=HEADS),
-    View("ip_heads", heads_view, section=HEADS, needs="ip_exact"),  # exact: on demand
-    View("ip_agree", agree_view, section=HEADS, needs="ip_exact"),
+    View(
+        "ip_heads", heads_view, section=HEADS, when=lambda values: values["ip_exact"]
+    ),  # exact: on demand
+    View("ip_agree", agree_view, section=HEADS, when=lambda values: values["ip_exact"]),
     View("ip_dla", dla_view, section="ip_open_dla"),
     View("ip_ablate", ablate_view, section="ip_open_ablate"),
     View("ip_circuit", circuit_view, section="ip_open_circuit"),

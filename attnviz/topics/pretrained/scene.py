@@ -293,8 +293,8 @@ VIEWS = (
             ("qk_softmax", "softmax"),
         )
     ),
-    View("rollout", rollout_view, needs="pe_open_layers"),
-    View("qk_scatter", scatter_view, needs="pe_open_proj"),
+    View("rollout", rollout_view, when=lambda values: values["pe_open_layers"]),
+    View("qk_scatter", scatter_view, when=lambda values: values["pe_open_proj"]),
     View("diff", diff_view, section="pe_open_compare", folded=True),
 )
 
