@@ -181,6 +181,7 @@ def sinks_lines_view(out: LlmOutcome, values: Values) -> go.Figure:
 
 
 GEN, LENS, SINKS = "lm_open_gen", "lm_open_lens", "lm_open_sinks"  # folded sections' toggles
+GENERATION = View("lm_generation", generation_view, section=GEN)  # api_generate draws it too
 VIEWS = (
     View("lm_next", next_view, main=True),
     View("lm_gqa", gqa_view),
@@ -189,7 +190,7 @@ VIEWS = (
         "lm_kv",
         lambda out, values: fig.kv_bytes_figure(readouts.kv_bytes_rows(model(out.given.device))),
     ),
-    View("lm_generation", generation_view, section=GEN),
+    GENERATION,
     View("lm_gen_step", gen_step_view, section=GEN),
     View("lm_lens", lens_view, section=LENS),
     View("lm_lens_last", lens_last_view, section=LENS),

@@ -280,11 +280,12 @@ def diff_view(d: Drawn, values: Values) -> go.Figure | None:
     return token_map(drawn(d.out, diff), labels, title, zmin=-1, zmax=1, colorscale="RdBu_r")
 
 
+HEAD_MAP = View("pe_head_map", head_map_view)  # the notebook API's head view draws it too
 # the page shows the rollout while "Across layers and heads" is open (`pe_open_layers`), the
 # projection while "Queries and keys together" is (`pe_open_proj`); the difference when named
 VIEWS = (
     View("model_view", model_view_view, main=True),
-    View("pe_head_map", head_map_view),
+    HEAD_MAP,
     *(
         View(name, lambda d, _, part=part: d.query_key[part])
         for name, part in (
