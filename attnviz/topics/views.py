@@ -2,13 +2,14 @@
 sits (the main view, a folded section, a training run only, apart from the run, drawn by the
 page itself, drawn in another view's place). The Scene derives everything else from the
 declaration: which views `views(result, values, only)` builds and in what order, its main view,
-aliases and sections, and what the lesson checker, the presenter's stage, the layout checker and
-the notebook API read.
+aliases and sections, which the lesson checker (attnviz.lessons.views_check), the presenter's
+stage, the figures' summary line, handouts and the notebook API read.
 
 A builder is `(drawn, values) -> go.Figure | None`: `drawn` is the scene's result, or what the
 scene's `prepare(result, values, **extra)` read from it once for the whole call (a snapshot's
 restored models, shared by every view of the call); None means "nothing to draw for these
-settings" (no mistakes to show, a timeline of one step).
+settings" (no mistakes to show, a timeline of one step). Views computed together read one
+per-call `Memo` (`grouped`).
 """
 
 from __future__ import annotations
