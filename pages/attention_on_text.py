@@ -84,14 +84,14 @@ bpe = values["ta_tok"] == "bpe"
 vocab_note = f" (BPE vocabulary: {bpe_learned_size(values['ta_vocab'])} entries)" if bpe else ""
 with here.view_place("tokens"):  # a lesson step may name it
     heading = f"**{t} tokens**{vocab_note}: each with its id"
-    parts.token_table(tokens, out.attention.ids, heading, settings().font_scale != 1.0)
+    parts.token_table(tokens, out.attention.ids, heading, "tokens", settings().font_scale != 1.0)
 
 view_col, row_col = st.columns([3, 2])
 with row_col:
     values["ta_head"] = head = draw(TABLE, "ta_head", high=heads - 1) if heads > 1 else 0
     values["ta_query"] = query = draw(TABLE, "ta_query", high=t - 1) if t > 1 else 0
     publish(SCENE.answers(out, values))  # a lesson's question asks
-    figs = SCENE.views(out, values, only={"query_row", "top_k", "window"})
+    figs = SCENE.views(out, values, only={"query_row"})
     show(figs["query_row"], "query_row")
     st.caption(
         f"Entropy of this row: {out.attention.entropy[head, query]:.3f} nats, "
@@ -103,7 +103,7 @@ with view_col:
     picked = draw(TABLE, HEAD_VIEW_HEADS, choices=list(range(heads)))
     shown_heads = parts.heads_to_draw(picked, heads)
     head_view(out.attention.weights, tokens, shown_heads, query, "ta_hv", "ta_query")
-parts.long_input(figs, tokens, head)
+parts.long_input(out, values, head)
 
 parts.vectors(out, values)
 parts.padding(out, values)

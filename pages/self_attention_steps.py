@@ -37,7 +37,7 @@ STEP_LATEX = (  # each step's formula, shown under its heading
 OPEN_WEIGHTS = "sa_open_w"  # the table's key of the lazy expander "the weights behind Q, K, V"
 OPEN_EDITS = "sa_open_ed"  # the lazy expander "Edit z and the weights by hand" (a URL key)
 LIVE_FROM = STEP_NAMES.index("Q Kᵀ")  # the live row shows once the scores are revealed
-WEIGHT_NAMES = ("W_q", "B_q", "W_k", "B_k", "W_v", "B_v")
+WEIGHT_NAMES = SCENE.section_views[OPEN_WEIGHTS]  # W_q beside B_q, …: the scene declares them
 GRID_PREFIX = {"sa_z": "x", "sa_wv": "d₂ ", "sa_bv": "d₂ "}  # the others: "e"
 
 

@@ -51,7 +51,7 @@ def generate(
     from attnviz.api.scenes import scene
     from attnviz.topics.llm import readouts
     from attnviz.topics.llm.bundled import bundled_llm
-    from attnviz.topics.llm.scene import SCENE, decoding
+    from attnviz.topics.llm.scene import GENERATION, SCENE, decoding
 
     if isinstance(new_tokens, bool) or not isinstance(new_tokens, int):
         raise SceneInputError("new_tokens is a whole number")
@@ -64,5 +64,5 @@ def generate(
     values |= dict(lm_sample=sample, lm_temp=temperature, lm_seed=seed, lm_open_gen=True)
     s = scene(SCENE.url, **values)  # the page's url is its scene's to write
     made = readouts.generation(lm, s.result.fwd.ids, new_tokens, decoding(s.values))
-    figure = s.views(["lm_generation"])["lm_generation"]
+    figure = s.views([GENERATION.name])[GENERATION.name]
     return Generated(made.text, list(made.tokens), made.n_prompt, made.rows, figure)

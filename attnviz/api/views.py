@@ -55,7 +55,8 @@ def model_view(
     """
     page, out, picked = pretrained_outcome(path_or_model, text, tokenizer, hide=hide)
     if layers is None and heads is None:
-        return page.views(out, picked, {"model_view"}, compact=False)["model_view"]  # floats
+        main = page.main_view  # the model view
+        return page.views(out, picked, {main}, compact=False)[main]  # floats
     from attnviz.figures.pretrained import model_view as draw
     from attnviz.topics.pretrained.scene import drawn, visible
 
@@ -116,7 +117,7 @@ def head_view(
         path_or_model, text, tokenizer, layer=layer, head=head, allheads=every, hide=hide
     )
     from attnviz.figures.head_view import head_view_data
-    from attnviz.topics.pretrained.scene import head_view_input
+    from attnviz.topics.pretrained.scene import HEAD_MAP, head_view_input
 
     picked["pe_head"] = head or 0
     hv = head_view_input(out, picked)
@@ -125,6 +126,6 @@ def head_view(
         if head is not None
         else check_selection(heads, out.attended.attentions.shape[1], "head")
     )
-    figure = page.views(out, picked, {"pe_head_map"})["pe_head_map"]
+    figure = page.views(out, picked, {HEAD_MAP.name})[HEAD_MAP.name]
     data = head_view_data(hv.weights, hv.tokens, sorted(shown), None)
     return HeadViewHTML(data, figure, f"Head view, layer {layer}")

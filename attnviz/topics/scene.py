@@ -7,6 +7,7 @@ and any server replica can run a page without Streamlit:
     config = scene.config(values)               # -> the page's config dataclass
     result = scene.run(config)                  # -> the page's result (the UI caches it)
     figures = scene.views(result, values)       # -> {view name: plotly Figure}
+    # (each scene declares its views once: `View(name, build, main=…, section=…)`)
     answers = scene.answers(result, values)     # -> {question name: Answer} for lessons
 
 `config` raises `SceneInputError` with a message for a person (empty text, a table that cannot
@@ -26,7 +27,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from attnviz.topics import settings
+from attnviz.topics import views as declaration
 from attnviz.topics.params import PageParams
+from attnviz.topics.views import View
 
 Values = Mapping[str, Any]
 
@@ -83,11 +86,6 @@ class Job:
     train: Any  # attnviz.training.trainer.TrainConfig
 
 
-def wants(only: Collection[str] | None, name: str) -> bool:
-    """Whether a view named `name` is asked for (`only` None: every view)."""
-    return only is None or name in only
-
-
 def _no_answers(result: Any, values: Values) -> dict[str, Answer]:
     return {}
 
@@ -109,8 +107,8 @@ class Scene:
     try_this: tuple[str, ...]
     config: Callable[[Values], Any]
     run: Callable[[Any], Any]
-    views: Callable[..., dict[str, Any]]  # (result, values, only=None) -> {name: go.Figure}
-    main_view: str  # the view a handout or a thumbnail shows
+    # the views, declared once (attnviz.topics.views.View); the metadata below derives from them
+    declared: tuple[View, ...]
     answers: Callable[[Any, Values], dict[str, Answer]] = _no_answers
     # the names of the answers `answers` publishes (a lesson's `computed:<name>` may name them)
     answer_names: tuple[str, ...] = ()
@@ -118,19 +116,6 @@ class Scene:
     problems: Callable[[Values], list[tuple[str, str]]] = _no_problems
     # the head view's data as the page draws it (pages with one): (result, values) -> dict
     head_view: Callable[[Any, Values], dict] | None = None
-    # views drawn in another view's place under their own name: name -> the view it stands for
-    # (a run's maps in place of the untrained model's)
-    view_aliases: Mapping[str, str] = field(default_factory=dict)
-    # views the page draws itself, outside `views` (a table of tokens): a lesson step may name
-    # them (attnviz.lessons.views_check)
-    page_views: tuple[str, ...] = ()
-    # a training page's views that a run does not change (a section of their own, or drawn from
-    # the settings alone): a lesson step showing only these leaves out Start, Pause and Step
-    apart_views: tuple[str, ...] = ()
-    # views of a folded section, drawn only while it is open: its open toggle -> their names
-    section_views: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    # a training page's views drawn from a run's snapshots only (none before Start)
-    run_views: tuple[str, ...] = ()
     # training pages: the trained result of a job, run to its end in this process
     # (attnviz.topics.live.TrainedRun), and what the views draw of it (its last snapshot)
     train: Callable[[Job], Any] | None = None
@@ -143,6 +128,57 @@ class Scene:
     # settings whose range follows the result (the model read, the text's tokens), as the page's
     # sliders do: key -> (what it counts, result -> how many); the table's high is the default's
     ranges: Mapping[str, tuple[str, Callable[[Any], int]]] = field(default_factory=dict)
+    # what every view of one `views` call reads, computed once for the call: (result, values,
+    # **extra) -> what the builders get in place of the result; `extra` is a page's own input
+    # (a person's image, the run's timeline, the step shown)
+    prepare: Callable[..., Any] | None = None
+
+    def __post_init__(self) -> None:
+        declaration.check(self.declared, self.url)
+
+    def views(
+        self, result: Any, values: Values, only: Collection[str] | None = None, **extra: Any
+    ) -> dict[str, Any]:
+        """{view name: figure} of the declared views asked for (`only`: those named; None: those
+        drawn unasked, folded sections' while open), in declaration order."""
+        return declaration.build(self.declared, self.prepare, result, values, only, extra)
+
+    @property
+    def main_view(self) -> str:
+        """The view a handout or a thumbnail shows."""
+        return next(view.name for view in self.declared if view.main)
+
+    @property
+    def view_aliases(self) -> dict[str, str]:
+        """Views drawn in another view's place under their own name -> the view they stand for
+        (a run's maps in place of the untrained model's)."""
+        return {v.name: v.stands_for for v in self.declared if v.stands_for is not None}
+
+    @property
+    def page_views(self) -> tuple[str, ...]:
+        """Views the page draws itself, outside `views` (a table of tokens): a lesson step may
+        name them (attnviz.lessons.views_check)."""
+        return tuple(view.name for view in self.declared if view.page)
+
+    @property
+    def apart_views(self) -> tuple[str, ...]:
+        """A training page's views a run does not change: a lesson step showing only these
+        leaves out Start, Pause and Step."""
+        return tuple(view.name for view in self.declared if view.apart)
+
+    @property
+    def section_views(self) -> dict[str, tuple[str, ...]]:
+        """Views of a folded section, drawn only while it is open: its open toggle -> names."""
+        return declaration.sections(self.declared)
+
+    @property
+    def run_views(self) -> tuple[str, ...]:
+        """A training page's views drawn from a run's snapshots only (none before Start)."""
+        return tuple(view.name for view in self.declared if view.run_only)
+
+    def view_names(self) -> tuple[str, ...]:
+        """Every declared view's name, in declaration order."""
+        return tuple(view.name for view in self.declared)
 
     @property
     def trains(self) -> bool:

@@ -31,6 +31,7 @@ import numpy as np
 
 from attnviz.figures.base import heatmap
 from attnviz.topics.scene import Answer, Scene
+from attnviz.topics.views import View
 from throwaway_topic.params import TABLE, TRY_THIS
 
 
@@ -48,10 +49,9 @@ def names(weights):
     return [f"k{j}" for j in range(len(weights))]
 
 
-def views(weights, values, only=None):
+def weights_map(weights, values):
     n = len(weights)
-    fig = heatmap(weights, names(weights), [f"q{i}" for i in range(n)], f"Weights ({n} × {n})")
-    return {"tw_map": fig} if only is None or "tw_map" in only else {}
+    return heatmap(weights, names(weights), [f"q{i}" for i in range(n)], f"Weights ({n} × {n})")
 
 
 def answers(weights, values):
@@ -64,8 +64,7 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="tw_map",
+    declared=(View("tw_map", weights_map, main=True),),
     answers=answers,
     answer_names=("top_key",),
 )

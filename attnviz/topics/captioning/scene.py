@@ -48,11 +48,11 @@ from attnviz.topics.captioning.params import (
     head_views,
 )
 from attnviz.topics.captioning.task import CaptionJobSpec, TrainedCaptioner
-from attnviz.topics.scene import Job, Scene, SceneInputError, Values, wants
+from attnviz.topics.scene import Job, Scene, SceneInputError, Values
 from attnviz.topics.training_params import train_config
+from attnviz.topics.views import View, build
 
 EVERY = 50  # steps between evaluations and snapshots
-HELD_VIEWS = ("cp_said", "cp_held_examples")
 EXAMPLES = 6  # held-out scenes shown with what the model says
 
 
@@ -178,55 +178,65 @@ def many_heads(seen: Captioned) -> bool:
     return seen.look.attention.shape[1] * seen.look.attention.shape[2] > 1
 
 
+def _which(seen: Captioned) -> str:
+    return "" if seen.head == MEAN else f" ({seen.head})"
+
+
+def words_view(seen: Captioned, values: Values) -> go.Figure:
+    maps, _ = chosen(seen.look, seen.head)  # (T, g, g)
+    title = f"Where words look, {seen.when}{_which(seen)}"
+    return words_figure(seen.shown.image, seen.look.words, maps, title)
+
+
+def matrix_view(seen: Captioned, values: Values) -> go.Figure:
+    _, weights = chosen(seen.look, seen.head)  # (T, R)
+    grid = seen.trained.model.config.grid
+    title = f"Cross-attention, words × regions{_which(seen)}"
+    return cross_attention_figure(weights, seen.look.words, grid, title)
+
+
+def heads_view(seen: Captioned, values: Values) -> go.Figure | None:
+    """Each layer and head for each word (None: a decoder with one attention, a GRU's)."""
+    if not many_heads(seen):
+        return None
+    title = "Each layer and head (rows) for each word (columns)"
+    return heads_figure(seen.shown.image, seen.look.words, seen.look.grid_maps, title)
+
+
+def share_view(seen: Captioned, values: Values) -> go.Figure:
+    title = f"Attention on the named shape, {seen.when}"
+    return share_figure(seen.share.per_head, seen.share.area_share, title)
+
+
+def said_view(seen: Captioned, values: Values) -> go.Figure | None:
+    if seen.held is None:  # hold-out is off
+        return None
+    return said_figure(seen.held.said, "What it says for a blue triangle")
+
+
+def held_examples_view(seen: Captioned, values: Values) -> go.Figure | None:
+    if seen.held is None:
+        return None
+    task = seen.trained.task
+    panels = [Panel(task.val_images[i].numpy(), f"#{i}") for i, _ in seen.examples]
+    return panels_figure(panels, 3, "Held-out scenes", 120)
+
+
+# builders read a Captioned (`captioned`, the scene's prepare: the page hands in the `step` and
+# the image `shown`); the folded sections' views are drawn only when named
+VIEWS = (
+    View("cp_words", words_view, main=True),
+    View("cp_matrix", matrix_view),
+    View("cp_heads", heads_view, folded=True),
+    View("cp_share", share_view, folded=True),
+    View("cp_said", said_view, folded=True),
+    View("cp_held_examples", held_examples_view, section="cp_open_held", folded=True),
+)
+
+
 def figures(seen: Captioned, only: Collection[str] | None = None) -> dict[str, go.Figure]:
-    """The views of `seen`; the folded sections' (cp_heads, cp_share, HELD_VIEWS) only when named
-    in `only`."""
-    look, shown = seen.look, seen.shown
-    maps, weights = chosen(look, seen.head)  # (T, g, g), (T, R)
-    which = "" if seen.head == MEAN else f" ({seen.head})"
-    figs: dict[str, go.Figure] = {}
-    if wants(only, "cp_words"):
-        title = f"Where words look, {seen.when}{which}"
-        figs["cp_words"] = words_figure(shown.image, look.words, maps, title)
-    if wants(only, "cp_matrix"):
-        grid = seen.trained.model.config.grid
-        title = f"Cross-attention, words × regions{which}"
-        figs["cp_matrix"] = cross_attention_figure(weights, look.words, grid, title)
-    named = set(only or ())
-    if "cp_heads" in named and many_heads(seen):
-        title = "Each layer and head (rows) for each word (columns)"
-        figs["cp_heads"] = heads_figure(shown.image, look.words, look.grid_maps, title)
-    if "cp_share" in named:
-        found = seen.share
-        title = f"Attention on the named shape, {seen.when}"
-        figs["cp_share"] = share_figure(found.per_head, found.area_share, title)
-    if named & set(HELD_VIEWS) and seen.held is not None:
-        figs |= _held_figures(seen, named)
-    return figs
-
-
-def _held_figures(seen: Captioned, named: set[str]) -> dict[str, go.Figure]:
-    figs = {}
-    if "cp_said" in named:
-        figs["cp_said"] = said_figure(seen.held.said, "What it says for a blue triangle")
-    if "cp_held_examples" in named:
-        task = seen.trained.task
-        panels = [Panel(task.val_images[i].numpy(), f"#{i}") for i, _ in seen.examples]
-        figs["cp_held_examples"] = panels_figure(panels, 3, "Held-out scenes", 120)
-    return figs
-
-
-def views(
-    snapshot: dict,
-    values: Values,
-    only: Collection[str] | None = None,
-    *,
-    step: int | None = None,
-    shown: Shown | None = None,
-) -> dict[str, go.Figure]:
-    """The views of `snapshot` (the model at `step`; None: untrained, before Start) on the image
-    shown; the folded sections' (cp_heads, cp_share, HELD_VIEWS) only when named in `only`."""
-    return figures(captioned(snapshot, values, step=step, shown=shown), only)
+    """The views of `seen` (a page that has it already); the folded ones only when named."""
+    return build(VIEWS, None, seen, {}, only, {})
 
 
 SCENE = Scene(
@@ -235,8 +245,7 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="cp_words",
-    section_views={"cp_open_held": ("cp_held_examples",)},
+    declared=VIEWS,
+    prepare=captioned,
     train=live.train,
 )

@@ -15,7 +15,6 @@ every step of the timeline and a run trained in a notebook (`SCENE.train`).
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
 from dataclasses import replace
 
 import numpy as np
@@ -37,8 +36,9 @@ from attnviz.topics.circuits.induction import (
 from attnviz.topics.circuits.params import GROKKING, INDUCTION, SINKS, TABLE, TRY_THIS
 from attnviz.topics.circuits.scores import phase_change_step
 from attnviz.topics.circuits.sinks import SINK_DATA, eviction_losses
-from attnviz.topics.scene import Job, Scene, Values, wants
+from attnviz.topics.scene import Job, Scene, Values
 from attnviz.topics.training_params import train_config
+from attnviz.topics.views import View
 from attnviz.training.history import History
 
 UNTRAINED = live.UNTRAINED
@@ -174,14 +174,26 @@ def sink_views(result: dict, values: Values) -> dict:
     }
 
 
-VIEWS = {INDUCTION: induction_views, GROKKING: grokking_views, SINKS: sink_views}
+BY_EXPERIMENT = {INDUCTION: induction_views, GROKKING: grokking_views, SINKS: sink_views}
 
 
-def views(result: dict, values: Values, only: Collection[str] | None = None) -> dict:
-    """The chosen experiment's views of `result` (run()'s or so_far()'s), each built only when
-    asked for."""
-    builders = VIEWS[values["ci_exp"]](result, values)
-    return {name: build() for name, build in builders.items() if wants(only, name)}
+def experiment_views(result: dict, values: Values) -> dict:
+    """The chosen experiment's views of `result` (run()'s or so_far()'s): name -> its builder."""
+    return BY_EXPERIMENT[values["ci_exp"]](result, values)
+
+
+def _of_experiment(name: str) -> View:
+    """A view the chosen experiment may draw (None when it is another experiment's)."""
+    return View(name, lambda lazy, values: lazy[name]() if name in lazy else None)
+
+
+VIEWS = (
+    View("ci_progress", lambda lazy, values: lazy["ci_progress"](), main=True),
+    *(
+        _of_experiment(name)
+        for name in ("ci_scores", "ci_attention", "ci_norm", "ci_spectrum", "ci_eviction")
+    ),
+)
 
 
 def notes(values: Values) -> list[str]:
@@ -256,8 +268,8 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="ci_progress",
+    declared=VIEWS,
+    prepare=experiment_views,
     train=live.train,
     trained_result=lambda run: so_far(run.history, run.snapshots, None),
 )

@@ -6,8 +6,6 @@ the page before Start, every step of the timeline and a run trained in a noteboo
 
 from __future__ import annotations
 
-from collections.abc import Collection
-
 import numpy as np
 import plotly.graph_objects as go
 
@@ -25,8 +23,9 @@ from attnviz.models.kernel_smoother import KernelSmootherConfig
 from attnviz.topics import live
 from attnviz.topics.kernel.params import TABLE, TRY_THIS
 from attnviz.topics.kernel.task import KernelJobSpec, KernelTrainable, ViewData, view_data
-from attnviz.topics.scene import Job, Scene, Values, wants
+from attnviz.topics.scene import Job, Scene, Values
 from attnviz.topics.training_params import train_config
+from attnviz.topics.views import View
 
 FIT_TITLES = {  # by input dimension; short, so that they fit the figure's column
     1: "Data and the fitted f_θ(x) (click: move the query)",
@@ -95,18 +94,18 @@ def fit_figure(data: ToyData, v: ViewData, values: Values) -> go.Figure:
     return retitle(fit, in_lines(FIT_TITLES[data.dim], 26) + note)
 
 
-def views(snapshot: dict, values: Values, only: Collection[str] | None = None) -> dict:
-    """`kernel_fit`, `query_weights` and `weight_matrix` of θ in `snapshot`."""
-    task, v = measure(snapshot, values)
-    figs: dict[str, go.Figure] = {}
-    if wants(only, "kernel_fit"):
-        figs["kernel_fit"] = fit_figure(task.data, v, values)
-    if wants(only, "query_weights"):
-        weights = query_weights(task.data, v.query_weights, v.normalised, v.query_defined)
-        figs["query_weights"] = retitle(weights, in_lines(weights.layout.title.text, 22))
-    if wants(only, "weight_matrix"):
-        figs["weight_matrix"] = weight_matrix(v.train_weights, v.order)
-    return figs
+def query_weights_view(measured: tuple[KernelTrainable, ViewData], values: Values) -> go.Figure:
+    task, v = measured
+    weights = query_weights(task.data, v.query_weights, v.normalised, v.query_defined)
+    return retitle(weights, in_lines(weights.layout.title.text, 22))
+
+
+# each builder gets `measure(snapshot, values)`, measured once per call
+VIEWS = (
+    View("kernel_fit", lambda m, values: fit_figure(m[0].data, m[1], values), main=True),
+    View("query_weights", query_weights_view),
+    View("weight_matrix", lambda m, values: weight_matrix(m[1].train_weights, m[1].order)),
+)
 
 
 def notes(task: KernelTrainable, v: ViewData) -> list[tuple[str, str]]:
@@ -157,7 +156,7 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="kernel_fit",
+    declared=VIEWS,
+    prepare=measure,
     train=live.train,
 )

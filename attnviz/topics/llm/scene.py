@@ -14,7 +14,7 @@ tiny random Llama).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import plotly.graph_objects as go
@@ -30,7 +30,8 @@ from attnviz.topics.llm.heads import KIND_NAMES
 from attnviz.topics.llm.params import TABLE, TRY_THIS
 from attnviz.topics.pretrained.analysis import blank_future
 from attnviz.topics.pretrained.model import PretrainedModel
-from attnviz.topics.scene import Answer, Scene, SceneInputError, Values, wants
+from attnviz.topics.scene import Answer, Scene, SceneInputError, Values
+from attnviz.topics.views import View
 
 _provider: Callable[[str], PretrainedModel] = bundled.bundled_llm
 
@@ -110,62 +111,93 @@ def pick(out: LlmOutcome, values: Values) -> Pick:
     return Pick(min(int(values["lm_layer"]), layers - 1), min(int(values["lm_head"]), heads - 1))
 
 
-def _main_views(out: LlmOutcome, values: Values, only) -> dict[str, go.Figure]:
-    lm, p, figs = model(out.given.device), pick(out, values), {}
-    if wants(only, "lm_next"):
-        top = readouts.next_tokens(lm, out.fwd, decoding(values))
-        figs["lm_next"] = fig.next_token_figure(top.labels, top.probs, top.chosen_index)
-    if wants(only, "lm_gqa"):
-        group = lm.n_heads // lm.n_kv_heads
-        figs["lm_gqa"] = fig.grouped_heads(
-            blank_future(out.fwd.attentions[p.layer]), out.fwd.tokens, group, p.layer
-        )
-    if wants(only, "lm_head_map"):
-        title = f"Layer {p.layer}, head {p.head} (reads KV head {group_of(lm, p.head)})"
-        figs["lm_head_map"] = token_map(
-            blank_future(out.fwd.attentions[p.layer, p.head]), shown(out.fwd.tokens), title
-        )
-    if wants(only, "lm_kv"):
-        figs["lm_kv"] = fig.kv_bytes_figure(readouts.kv_bytes_rows(lm))
-    return figs
+# the readouts each view reads are computed once per model and input (`memo`), so views
+# sharing one (generation, the lens, the sinks) run it once
 
 
-def _opened(only, values: Values, toggle: str, name: str) -> bool:
-    return wants(only, name) and (only is not None or bool(values[toggle]))
+def next_view(out: LlmOutcome, values: Values) -> go.Figure:
+    top = readouts.next_tokens(model(out.given.device), out.fwd, decoding(values))
+    return fig.next_token_figure(top.labels, top.probs, top.chosen_index)
 
 
-def _section_views(out: LlmOutcome, values: Values, only) -> dict[str, go.Figure]:
-    lm, p, figs = model(out.given.device), pick(out, values), {}
-    if _opened(only, values, "lm_open_gen", "lm_generation"):
-        gen = readouts.generation(lm, out.fwd.ids, int(values["lm_new"]), decoding(values))
-        step = min(int(values["lm_gen_step"]), gen.n_new)
-        rows = blank_future(gen.rows[p.layer, p.head])  # (N, P + N)
-        title = f"Each new token's attention, layer {p.layer}, head {p.head}"
-        figs["lm_generation"] = generation_map(rows, gen.tokens, gen.n_prompt, step, title)
-        figs["lm_gen_step"] = step_bars(rows[step - 1], gen.tokens, gen.n_prompt, step)
-    if _opened(only, values, "lm_open_lens", "lm_lens"):
-        view = readouts.lens_view(lm, out.fwd)
-        figs["lm_lens"] = fig.lens_figure(view.top, view.probs, view.hover, out.fwd.tokens)
-    if _opened(only, values, "lm_open_lens", "lm_lens_last"):
-        view, last = readouts.lens_view(lm, out.fwd), out.fwd.tokens[-1]
-        figs["lm_lens_last"] = fig.lens_last_figure(
-            [r[-1] for r in view.top], view.probs[:, -1], last
-        )
-    if _opened(only, values, "lm_open_heads", "lm_scores"):
-        kind = values["lm_kind"]
-        figs["lm_scores"] = fig.score_map(readouts.probe_scores(lm)[kind], KIND_NAMES[kind])
-    if _opened(only, values, "lm_open_sinks", "lm_sinks_map"):
-        sinks = readouts.sinks(lm, out.fwd.ids)
-        figs["lm_sinks_map"] = fig.sink_map(sinks.as_given, shown([sinks.first_token])[0])
-        figs["lm_sinks_lines"] = fig.sink_lines(sinks.with_bos, sinks.without_bos, sinks.first)
-    return figs
+def gqa_view(out: LlmOutcome, values: Values) -> go.Figure:
+    lm, p = model(out.given.device), pick(out, values)
+    group = lm.n_heads // lm.n_kv_heads
+    return fig.grouped_heads(
+        blank_future(out.fwd.attentions[p.layer]), out.fwd.tokens, group, p.layer
+    )
 
 
-def views(
-    out: LlmOutcome, values: Values, only: Collection[str] | None = None
-) -> dict[str, go.Figure]:
-    """The page's views (`only`: those named; None: the main ones and the open sections')."""
-    return _main_views(out, values, only) | _section_views(out, values, only)
+def head_map_view(out: LlmOutcome, values: Values) -> go.Figure:
+    lm, p = model(out.given.device), pick(out, values)
+    title = f"Layer {p.layer}, head {p.head} (reads KV head {group_of(lm, p.head)})"
+    maps = blank_future(out.fwd.attentions[p.layer, p.head])
+    return token_map(maps, shown(out.fwd.tokens), title)
+
+
+def _generated(out: LlmOutcome, values: Values):
+    """(the generation, the step shown, each new token's attention row (N, P + N))."""
+    lm, p = model(out.given.device), pick(out, values)
+    gen = readouts.generation(lm, out.fwd.ids, int(values["lm_new"]), decoding(values))
+    step = min(int(values["lm_gen_step"]), gen.n_new)
+    return gen, step, blank_future(gen.rows[p.layer, p.head])
+
+
+def generation_view(out: LlmOutcome, values: Values) -> go.Figure:
+    (gen, step, rows), p = _generated(out, values), pick(out, values)
+    title = f"Each new token's attention, layer {p.layer}, head {p.head}"
+    return generation_map(rows, gen.tokens, gen.n_prompt, step, title)
+
+
+def gen_step_view(out: LlmOutcome, values: Values) -> go.Figure:
+    gen, step, rows = _generated(out, values)
+    return step_bars(rows[step - 1], gen.tokens, gen.n_prompt, step)
+
+
+def lens_view(out: LlmOutcome, values: Values) -> go.Figure:
+    view = readouts.lens_view(model(out.given.device), out.fwd)
+    return fig.lens_figure(view.top, view.probs, view.hover, out.fwd.tokens)
+
+
+def lens_last_view(out: LlmOutcome, values: Values) -> go.Figure:
+    view, last = readouts.lens_view(model(out.given.device), out.fwd), out.fwd.tokens[-1]
+    return fig.lens_last_figure([r[-1] for r in view.top], view.probs[:, -1], last)
+
+
+def scores_view(out: LlmOutcome, values: Values) -> go.Figure:
+    kind = values["lm_kind"]
+    scores = readouts.probe_scores(model(out.given.device))[kind]
+    return fig.score_map(scores, KIND_NAMES[kind])
+
+
+def sinks_map_view(out: LlmOutcome, values: Values) -> go.Figure:
+    sinks = readouts.sinks(model(out.given.device), out.fwd.ids)
+    return fig.sink_map(sinks.as_given, shown([sinks.first_token])[0])
+
+
+def sinks_lines_view(out: LlmOutcome, values: Values) -> go.Figure:
+    sinks = readouts.sinks(model(out.given.device), out.fwd.ids)
+    return fig.sink_lines(sinks.with_bos, sinks.without_bos, sinks.first)
+
+
+GEN, LENS, SINKS = "lm_open_gen", "lm_open_lens", "lm_open_sinks"  # folded sections' toggles
+GENERATION = View("lm_generation", generation_view, section=GEN)  # api_generate draws it too
+VIEWS = (
+    View("lm_next", next_view, main=True),
+    View("lm_gqa", gqa_view),
+    View("lm_head_map", head_map_view),
+    View(
+        "lm_kv",
+        lambda out, values: fig.kv_bytes_figure(readouts.kv_bytes_rows(model(out.given.device))),
+    ),
+    GENERATION,
+    View("lm_gen_step", gen_step_view, section=GEN),
+    View("lm_lens", lens_view, section=LENS),
+    View("lm_lens_last", lens_last_view, section=LENS),
+    View("lm_scores", scores_view, section="lm_open_heads"),
+    View("lm_sinks_map", sinks_map_view, section=SINKS),
+    View("lm_sinks_lines", sinks_lines_view, section=SINKS),
+)
 
 
 def answers(out: LlmOutcome, values: Values) -> dict[str, Answer]:
@@ -188,15 +220,8 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="lm_next",
+    declared=VIEWS,
     answers=answers,
     answer_names=("next_token", "induction_head", "first_token_share", "attention_row"),
-    section_views={
-        "lm_open_gen": ("lm_generation", "lm_gen_step"),
-        "lm_open_lens": ("lm_lens", "lm_lens_last"),
-        "lm_open_heads": ("lm_scores",),
-        "lm_open_sinks": ("lm_sinks_map", "lm_sinks_lines"),
-    },
     large_results=True,
 )

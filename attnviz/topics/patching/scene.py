@@ -11,7 +11,6 @@ asked for, and remembered per model and pair, so moving the picked cell runs at 
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,7 +23,8 @@ from attnviz.topics.patching import readouts
 from attnviz.topics.patching.pairs import Pair, PairError, make_pair
 from attnviz.topics.patching.params import TABLE, TRY_THIS
 from attnviz.topics.patching.questions import answers, knocked_out
-from attnviz.topics.scene import Scene, SceneInputError, Values, wants
+from attnviz.topics.scene import Scene, SceneInputError, Values
+from attnviz.topics.views import View
 
 
 @dataclass(frozen=True)
@@ -113,90 +113,108 @@ def pick(out: PatchOutcome, values: Values) -> Pick:
     )
 
 
-def _opened(only, values: Values, toggle: str, name: str) -> bool:
-    return wants(only, name) and (only is not None or bool(values[toggle]))
+# every view reads the readouts, each computed once per model and pair (readouts' memo), so
+# views sharing a sweep or an estimate run it once
 
 
-def _resid_views(out: PatchOutcome, values: Values, only) -> dict[str, go.Figure]:
-    lm, p, figs = model(out.given.device), pick(out, values), {}
-    if not (wants(only, "ip_resid") or wants(only, "ip_cell")):
-        return figs
+def diff_view(out: PatchOutcome, values: Values) -> go.Figure:
+    return fig.diff_figure(["clean", "corrupted"], list(out.diffs), out.right, out.wrong)
+
+
+def resid_view(out: PatchOutcome, values: Values) -> go.Figure:
+    lm, p = model(out.given.device), pick(out, values)
+    share = readouts.shares(lm, out.pair, readouts.resid_sweep(lm, out.pair).diff)
+    title, x_title = "Patching the residual stream", f"position (* changed: {changes(out)})"
+    return fig.patch_map(share, columns(out), title, x_title, (p.layer, p.pos))
+
+
+def cell_view(out: PatchOutcome, values: Values) -> go.Figure:
+    lm, p = model(out.given.device), pick(out, values)
     sweep = readouts.resid_sweep(lm, out.pair)
-    share = readouts.shares(lm, out.pair, sweep.diff)
-    if wants(only, "ip_resid"):
-        title = "Patching the residual stream"
-        x_title = f"position (* changed: {changes(out)})"
-        figs["ip_resid"] = fig.patch_map(share, columns(out), title, x_title, (p.layer, p.pos))
-    if wants(only, "ip_cell"):
-        ids, probs = sweep.top_ids[p.layer, p.pos], sweep.top_probs[p.layer, p.pos]
-        mark = next((i for i, t in enumerate(ids) if t == out.pair.right), None)
-        title = f"Layer {p.layer}, position {p.pos} patched"
-        figs["ip_cell"] = fig.tokens_figure(lm.readable([int(i) for i in ids]), probs, title, mark)
-    return figs
+    ids, probs = sweep.top_ids[p.layer, p.pos], sweep.top_probs[p.layer, p.pos]
+    mark = next((i for i, t in enumerate(ids) if t == out.pair.right), None)
+    title = f"Layer {p.layer}, position {p.pos} patched"
+    return fig.tokens_figure(lm.readable([int(i) for i in ids]), probs, title, mark)
 
 
-def _head_views(out: PatchOutcome, values: Values, only) -> dict[str, go.Figure]:
-    lm, p, figs = model(out.given.device), pick(out, values), {}
-    names = ("ip_attr_heads", "ip_heads", "ip_agree")
-    if not any(_opened(only, values, "ip_open_heads", n) for n in names):
-        return figs
-    gap = out.diffs[0] - out.diffs[1]
-    est = readouts.estimate(lm, out.pair).heads / gap  # (L, H) shares
-    bound = max(0.1, float(np.abs(est).max()))  # one head brings back less than a layer
-    box = (p.head_layer, p.head)
-    if _opened(only, values, "ip_open_heads", "ip_attr_heads"):
-        title = "Attribution patching (estimate)"
-        figs["ip_attr_heads"] = fig.patch_map(est, _heads(lm), title, "head", box, bound)
-    if not (only is not None or values["ip_exact"]):
-        return figs  # exact: on demand (one run per head)
-    share = readouts.shares(lm, out.pair, readouts.head_sweep(lm, out.pair).diff)
-    if _opened(only, values, "ip_open_heads", "ip_heads"):
-        title = "Exact patching of each head"
-        figs["ip_heads"] = fig.patch_map(share, _heads(lm), title, "head", box, bound)
-    if _opened(only, values, "ip_open_heads", "ip_agree"):
-        names = [f"L{l_} H{h}" for l_ in range(share.shape[0]) for h in range(share.shape[1])]
-        figs["ip_agree"] = fig.agreement(share.ravel(), est.ravel(), names)
-    return figs
+def _estimates(out: PatchOutcome) -> tuple[np.ndarray, float]:
+    """Attribution patching's estimate of each head (L, H) as a share, and the maps' bound."""
+    lm = model(out.given.device)
+    est = readouts.estimate(lm, out.pair).heads / (out.diffs[0] - out.diffs[1])
+    return est, max(0.1, float(np.abs(est).max()))  # one head brings back less than a layer
 
 
-def _heads(lm) -> list[str]:
-    return [str(h) for h in range(lm.n_heads)]
+def _exact(out: PatchOutcome) -> np.ndarray:
+    """Each head patched exactly (one run per head), as a share (L, H)."""
+    lm = model(out.given.device)
+    return readouts.shares(lm, out.pair, readouts.head_sweep(lm, out.pair).diff)
 
 
-def _other_views(out: PatchOutcome, values: Values, only) -> dict[str, go.Figure]:
-    lm, figs = model(out.given.device), {}
-    if _opened(only, values, "ip_open_dla", "ip_dla"):
-        parts = readouts.dla(lm, out.pair)
-        figs["ip_dla"] = fig.dla_map(parts.heads, parts.mlps, parts.total, parts.whole)
-    if _opened(only, values, "ip_open_ablate", "ip_ablate"):
-        picked = knocked_out(out, values)
-        if picked:
-            k = readouts.knocked(lm, out.pair, picked, values["ip_how"])
-            n = len(picked)
-            title = f"{n} head{'s' if n > 1 else ''} knocked out ({values['ip_how']})"
-            figs["ip_ablate"] = fig.ablation_figure(lm.readable(k.ids), k.before, k.after, title)
-    if _opened(only, values, "ip_open_circuit", "ip_circuit"):
-        heads, rows = readouts.circuit(lm, out.pair)
-        parts = readouts.dla(lm, out.pair).heads
-        names = [f"L{l_} H{h} ({parts[l_, h]:+.2f})" for l_, h in heads]
-        figs["ip_circuit"] = fig.circuit_figure(rows, names, out.clean_tokens)
-    return figs
+def attr_heads_view(out: PatchOutcome, values: Values) -> go.Figure:
+    p, (est, bound) = pick(out, values), _estimates(out)
+    title, box = "Attribution patching (estimate)", (p.head_layer, p.head)
+    return fig.patch_map(est, _heads(out), title, "head", box, bound)
 
 
-def views(
-    out: PatchOutcome, values: Values, only: Collection[str] | None = None
-) -> dict[str, go.Figure]:
-    """The page's views (`only`: those named; None: the main one and the open sections')."""
-    figs = {}
-    if wants(only, "ip_diff"):
-        names = ["clean", "corrupted"]
-        figs["ip_diff"] = fig.diff_figure(names, list(out.diffs), out.right, out.wrong)
-    return (
-        figs
-        | _resid_views(out, values, only)
-        | _head_views(out, values, only)
-        | _other_views(out, values, only)
-    )
+def heads_view(out: PatchOutcome, values: Values) -> go.Figure:
+    p, (_, bound) = pick(out, values), _estimates(out)
+    title, box = "Exact patching of each head", (p.head_layer, p.head)
+    return fig.patch_map(_exact(out), _heads(out), title, "head", box, bound)
+
+
+def agree_view(out: PatchOutcome, values: Values) -> go.Figure:
+    share, (est, _) = _exact(out), _estimates(out)
+    names = [f"L{l_} H{h}" for l_ in range(share.shape[0]) for h in range(share.shape[1])]
+    return fig.agreement(share.ravel(), est.ravel(), names)
+
+
+def _heads(out: PatchOutcome) -> list[str]:
+    return [str(h) for h in range(model(out.given.device).n_heads)]
+
+
+def dla_view(out: PatchOutcome, values: Values) -> go.Figure:
+    parts = readouts.dla(model(out.given.device), out.pair)
+    return fig.dla_map(parts.heads, parts.mlps, parts.total, parts.whole)
+
+
+def ablate_view(out: PatchOutcome, values: Values) -> go.Figure | None:
+    """The heads knocked out (None when none is picked)."""
+    lm, picked = model(out.given.device), knocked_out(out, values)
+    if not picked:
+        return None
+    k = readouts.knocked(lm, out.pair, picked, values["ip_how"])
+    n = len(picked)
+    title = f"{n} head{'s' if n > 1 else ''} knocked out ({values['ip_how']})"
+    return fig.ablation_figure(lm.readable(k.ids), k.before, k.after, title)
+
+
+def circuit_view(out: PatchOutcome, values: Values) -> go.Figure:
+    lm = model(out.given.device)
+    heads, rows = readouts.circuit(lm, out.pair)
+    parts = readouts.dla(lm, out.pair).heads
+    names = [f"L{l_} H{h} ({parts[l_, h]:+.2f})" for l_, h in heads]
+    return fig.circuit_figure(rows, names, out.clean_tokens)
+
+
+def _exact_on(values: Values) -> bool:
+    """Every head patched exactly: on demand (one run per head)."""
+    return bool(values["ip_exact"])
+
+
+HEADS = "ip_open_heads"  # the folded sections' open toggles
+VIEWS = (
+    View("ip_diff", diff_view, main=True),
+    View("ip_resid", resid_view),
+    View("ip_cell", cell_view),
+    View("ip_attr_heads", attr_heads_view, section=HEADS),
+    View(
+        "ip_heads", heads_view, section=HEADS, when=lambda values: values["ip_exact"]
+    ),  # exact: on demand
+    View("ip_agree", agree_view, section=HEADS, when=lambda values: values["ip_exact"]),
+    View("ip_dla", dla_view, section="ip_open_dla"),
+    View("ip_ablate", ablate_view, section="ip_open_ablate"),
+    View("ip_circuit", circuit_view, section="ip_open_circuit"),
+)
 
 
 SCENE = Scene(
@@ -205,14 +223,7 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="ip_diff",
+    declared=VIEWS,
     answers=answers,
     answer_names=("early_position", "answer_layer", "top_head", "knock_out_flips"),
-    section_views={
-        "ip_open_heads": ("ip_attr_heads", "ip_heads", "ip_agree"),
-        "ip_open_dla": ("ip_dla",),
-        "ip_open_ablate": ("ip_ablate",),
-        "ip_open_circuit": ("ip_circuit",),
-    },
 )

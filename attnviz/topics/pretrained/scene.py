@@ -12,7 +12,8 @@ a caller hands in (`use_loader`: the page's loads each model once per server).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,7 +38,8 @@ from attnviz.topics.pretrained.model import MAX_TOKENS, Attended, PretrainedMode
 from attnviz.topics.pretrained.model import load as load_model
 from attnviz.topics.pretrained.params import TABLE, TRY_THIS
 from attnviz.topics.pretrained.sources import SourceError, literal
-from attnviz.topics.scene import Answer, Scene, SceneInputError, Values, wants
+from attnviz.topics.scene import Answer, Scene, SceneInputError, Values
+from attnviz.topics.views import View
 
 SPECIALS = {"[CLS]", "[SEP]", "<s>", "</s>", "[PAD]"}
 LEAVE_EMPTY = "Leave the model box empty for the bundled MiniLM."
@@ -217,66 +219,85 @@ def difference_of(
     return shown([a if a == b else f"{a}|{b}" for a, b in pairs]), diff
 
 
-def _diff(out: PretrainedOutcome, values: Values, second: PretrainedOutcome | None) -> dict:
+class Drawn:
+    """What the views of one call read: the outcome and the settings, and what a caller may hand
+    in because it has it already (`points`: the projection; `second`: the second sentence's
+    outcome; `compact`: the model view's weights as bytes, what the page sends, or float32, the
+    notebook API's). The query–key figures are computed once for the call."""
+
+    def __init__(
+        self,
+        out: PretrainedOutcome,
+        values: Values,
+        *,
+        points: np.ndarray | None = None,
+        second: PretrainedOutcome | None = None,
+        compact: bool = True,
+    ):
+        self.out, self.values, self.pick = out, values, pick(out, values)
+        self.points, self.second, self.compact = points, second, compact
+
+    @functools.cached_property
+    def query_key(self) -> dict[str, go.Figure]:
+        """The chosen query against every key: its products, scores and softmax."""
+        qk, tokens = query_key(self.out, self.values), self.out.attended.tokens
+        score_fig, soft_fig = qk_bars(qk.scores, qk.weights, tokens)
+        products = qk_products(qk.q, qk.k, tokens, tokens[qk.query])
+        return {"products": products, "scores": score_fig, "softmax": soft_fig}
+
+
+def model_view_view(d: Drawn, values: Values) -> go.Figure:
+    tokens, att = visible(d.out.attended.attentions, d.out.attended.tokens, d.pick.hide)
+    return model_view(drawn(d.out, att), tokens, compact=d.compact)
+
+
+def head_map_view(d: Drawn, values: Values) -> go.Figure:
+    p, att = d.pick, d.out.attended.attentions
+    tokens, att = visible(att[p.layer, p.head], d.out.attended.tokens, p.hide)
+    return token_map(drawn(d.out, att), shown(tokens), f"Layer {p.layer}, head {p.head}")
+
+
+def rollout_view(d: Drawn, values: Values) -> go.Figure:
+    labels, rolled = visible_rollout(d.out, values)
+    title = "Attention rollout, all layers" + (" (specials hidden)" if d.pick.hide else "")
+    return token_map(drawn(d.out, rolled), labels, title, zmax=None)
+
+
+def scatter_view(d: Drawn, values: Values) -> go.Figure:
+    points = projection(d.out, values) if d.points is None else d.points
+    return qk_scatter(points, d.out.attended.tokens, values["pe_proj"])
+
+
+def diff_view(d: Drawn, values: Values) -> go.Figure | None:
+    """The first sentence's map minus the second's (None: no second sentence)."""
     other = values["pe_other"]
     if not other.strip():
-        return {}
-    second = second or run(PretrainedInput(out.given.model, other))
-    labels, diff = difference_of(out, second, values)
-    p = pick(out, values)
+        return None
+    second = d.second or run(PretrainedInput(d.out.given.model, other))
+    labels, diff = difference_of(d.out, second, values)
+    p = d.pick
     title = f"First − second, layer {p.layer}, head {p.head} (common leading positions)"
-    fig = token_map(drawn(out, diff), labels, title, zmin=-1, zmax=1, colorscale="RdBu_r")
-    return {"diff": fig}
+    return token_map(drawn(d.out, diff), labels, title, zmin=-1, zmax=1, colorscale="RdBu_r")
 
 
-def _head_map(out: PretrainedOutcome, p: Pick) -> go.Figure:
-    tokens, att = visible(out.attended.attentions[p.layer, p.head], out.attended.tokens, p.hide)
-    title = f"Layer {p.layer}, head {p.head}"
-    return token_map(drawn(out, att), shown(tokens), title)
-
-
-def _query_key_views(out: PretrainedOutcome, values: Values) -> dict[str, go.Figure]:
-    qk, tokens = query_key(out, values), out.attended.tokens
-    score_fig, soft_fig = qk_bars(qk.scores, qk.weights, tokens)
-    products = qk_products(qk.q, qk.k, tokens, tokens[qk.query])
-    return {"qk_products": products, "qk_scores": score_fig, "qk_softmax": soft_fig}
-
-
-def views(
-    out: PretrainedOutcome,
-    values: Values,
-    only: Collection[str] | None = None,
-    *,
-    points: np.ndarray | None = None,
-    second: PretrainedOutcome | None = None,
-    compact: bool = True,
-) -> dict[str, go.Figure]:
-    """The main flow's views and "diff" when named in `only`; `only` None: the views the page
-    shows as opened with `values` (the rollout while "Across layers and heads" is open
-    (`pe_open_layers`), the projection while "Queries and keys together" is (`pe_open_proj`)).
-    `points` (the projection) and `second` (the second sentence's outcome) may be handed in
-    when the caller has them already; otherwise they are computed here. The model view's
-    weights are bytes (`compact`, what the page sends) or, with compact=False, float32 (the
-    notebook API's)."""
-    p, figs = pick(out, values), {}
-    if wants(only, "model_view"):
-        tokens, att = visible(out.attended.attentions, out.attended.tokens, p.hide)
-        figs["model_view"] = model_view(drawn(out, att), tokens, compact=compact)
-    if wants(only, "pe_head_map"):
-        figs["pe_head_map"] = _head_map(out, p)
-    if any(wants(only, name) for name in ("qk_products", "qk_scores", "qk_softmax")):
-        built = _query_key_views(out, values)
-        figs |= {name: fig for name, fig in built.items() if wants(only, name)}
-    if wants(only, "rollout") and (only is not None or values["pe_open_layers"]):
-        labels, rolled = visible_rollout(out, values)
-        title = "Attention rollout, all layers" + (" (specials hidden)" if p.hide else "")
-        figs["rollout"] = token_map(drawn(out, rolled), labels, title, zmax=None)
-    if wants(only, "qk_scatter") and (only is not None or values["pe_open_proj"]):
-        points = projection(out, values) if points is None else points
-        figs["qk_scatter"] = qk_scatter(points, out.attended.tokens, values["pe_proj"])
-    if only is not None and "diff" in only:
-        figs |= _diff(out, values, second)
-    return figs
+HEAD_MAP = View("pe_head_map", head_map_view)  # the notebook API's head view draws it too
+# the page shows the rollout while "Across layers and heads" is open (`pe_open_layers`), the
+# projection while "Queries and keys together" is (`pe_open_proj`); the difference when named
+VIEWS = (
+    View("model_view", model_view_view, main=True),
+    HEAD_MAP,
+    *(
+        View(name, lambda d, _, part=part: d.query_key[part])
+        for name, part in (
+            ("qk_products", "products"),
+            ("qk_scores", "scores"),
+            ("qk_softmax", "softmax"),
+        )
+    ),
+    View("rollout", rollout_view, when=lambda values: values["pe_open_layers"]),
+    View("qk_scatter", scatter_view, when=lambda values: values["pe_open_proj"]),
+    View("diff", diff_view, section="pe_open_compare", folded=True),
+)
 
 
 def answers(out: PretrainedOutcome, values: Values) -> dict[str, Answer]:
@@ -304,9 +325,8 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="model_view",
-    section_views={"pe_open_compare": ("diff",)},
+    declared=VIEWS,
+    prepare=Drawn,
     answers=answers,
     answer_names=("top_token", "attention_row"),
     head_view=head_view,

@@ -6,7 +6,7 @@ and the encoder's states; the sequential-vs-parallel timing's figures from measu
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import functools
 
 import plotly.graph_objects as go
 
@@ -29,12 +29,12 @@ from attnviz.topics.recurrent.inference import (
 )
 from attnviz.topics.recurrent.params import TABLE, TRY_THIS
 from attnviz.topics.recurrent.task import RecurrentJobSpec, TrainedRecurrent
-from attnviz.topics.scene import Job, Scene, SceneInputError, Values, wants
+from attnviz.topics.scene import Job, Scene, SceneInputError, Values
 from attnviz.topics.training_params import train_config
+from attnviz.topics.views import View
 
 EVERY = 50  # steps between evaluations and snapshots
 DIRECTIONS = ("forward", "backward")
-ENCODER_VIEWS = tuple(f"rn_{kind}_{d}" for d in DIRECTIONS for kind in ("states", "read"))
 
 
 def config(values: Values) -> Job:
@@ -78,48 +78,74 @@ def probe_figure(pair: TrainedRecurrent, alignment, step: int | None) -> go.Figu
     )
 
 
-def encoder_views(pair: TrainedRecurrent, text: str, only: Collection[str]) -> dict[str, go.Figure]:
-    """Each direction's states over time and what each state has read (nothing for a text the
-    encoder cannot read: empty or too long)."""
-    if not text.strip() or len(text) > MAX_IN:
-        return {}
-    reading = read_encoder(pair.model, text)
-    chars = shown_chars(text)
-    figs = {}
-    for name, states, read in zip(reading.directions, reading.states, reading.read, strict=True):
-        arrow = "→" if name == "forward" else "←"
-        if f"rn_states_{name}" in only:
-            figs[f"rn_states_{name}"] = states_figure(states, chars, f"{name} states {arrow}")
-        if f"rn_read_{name}" in only:
-            figs[f"rn_read_{name}"] = read_figure(read, chars, f"{name}: what state t has read")
-    return figs
+class Drawn:
+    """What the views of one call read: both models of the snapshot (restored once), the model's
+    `step` (None: untrained, before Start) and, once asked for, the encoder's reading of the
+    text typed."""
+
+    def __init__(self, snapshot: dict, values: Values, *, step: int | None = None):
+        self.snapshot, self.step = snapshot, step
+        self.pair, self.text = restored(snapshot, values), values["rn_input"]
+
+    @functools.cached_property
+    def reading(self):
+        """Each direction's states and reads (None: a text the encoder cannot read, empty or
+        too long)."""
+        if not self.text.strip() or len(self.text) > MAX_IN:
+            return None
+        return read_encoder(self.pair.model, self.text)
 
 
-def views(
-    snapshot: dict, values: Values, only: Collection[str] | None = None, *, step: int | None = None
-) -> dict[str, go.Figure]:
-    """The views of `snapshot` (the model at `step`; None: untrained, before Start). The folded
-    sections' views (rn_length, ENCODER_VIEWS) only when named in `only`."""
-    pair = restored(snapshot, values)
-    text = values["rn_input"]
-    figs: dict[str, go.Figure] = {}
-    if wants(only, "rn_alignment"):
-        figs["rn_alignment"] = probe_figure(pair, snapshot["alignment"], step)
-    if wants(only, "rn_your_alignment"):
-        result = translate(pair, text)
-        if result.alignment is not None and len(result.output):
-            figs["rn_your_alignment"] = alignment_figure(
-                result.alignment,
-                shown_chars(result.output),
-                shown_chars(text),
-                "Your date: where each character looked",
-            )
-    if only is not None and "rn_length" in only:
-        title = "Unseen dates by input length: with and without attention"
-        figs["rn_length"] = length_figure(length_accuracy(pair), title)
-    if only is not None and set(only) & set(ENCODER_VIEWS):
-        figs |= encoder_views(pair, text, only)
-    return figs
+def alignment_view(d: Drawn, values: Values) -> go.Figure:
+    return probe_figure(d.pair, d.snapshot["alignment"], d.step)
+
+
+def your_alignment_view(d: Drawn, values: Values) -> go.Figure | None:
+    result = translate(d.pair, d.text)
+    if result.alignment is None or not len(result.output):
+        return None
+    title = "Your date: where each character looked"
+    return alignment_figure(
+        result.alignment, shown_chars(result.output), shown_chars(d.text), title
+    )
+
+
+def _encoder(kind: str, direction: str) -> View:
+    """One direction's states over time, or what each state has read (None when the encoder
+    cannot read the text or has no such direction)."""
+
+    def build(d: Drawn, values: Values) -> go.Figure | None:
+        reading = d.reading
+        if reading is None or direction not in reading.directions:
+            return None
+        at, chars = reading.directions.index(direction), shown_chars(d.text)
+        if kind == "states":
+            arrow = "→" if direction == "forward" else "←"
+            return states_figure(reading.states[at], chars, f"{direction} states {arrow}")
+        return read_figure(reading.read[at], chars, f"{direction}: what state t has read")
+
+    return View(f"rn_{kind}_{direction}", build, section="rn_open_states", folded=True)
+
+
+def length_view(d: Drawn, values: Values) -> go.Figure:
+    title = "Unseen dates by input length: with and without attention"
+    return length_figure(length_accuracy(d.pair), title)
+
+
+TIMING = "rn_open_timing"  # the timing section: the page measures and draws it (timing_views)
+VIEWS = (
+    View(
+        "rn_alignment",
+        lambda d, _: probe_figure(d.pair, d.snapshot["alignment"], d.step),
+        main=True,
+    ),
+    View("rn_your_alignment", your_alignment_view),
+    View("rn_length", length_view, section="rn_open_length", folded=True),
+    *(_encoder(kind, direction) for direction in DIRECTIONS for kind in ("states", "read")),
+    View("rn_timing", page=True, section=TIMING),
+    View("rn_steps", page=True, section=TIMING),
+)
+ENCODER_VIEWS = tuple(v.name for v in VIEWS if v.section == "rn_open_states")
 
 
 def timing_views(rows: list[dict]) -> dict[str, go.Figure]:
@@ -136,12 +162,7 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="rn_alignment",
-    section_views={
-        "rn_open_length": ("rn_length",),
-        "rn_open_states": ENCODER_VIEWS,
-        "rn_open_timing": ("rn_timing",),
-    },
+    declared=VIEWS,
+    prepare=Drawn,
     train=live.train,
 )

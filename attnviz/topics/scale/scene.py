@@ -8,8 +8,8 @@ as T grows, and FlashAttention's and the KV cache's views (flash_views). Views b
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import numpy as np
 import plotly.graph_objects as go
@@ -36,16 +36,10 @@ from attnviz.topics.scale.params import (
     TABLE,
     TRY_THIS,
 )
-from attnviz.topics.scene import Answer, Scene, SceneInputError, Values, wants
+from attnviz.topics.scene import Answer, Scene, SceneInputError, Values
 from attnviz.topics.text.attention import TextConfig, model_input
+from attnviz.topics.views import Memo, View, grouped
 
-PART_VIEWS = {
-    MASKS_PART: ("sc_mask", "sc_maps", "sc_reach"),
-    LINEAR_PART: ("sc_linear_maps", "sc_linear_row"),
-    FLASH_PART: flash.FLASH_VIEWS,
-    KV_PART: flash.KV_VIEWS,
-    COST_PART: ("sc_scores",),
-}
 LINEAR_NAMES = ["softmax(q·k/√d)", "linear: φ(q)·φ(k), φ = elu + 1"]
 
 
@@ -148,33 +142,31 @@ def reach_title(out: ScaleOutcome) -> str:
     )
 
 
-def _masks_views(out: ScaleOutcome, values: Values, only) -> dict[str, go.Figure]:
-    figs, cfg = {}, out.config
-    if wants(only, "sc_mask"):
-        figs["sc_mask"] = mask_figure(out.masks[cfg.mask], out.tokens, mask_title(out))
-    if wants(only, "sc_maps"):
-        head = _head(values)
-        stack = np.stack([out.maps[kind][head] for kind in MASKS])  # (5, T, T)
-        fig = heads_grid(stack, out.tokens, names=list(MASKS))
-        figs["sc_maps"] = retitled(fig, f"Head {head}'s weights under each mask (same q, k, v)")
-    if wants(only, "sc_reach"):
-        figs["sc_reach"] = reach_figure(out.first, out.tokens, cfg.layers, reach_title(out))
-    return figs
+def maps_view(out: ScaleOutcome, values: Values) -> go.Figure:
+    head = _head(values)
+    stack = np.stack([out.maps[kind][head] for kind in MASKS])  # (5, T, T)
+    fig = heads_grid(stack, out.tokens, names=list(MASKS))
+    return retitled(fig, f"Head {head}'s weights under each mask (same q, k, v)")
 
 
-def _linear_views(out: ScaleOutcome, values: Values, only) -> dict[str, go.Figure]:
-    figs, head, lin = {}, _head(values), out.linear
-    pair = np.stack([lin.softmax_weights[head].numpy(), lin.linear_weights[head].numpy()])
-    if wants(only, "sc_linear_maps"):
-        top = max(0.01, float(np.ceil(pair.max() * 100) / 100))  # flat rows need the contrast
-        fig = heads_grid(pair, out.tokens, names=LINEAR_NAMES, columns=2, zmax=top)
-        title = f"Head {head}: softmax beside linear attention (colours 0 to {top:.2f})"
-        figs["sc_linear_maps"] = retitled(fig, title)
-    if wants(only, "sc_linear_row"):
-        i = query_index(out, values)
-        title = f"Query {shown(out.tokens)[i]} (token {i}): its weights over the keys, both ways"
-        figs["sc_linear_row"] = row_compare_figure(pair[0, i], pair[1, i], out.tokens, title)
-    return figs
+def _linear_pair(out: ScaleOutcome, values: Values) -> np.ndarray:
+    """(2, T, T): the head's softmax weights and its linear attention's."""
+    lin, head = out.linear, _head(values)
+    return np.stack([lin.softmax_weights[head].numpy(), lin.linear_weights[head].numpy()])
+
+
+def linear_maps_view(out: ScaleOutcome, values: Values) -> go.Figure:
+    pair = _linear_pair(out, values)
+    top = max(0.01, float(np.ceil(pair.max() * 100) / 100))  # flat rows need the contrast
+    fig = heads_grid(pair, out.tokens, names=LINEAR_NAMES, columns=2, zmax=top)
+    title = f"Head {_head(values)}: softmax beside linear attention (colours 0 to {top:.2f})"
+    return retitled(fig, title)
+
+
+def linear_row_view(out: ScaleOutcome, values: Values) -> go.Figure:
+    pair, i = _linear_pair(out, values), query_index(out, values)
+    title = f"Query {shown(out.tokens)[i]} (token {i}): its weights over the keys, both ways"
+    return row_compare_figure(pair[0, i], pair[1, i], out.tokens, title)
 
 
 def scores_figure(cfg: ScaleConfig) -> go.Figure:
@@ -195,25 +187,63 @@ def scores_figure(cfg: ScaleConfig) -> go.Figure:
     )
 
 
-def views(out: ScaleOutcome, values: Values, only: Collection[str] | None = None) -> dict:
-    """The part's views (PART_VIEWS[sc_part]), its first one named `sc_main` (the page's main
-    view: the mask picture, the two weight maps, the tiles, the work per token, the scores);
-    with `only`, the named views of any part (`sc_main`: the part's)."""
-    main = PART_VIEWS[values["sc_part"]][0]
-    names = set(PART_VIEWS[values["sc_part"]]) if only is None else set(only)
-    if "sc_main" in names:
-        names.add(main)
-    figs = _masks_views(out, values, names) | _linear_views(out, values, names)
-    if "sc_scores" in names:
-        figs["sc_scores"] = scores_figure(out.config)
-    if names & set(flash.FLASH_VIEWS):
-        figs |= flash.flash_views(values, names & set(flash.FLASH_VIEWS))
-    if names & set(flash.KV_VIEWS):
-        figs |= flash.kv_views(values, names & set(flash.KV_VIEWS))
-    if only is None or "sc_main" in only:
-        keep = only is not None and main in only
-        figs["sc_main"] = figs[main] if keep else figs.pop(main)
-    return figs
+def _in_part(name: str) -> Callable[[Values], bool]:
+    """Drawn unasked while its part is shown, but for the part's first view (it is `sc_main`)."""
+    return lambda values: name in PART_VIEWS[values["sc_part"]][1:]
+
+
+def _of_part(views: tuple[View, ...]) -> tuple[View, ...]:
+    return tuple(replace(view, when=_in_part(view.name)) for view in views)
+
+
+def main_view(memo: Memo, values: Values) -> go.Figure | None:
+    """The part's first view (the mask picture, the two weight maps, the tiles, the work per
+    token, the scores)."""
+    first = PART_VIEWS[values["sc_part"]][0]
+    view = next(view for view in PARTS if view.name == first)
+    return view.build(memo, values)
+
+
+def _outcome(name: str, build: Callable[[ScaleOutcome, Values], go.Figure]) -> View:
+    return View(name, lambda memo, values: build(memo.result, values))
+
+
+def mask_view(out: ScaleOutcome, values: Values) -> go.Figure:
+    return mask_figure(out.masks[out.config.mask], out.tokens, mask_title(out))
+
+
+def reach_view(out: ScaleOutcome, values: Values) -> go.Figure:
+    return reach_figure(out.first, out.tokens, out.config.layers, reach_title(out))
+
+
+# a named view is built whatever the part; builders read the call's Memo (FlashAttention's
+# views are built together, as are the KV cache's)
+PARTS = _of_part(
+    (
+        _outcome("sc_mask", mask_view),
+        _outcome("sc_maps", maps_view),
+        _outcome("sc_reach", reach_view),
+        _outcome("sc_linear_maps", linear_maps_view),
+        _outcome("sc_linear_row", linear_row_view),
+        _outcome("sc_scores", lambda out, _: scores_figure(out.config)),
+        *grouped(flash.FLASH_VIEWS, lambda _, values: flash.flash_views(values)),
+        *grouped(flash.KV_VIEWS, lambda _, values: flash.kv_views(values)),
+    )
+)
+PART_VIEWS = {  # each part's views, its first one the page's main view (`sc_main`)
+    MASKS_PART: ("sc_mask", "sc_maps", "sc_reach"),
+    LINEAR_PART: ("sc_linear_maps", "sc_linear_row"),
+    FLASH_PART: flash.FLASH_VIEWS,
+    KV_PART: flash.KV_VIEWS,
+    COST_PART: ("sc_scores",),
+}
+COST = "sc_open_cost"  # the measured cost's section: the page measures and draws it (cost_views)
+VIEWS = (
+    *PARTS,
+    View("sc_main", main_view, main=True),
+    View("sc_cost_ms", page=True, section=COST),
+    View("sc_cost_bytes", page=True, section=COST),
+)
 
 
 def answers(out: ScaleOutcome, values: Values) -> dict[str, Answer]:
@@ -236,9 +266,8 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="sc_main",
-    section_views={"sc_open_cost": ("sc_cost_ms", "sc_cost_bytes")},  # drawn once measured
+    declared=VIEWS,
+    prepare=Memo,
     answers=answers,
     answer_names=("scores_kept", "reach"),  # the chosen mask's count of scores; how far back
 )

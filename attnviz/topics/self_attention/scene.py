@@ -7,7 +7,6 @@ browser's live query-row view computes from (`live_row_data`), and the lesson an
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +14,7 @@ import plotly.graph_objects as go
 
 from attnviz.figures.steps import step_figure, weight_figures
 from attnviz.io.matrix_text import decode_matrix
-from attnviz.topics.scene import Answer, Scene, SceneInputError, Values, wants
+from attnviz.topics.scene import Answer, Scene, SceneInputError, Values
 from attnviz.topics.self_attention.params import MATRIX_URL_KEYS, STEP_NAMES, TABLE, TRY_THIS
 from attnviz.topics.self_attention.steps import (
     LayerWeights,
@@ -24,6 +23,7 @@ from attnviz.topics.self_attention.steps import (
     random_input,
     random_weights,
 )
+from attnviz.topics.views import View
 
 # the step keys each reveal stage adds (one stage per name of STEP_NAMES)
 STAGES = (("z",), ("Q", "K", "V"), ("QK",), ("scaled",), ("masked",), ("weights",), ("out",))
@@ -113,28 +113,41 @@ def query_index(out: SelfAttentionOutcome, values: Values) -> int:
     return min(int(values["sa_i"]), out.config.m - 1)
 
 
-def views(
-    out: SelfAttentionOutcome, values: Values, only: Collection[str] | None = None
-) -> dict[str, go.Figure]:
-    """Each revealed step's matrix (`step_<key>`, one query row only in row mode) and, with
-    Q, K, V, the six parameters behind them (`W_q`, `B_q`, …, in the page's order) while their
-    expander is open (`sa_open_w`) or when `only` names them."""
-    row = query_index(out, values) if values["sa_row"] else None
-    figs: dict[str, go.Figure] = {}
-    for keys in stages(values):
-        for key in keys:
-            step = out.steps[key]
-            if wants(only, f"step_{key}"):
-                figs[f"step_{key}"] = step_figure(key, step.matrix, step.title, row)
-        if keys == ("Q", "K", "V") and (only is not None or values["sa_open_w"]):
-            for letter in "qkv":  # W next to its bias B
-                named = {
-                    f"W_{letter}": getattr(out.weights, f"w_{letter}"),
-                    f"B_{letter}": getattr(out.weights, f"b_{letter}"),
-                }
-                named = {name: m for name, m in named.items() if wants(only, name)}
-                figs |= dict(zip(named, weight_figures(named), strict=True))
-    return figs
+def _revealed(key: str, values: Values) -> bool:
+    return any(key in keys for keys in stages(values))
+
+
+def _step(key: str, **where) -> View:
+    """Step `key`'s matrix (one query row only in row mode), once its stage is revealed."""
+
+    def build(out: SelfAttentionOutcome, values: Values) -> go.Figure | None:
+        if not _revealed(key, values):
+            return None
+        row = query_index(out, values) if values["sa_row"] else None
+        step = out.steps[key]
+        return step_figure(key, step.matrix, step.title, row)
+
+    return View(f"step_{key}", build, **where)
+
+
+def _parameter(name: str) -> View:
+    """A parameter behind Q, K, V (`W_q`, `B_q`, …), in the folded section `sa_open_w`, once
+    Q, K, V are revealed."""
+
+    def build(out: SelfAttentionOutcome, values: Values) -> go.Figure | None:
+        if not _revealed("Q", values):
+            return None
+        return weight_figures({name: getattr(out.weights, name.lower())})[0]
+
+    return View(name, build, section="sa_open_w")
+
+
+VIEWS = (
+    _step("z", main=True),  # the one step every reveal shows
+    *(_step(key) for key in STAGES[1]),
+    *(_parameter(f"{kind}_{letter}") for letter in "qkv" for kind in "WB"),  # W beside its B
+    *(_step(key) for keys in STAGES[2:] for (key,) in [keys]),
+)
 
 
 def live_row_data(out: SelfAttentionOutcome, values: Values) -> dict:
@@ -176,8 +189,7 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="step_z",  # the one step every reveal shows
+    declared=VIEWS,
     answers=answers,
     answer_names=("top_key",),
     problems=problems,

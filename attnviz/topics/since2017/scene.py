@@ -17,7 +17,7 @@ notebook (`SCENE.train`). Views:
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -29,11 +29,12 @@ from attnviz.figures.text import heads_grid
 from attnviz.models.variant_attention import VARIANT_LABELS, VariantConfig
 from attnviz.models.variant_transformer import cache_numbers_per_token
 from attnviz.topics import live
-from attnviz.topics.scene import Answer, Job, Scene, SceneInputError, Values, wants
+from attnviz.topics.scene import Answer, Job, Scene, SceneInputError, Values
 from attnviz.topics.since2017.configs import BYTES, LLAMA3_8B, cache_table
 from attnviz.topics.since2017.params import TABLE, TRY_THIS
 from attnviz.topics.since2017.task import VariantsJobSpec, parameter_count, uniform_share
 from attnviz.topics.training_params import train_config
+from attnviz.topics.views import View
 from attnviz.training.history import History
 
 EVAL_EVERY, SNAPSHOT_EVERY = 20, 25
@@ -133,25 +134,39 @@ def real_figure(context: int) -> go.Figure:
     )
 
 
-def views(result: dict, values: Values, only: Collection[str] | None = None) -> dict:
-    """The page's views of `result` (run()'s or so_far()'s), each built only when asked for."""
+@dataclass(frozen=True)
+class Drawn:
+    """What every view of one call reads from a result (run()'s or so_far()'s)."""
+
+    spec: VariantsJobSpec
+    history: History
+    step: int  # the last snapshot's step
+    snap: dict  # and the snapshot
+    names: list[str]  # the variants' labels, in order
+
+
+def read(result: dict, values: Values) -> Drawn:
     spec = job_spec(values)
-    history, (step, snap) = result["history"], result["snapshots"][-1]
-    names = [_label(v) for v in spec.variants]
-    t = build_task(spec.task).train_x.shape[1]
-    builders = {
-        "sv_progress": lambda: progress(history, spec),
-        "sv_first": lambda: figs.first_token_figure(
-            names,
-            np.array([snap["variants"][v]["first_token"].mean() for v in spec.variants]),
-            uniform_share(t),
-            step,
-        ),
-        "sv_maps": lambda: maps_figure(snap, spec, values, step),
-        "sv_cache": lambda: figs.cache_figure(names, *cache_numbers(spec)),
-        "sv_real": lambda: real_figure(int(values["sv_context"])),
-    }
-    return {name: build() for name, build in builders.items() if wants(only, name)}
+    step, snap = result["snapshots"][-1]
+    return Drawn(spec, result["history"], step, snap, [_label(v) for v in spec.variants])
+
+
+def first_view(d: Drawn, values: Values) -> go.Figure:
+    t = build_task(d.spec.task).train_x.shape[1]
+    shares = np.array([d.snap["variants"][v]["first_token"].mean() for v in d.spec.variants])
+    return figs.first_token_figure(d.names, shares, uniform_share(t), d.step)
+
+
+VIEWS = (
+    View("sv_progress", lambda d, values: progress(d.history, d.spec), main=True),
+    View("sv_first", first_view),
+    View("sv_maps", lambda d, values: maps_figure(d.snap, d.spec, values, d.step)),
+    # from the settings alone: a run changes neither
+    View(
+        "sv_cache", lambda d, values: figs.cache_figure(d.names, *cache_numbers(d.spec)), apart=True
+    ),
+    View("sv_real", lambda d, values: real_figure(int(values["sv_context"])), apart=True),
+)
 
 
 def first_token_shares(result: dict) -> dict[str, float]:
@@ -178,11 +193,10 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="sv_progress",
+    declared=VIEWS,
+    prepare=read,
     answers=answers,
     answer_names=("mqa_saving", "llama_ratio"),
     train=live.train,
     trained_result=lambda run: so_far(run.history, run.snapshots, None),
-    apart_views=("sv_cache", "sv_real"),  # from the settings alone: a run changes neither
 )

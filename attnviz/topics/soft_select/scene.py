@@ -5,7 +5,6 @@ the temperature sweep; the table of terms as plain text (`terms_text`); the less
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +14,7 @@ import plotly.graph_objects as go
 from attnviz.figures import base as plots
 from attnviz.figures.select import BARS_MARGIN, key_plane, temperature_figure
 from attnviz.io.table_text import decode_table, encode_table
-from attnviz.topics.scene import Answer, Scene, SceneInputError, Values, wants
+from attnviz.topics.scene import Answer, Scene, SceneInputError, Values
 from attnviz.topics.soft_select.params import TABLE, TRY_THIS
 from attnviz.topics.soft_select.select import (
     SelectResult,
@@ -26,6 +25,7 @@ from attnviz.topics.soft_select.select import (
     table_problems,
     temperature_sweep,
 )
+from attnviz.topics.views import View
 
 SWEEP_T = np.geomspace(0.01, 100, 81)  # the temperature figure's x axis
 
@@ -101,27 +101,34 @@ def _bar_labels(fig: go.Figure, values: np.ndarray) -> go.Figure:
     return fig.update_layout(margin=BARS_MARGIN)  # drawn once, not again by automargin
 
 
-def views(
-    out: SoftSelectOutcome, values: Values, only: Collection[str] | None = None
-) -> dict[str, go.Figure]:
-    sel, names, cfg = out.select, out.names, out.config
-    figs: dict[str, go.Figure] = {}
-    if wants(only, "key_plane"):
-        figs["key_plane"] = key_plane(out.keys, names, np.array(cfg.query), sel.weights)
-    if wants(only, "scores"):
-        scores = plots.bar_chart(sel.scores, names, "1. Scores a(q, k_j)", "score")
-        figs["scores"] = _bar_labels(scores, sel.scores)
-    if wants(only, "weights"):
-        title = (
-            f"2. Weights α_j = softmax(a / {cfg.temperature:g})  (sum = {sel.weights.sum():.3f})"
-        )
-        weights = plots.bar_chart(
-            sel.weights, names, title, "weight α", y_range=(0, 1.15), highlight=sel.hard_index
-        )
-        figs["weights"] = _bar_labels(weights, sel.weights)
-    if wants(only, "temperature"):
-        figs["temperature"] = temperature_figure(SWEEP_T, out.sweep, names, cfg.temperature)
-    return figs
+def key_plane_view(out: SoftSelectOutcome, values: Values) -> go.Figure:
+    return key_plane(out.keys, out.names, np.array(out.config.query), out.select.weights)
+
+
+def scores_view(out: SoftSelectOutcome, values: Values) -> go.Figure:
+    scores = plots.bar_chart(out.select.scores, out.names, "1. Scores a(q, k_j)", "score")
+    return _bar_labels(scores, out.select.scores)
+
+
+def weights_view(out: SoftSelectOutcome, values: Values) -> go.Figure:
+    sel, cfg = out.select, out.config
+    title = f"2. Weights α_j = softmax(a / {cfg.temperature:g})  (sum = {sel.weights.sum():.3f})"
+    weights = plots.bar_chart(
+        sel.weights, out.names, title, "weight α", y_range=(0, 1.15), highlight=sel.hard_index
+    )
+    return _bar_labels(weights, sel.weights)
+
+
+def temperature_view(out: SoftSelectOutcome, values: Values) -> go.Figure:
+    return temperature_figure(SWEEP_T, out.sweep, out.names, out.config.temperature)
+
+
+VIEWS = (
+    View("key_plane", key_plane_view),
+    View("scores", scores_view),
+    View("weights", weights_view, main=True),
+    View("temperature", temperature_view),
+)
 
 
 def terms(out: SoftSelectOutcome) -> pd.DataFrame:
@@ -176,8 +183,7 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="weights",
+    declared=VIEWS,
     answers=answers,
     answer_names=("top_key",),
     extras={"ss_table": ""},

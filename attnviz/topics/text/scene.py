@@ -7,7 +7,6 @@ fold-out sections (vectors, padding, experiments (a)–(d)), built only when ask
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +31,7 @@ from attnviz.topics.text import experiments
 from attnviz.topics.text.attention import PAIR_MAX, TextAttention, TextConfig, analyse, valid_heads
 from attnviz.topics.text.checks import problems
 from attnviz.topics.text.params import TABLE, TEMPERATURES, TRY_THIS
+from attnviz.topics.views import Memo, View, grouped
 
 LONG_INPUT = 64  # above this many tokens the grid is pooled: add each query's top-k and a window
 WINDOW = 32  # tokens in the full-resolution window around the query
@@ -198,44 +198,28 @@ def _temperature(out: TextOutcome, values: Values) -> dict[str, go.Figure]:
     return {"temperature": fig}
 
 
-Build = Callable[[TextOutcome, Values], dict[str, go.Figure]]
-MAIN: tuple[tuple[tuple[str, ...], Build], ...] = (
-    (("heads_grid",), _heads_grid),
-    (("query_row",), _query_row),
-    (("top_k", "window"), _long_input),
+SECTION_TOGGLES = {"shuffle": "ta_open_shuffle", "padding": "ta_open_pad"}
+SECTION_BUILDS = {
+    "vectors": _vectors,
+    "padding": _padding,
+    "shuffle": _shuffle,
+    "saturation": _saturation,
+    "causal": _causal,
+    "temperature": _temperature,
+}
+VIEWS = (
+    *grouped(("heads_grid",), _heads_grid, main=True),
+    View("tokens", page=True),  # the page's table of tokens and ids
+    *grouped(("query_row",), _query_row),
+    *grouped(("top_k", "window"), _long_input),
+    *(  # the fold-out sections': built only when named
+        view
+        for section, group in SECTION_BUILDS.items()
+        for view in grouped(
+            SECTION_VIEWS[section], group, section=SECTION_TOGGLES.get(section), folded=True
+        )
+    ),
 )
-SECTIONS: tuple[tuple[tuple[str, ...], Build], ...] = tuple(
-    (SECTION_VIEWS[name], build)
-    for name, build in (
-        ("vectors", _vectors),
-        ("padding", _padding),
-        ("shuffle", _shuffle),
-        ("saturation", _saturation),
-        ("causal", _causal),
-        ("temperature", _temperature),
-    )
-)
-
-
-def _asked(names: tuple[str, ...], only: Collection[str] | None, lazy: bool) -> set[str]:
-    """A group's views asked for: with `only` None every main view and no section's."""
-    if only is None:
-        return set() if lazy else set(names)
-    return set(names) & set(only)
-
-
-def views(
-    out: TextOutcome, values: Values, only: Collection[str] | None = None
-) -> dict[str, go.Figure]:
-    """The main flow's views (`only` None: all of them) and the sections' views named in
-    `only`; a group's figures are built only when one of them is asked for."""
-    figs: dict[str, go.Figure] = {}
-    for groups, lazy in ((MAIN, False), (SECTIONS, True)):
-        for names, build in groups:
-            asked = _asked(names, only, lazy)
-            if asked:
-                figs |= {n: fig for n, fig in build(out, values).items() if n in asked}
-    return figs
 
 
 def answers(out: TextOutcome, values: Values) -> dict[str, Answer]:
@@ -261,13 +245,8 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="heads_grid",
-    page_views=("tokens",),  # the page's table of tokens and ids
-    section_views={
-        "ta_open_shuffle": SECTION_VIEWS["shuffle"],
-        "ta_open_pad": SECTION_VIEWS["padding"],
-    },
+    declared=VIEWS,
+    prepare=Memo,
     answers=answers,
     answer_names=("top_token", "attention_row"),
     problems=problems,

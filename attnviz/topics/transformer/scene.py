@@ -7,7 +7,6 @@ of the trained model's tools (your input, generation, head ablation) are built h
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,10 +18,11 @@ from attnviz.figures.fonts import retitled
 from attnviz.figures.text import heads_grid, shown
 from attnviz.models.transformer import TransformerConfig
 from attnviz.topics import live
-from attnviz.topics.scene import Job, Scene, Values, wants
+from attnviz.topics.scene import Job, Scene, Values
 from attnviz.topics.training_params import train_config
 from attnviz.topics.transformer.params import TABLE, TRY_THIS
 from attnviz.topics.transformer.task import TransformerJobSpec
+from attnviz.topics.views import View
 
 UNTRAINED = "untrained"  # run()'s snapshot says so: its views are "Step 0" maps, named tt_init_*
 EVAL_EVERY, SNAPSHOT_EVERY = 20, 25  # the page's evaluation and snapshot intervals (steps)
@@ -74,13 +74,13 @@ def run(job: Job) -> dict:
 
 
 def layer_figures(
-    maps: np.ndarray, tokens: list[str], name: str, label: str = ""
+    maps: np.ndarray, tokens: list[str], name: str, label: str = "", first: int = 0
 ) -> dict[str, go.Figure]:
-    """One small-multiples figure per layer of maps (L, H, T, T), named f"{name}_layer{l}";
-    `label` ("Step 0") starts each title."""
+    """One small-multiples figure per layer of maps (L, H, T, T), named f"{name}_layer{l}"
+    (layers counted from `first`); `label` ("Step 0") starts each title."""
     figs = {}
-    for layer in range(maps.shape[0]):
-        fig = heads_grid(maps[layer], tokens, columns=min(4, maps.shape[1]))
+    for layer in range(first, first + maps.shape[0]):
+        fig = heads_grid(maps[layer - first], tokens, columns=min(4, maps.shape[1]))
         title = f"Layer {layer}: attention of each head (row: query, column: key)"
         retitled(fig, f"{label}, layer {layer}: {title.split(': ', 1)[1]}" if label else title)
         fig.update_yaxes(automargin=True)  # query labels: the grid plans their room for 800 px
@@ -88,13 +88,38 @@ def layer_figures(
     return figs
 
 
-def views(snapshot: dict, values: Values, only: Collection[str] | None = None) -> dict:
-    """The probe's attention by layer: `tt_init_layer<l>` ("Step 0") of run()'s untrained
-    snapshot, `tt_live_layer<l>` of a run's snapshot."""
-    name, label = ("tt_init", "Step 0") if snapshot.get(UNTRAINED) else ("tt_live", "")
-    tokens = probe(config(values).spec.task).tokens
-    figs = layer_figures(snapshot["attention"], tokens, name, label)
-    return {key: fig for key, fig in figs.items() if wants(only, key)}
+def read(snapshot: dict, values: Values) -> tuple[dict, list[str]]:
+    """The snapshot and the probe's tokens (what every view of one call reads)."""
+    return snapshot, probe(config(values).spec.task).tokens
+
+
+def _layer(name: str, layer: int, **where) -> View:
+    """Layer `layer`'s maps: `tt_init_*` ("Step 0") of run()'s untrained snapshot, `tt_live_*`
+    of a run's snapshot; None for the other kind or a layer the model lacks."""
+    untrained = name == "tt_init"
+
+    def build(read_: tuple[dict, list[str]], values: Values) -> go.Figure | None:
+        snapshot, tokens = read_
+        maps = snapshot["attention"]
+        if bool(snapshot.get(UNTRAINED)) != untrained or layer >= maps.shape[0]:
+            return None
+        label = "Step 0" if untrained else ""
+        return layer_figures(maps[layer : layer + 1], tokens, name, label, first=layer)[
+            f"{name}_layer{layer}"
+        ]
+
+    return View(f"{name}_layer{layer}", build, **where)
+
+
+MAX_LAYERS = int(TABLE["tt_layers"].high)
+VIEWS = (
+    *(_layer("tt_init", layer, main=layer == 0) for layer in range(MAX_LAYERS)),
+    # a run's maps replace Step 0's
+    *(
+        _layer("tt_live", layer, stands_for="tt_init_layer0" if layer == 0 else None)
+        for layer in range(MAX_LAYERS)
+    ),
+)
 
 
 def generated_row_figure(row: np.ndarray, context: str, char: str) -> go.Figure:
@@ -118,8 +143,7 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="tt_init_layer0",
+    declared=VIEWS,
+    prepare=read,
     train=live.train,
-    view_aliases={"tt_live_layer0": "tt_init_layer0"},  # a run's maps replace Step 0's
 )

@@ -9,6 +9,7 @@ the page's other views never load the model.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection
 
 import numpy as np
@@ -17,22 +18,13 @@ import plotly.graph_objects as go
 from attnviz.data.photos import OBJECTS, PHOTOS, PhotosMissing
 from attnviz.figures.vision import Panel, distance_figure, panels_figure, patch_grid_figure
 from attnviz.figures.vision_real import artifact_scatter
-from attnviz.topics.scene import Answer, SceneInputError, Values, wants
+from attnviz.topics.scene import Answer, SceneInputError, Values
+from attnviz.topics.views import View
 from attnviz.topics.vision import dino_maps as dm
 from attnviz.topics.vision.analysis import patch_distances
 from attnviz.topics.vision.dino import DinoLook, DinoUnavailable, bundled_dino, look_at, photo
 from attnviz.topics.vision.params import OWN_PHOTO
 
-DINO_VIEWS = (
-    "vi_dino_heads",
-    "vi_dino_mass",
-    "vi_dino_rollout",
-    "vi_dino_distance",
-    "vi_dino_pick",
-    "vi_dino_query",
-    "vi_dino_artifacts",
-    "vi_dino_norms",
-)
 OBJECT_HEAD = "dino_object_head"  # the computed answer: the head with most weight on the object
 
 
@@ -117,40 +109,59 @@ def query_figure(look: DinoLook, values: Values) -> go.Figure:
     return panels_figure(panels, 3, title, 150)
 
 
-def artifact_views(look: DinoLook, only: Collection[str] | None) -> dict[str, go.Figure]:
-    """The artifact test: the two measures as maps, the patches past both, and the scatter."""
-    found = dm.artifacts(look.weights, look.norms, look.grid)
-    figs = {}
-    if wants(only, "vi_dino_artifacts"):
-        marked = np.zeros(look.grid * look.grid, np.float32)
-        marked[list(found.found)] = 1.0
-        panels = [
-            Panel(look.image, "attention", found.share, detail="(× an even share)"),
-            Panel(look.image, "norm", found.norm, detail="(× the median patch's)"),
-            Panel(look.image, "both large", marked.reshape(look.grid, look.grid)),
-        ]
-        title = f"Artifact tokens: {len(found.found)} found"
-        figs["vi_dino_artifacts"] = panels_figure(panels, 3, title, 150)
-    if wants(only, "vi_dino_norms"):
-        limits = (dm.SHARE_RATIO, dm.NORM_RATIO)
-        figs["vi_dino_norms"] = artifact_scatter(found.share, found.norm, found.found, limits)
-    return figs
+class DinoRead:
+    """A photo's look through the model as the section's views read it: the artifact test run
+    once for the two views that show it."""
+
+    def __init__(self, look: DinoLook):
+        self.look = look
+
+    @functools.cached_property
+    def artifacts(self) -> dm.Artifacts:
+        return dm.artifacts(self.look.weights, self.look.norms, self.look.grid)
+
+
+def artifacts_figure(read: DinoRead, values: Values) -> go.Figure:
+    """The artifact test: the two measures as maps and the patches past both."""
+    look, found = read.look, read.artifacts
+    marked = np.zeros(look.grid * look.grid, np.float32)
+    marked[list(found.found)] = 1.0
+    panels = [
+        Panel(look.image, "attention", found.share, detail="(× an even share)"),
+        Panel(look.image, "norm", found.norm, detail="(× the median patch's)"),
+        Panel(look.image, "both large", marked.reshape(look.grid, look.grid)),
+    ]
+    return panels_figure(panels, 3, f"Artifact tokens: {len(found.found)} found", 150)
+
+
+def norms_figure(read: DinoRead, values: Values) -> go.Figure:
+    found, limits = read.artifacts, (dm.SHARE_RATIO, dm.NORM_RATIO)
+    return artifact_scatter(found.share, found.norm, found.found, limits)
+
+
+PICK = "Click a patch"  # the pick view's title
+# the section's views: folded (a lazy expander), apart from the run; builders read a DinoRead
+DINO = (
+    View("vi_dino_heads", lambda r, values: heads_figure(r.look, values)),
+    View("vi_dino_mass", lambda r, _: mass_figure(r.look)),
+    View("vi_dino_rollout", lambda r, values: rollout_figure(r.look, values)),
+    View("vi_dino_distance", lambda r, _: distance_view(r.look)),
+    View(
+        "vi_dino_pick", lambda r, _: patch_grid_figure(r.look.image, r.look.patch, "Click a patch")
+    ),
+    View("vi_dino_query", lambda r, values: query_figure(r.look, values)),
+    View("vi_dino_artifacts", artifacts_figure),
+    View("vi_dino_norms", norms_figure),
+)
+DINO_VIEWS = tuple(view.name for view in DINO)
 
 
 def dino_views(
     look: DinoLook, values: Values, only: Collection[str] | None = None
 ) -> dict[str, go.Figure]:
     """The real ViT's views of `look` (those named in `only`; None: all of them)."""
-    builders = {
-        "vi_dino_heads": lambda: heads_figure(look, values),
-        "vi_dino_mass": lambda: mass_figure(look),
-        "vi_dino_rollout": lambda: rollout_figure(look, values),
-        "vi_dino_distance": lambda: distance_view(look),
-        "vi_dino_pick": lambda: patch_grid_figure(look.image, look.patch, "Click a patch"),
-        "vi_dino_query": lambda: query_figure(look, values),
-    }
-    figs = {name: build() for name, build in builders.items() if wants(only, name)}
-    return figs | artifact_views(look, only)
+    read = DinoRead(look)
+    return {v.name: v.build(read, values) for v in DINO if only is None or v.name in only}
 
 
 def head_shares(look: DinoLook, box: dm.Box) -> np.ndarray:

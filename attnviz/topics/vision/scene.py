@@ -9,8 +9,9 @@ class-token maps."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 import plotly.graph_objects as go
@@ -26,8 +27,9 @@ from attnviz.figures.vision import (
 )
 from attnviz.models.vit import ViTConfig
 from attnviz.topics import live
-from attnviz.topics.scene import Job, Scene, SceneInputError, Values, wants
+from attnviz.topics.scene import Job, Scene, SceneInputError, Values
 from attnviz.topics.training_params import train_config
+from attnviz.topics.views import View
 from attnviz.topics.vision import dino_scene
 from attnviz.topics.vision.inference import (
     ALL_PATCHES,
@@ -174,20 +176,21 @@ def compare_figure(frame: Frame) -> go.Figure:
     return panels_figure(panels, 3, "ViT vs CNN: what each model's answer depends on", 190)
 
 
-def distance_views(
-    snapshot: dict, vit: ViTConfig, timeline: Sequence[tuple[int, dict]], only
-) -> dict[str, go.Figure]:
-    """Mean attention distance per layer and head at this snapshot, and its course over the
-    run's snapshots (once there are two)."""
-    uniform = uniform_distance(vit)
-    figs = {}
-    if wants(only, "vi_distance"):
-        figs["vi_distance"] = distance_figure(snapshot["distance"], uniform, DISTANCE_TITLE)
-    if wants(only, "vi_distance_time") and len(timeline) > 1:
-        steps = [step for step, _ in timeline]
-        stacked = np.stack([snap["distance"] for _, snap in timeline])  # (S, L, H)
-        figs["vi_distance_time"] = distance_timeline(steps, stacked, uniform)
-    return figs
+def distance_view(d: Drawn, values: Values) -> go.Figure | None:
+    """Mean attention distance per layer and head at this snapshot (None: no run's timeline)."""
+    if d.timeline is None:
+        return None
+    uniform = uniform_distance(d.frame.pair.vit.config)
+    return distance_figure(d.snapshot["distance"], uniform, DISTANCE_TITLE)
+
+
+def distance_time_view(d: Drawn, values: Values) -> go.Figure | None:
+    """The distance's course over the run's snapshots (None: fewer than two)."""
+    if d.timeline is None or len(d.timeline) < 2:
+        return None
+    steps = [step for step, _ in d.timeline]
+    stacked = np.stack([snap["distance"] for _, snap in d.timeline])  # (S, L, H)
+    return distance_timeline(steps, stacked, uniform_distance(d.frame.pair.vit.config))
 
 
 def mistakes_figure(pair: TrainedVision) -> go.Figure | None:
@@ -222,41 +225,64 @@ def shuffled_figure(frame: Frame) -> go.Figure:
     return panels_figure(panels, 2, "The same patches in another order", 170)
 
 
-def views(
-    snapshot: dict,
-    values: Values,
-    only: Collection[str] | None = None,
-    *,
-    image: np.ndarray | None = None,
-    timeline: Sequence[tuple[int, dict]] | None = None,
-) -> dict[str, go.Figure]:
-    """The views of `snapshot` for the image and query in `values` (or a person's own `image`);
-    with the run's `timeline` ((step, snapshot) pairs) the mean attention distance too. The
-    folded sections' views (vi_mistakes, vi_shuffled, the real ViT's DINO_VIEWS) only when named
-    in `only`."""
-    if only is not None and set(only) & set(dino_scene.DINO_VIEWS):
-        figs = dino_scene.dino_views(dino_scene.see(values), values, only)
-        rest = set(only) - set(dino_scene.DINO_VIEWS)
-        return figs | (
-            views(snapshot, values, rest, image=image, timeline=timeline) if rest else {}
-        )
-    frame = read(snapshot, values, image)
-    vit = frame.pair.vit.config
-    figs: dict[str, go.Figure] = {}
-    if wants(only, "vi_patches"):
-        figs["vi_patches"] = patch_grid_figure(frame.image, vit.patch, frame.caption)
-    if wants(only, "vi_heads"):
-        figs["vi_heads"] = heads_figure(frame)
-    if wants(only, "vi_compare"):
-        figs["vi_compare"] = compare_figure(frame)
-    if timeline is not None:
-        figs |= distance_views(snapshot, vit, timeline, only)
-    if only is not None and "vi_mistakes" in only:
-        found = mistakes_figure(frame.pair)
-        figs |= {"vi_mistakes": found} if found is not None else {}
-    if only is not None and "vi_shuffled" in only:
-        figs["vi_shuffled"] = shuffled_figure(frame)
-    return figs
+class Drawn:
+    """What the views of one call read: the snapshot, read once for the image and query in
+    `values` (or a person's own `image`, (C, H, W) in [0, 1]) when a view needs it; the run's
+    `timeline` ((step, snapshot) pairs) for the mean attention distance; the real ViT's look at
+    the photo, once, when its section's views are asked for."""
+
+    def __init__(
+        self,
+        snapshot: dict,
+        values: Values,
+        *,
+        image: np.ndarray | None = None,
+        timeline: Sequence[tuple[int, dict]] | None = None,
+    ):
+        self.snapshot, self.values, self.image, self.timeline = snapshot, values, image, timeline
+
+    @functools.cached_property
+    def frame(self) -> Frame:
+        return read(self.snapshot, self.values, self.image)
+
+    @functools.cached_property
+    def dino(self) -> dino_scene.DinoRead:
+        return dino_scene.DinoRead(dino_scene.see(self.values))
+
+
+def patches_view(d: Drawn, values: Values) -> go.Figure:
+    return patch_grid_figure(d.frame.image, d.frame.pair.vit.config.patch, d.frame.caption)
+
+
+def _real(view: View) -> View:
+    """A view of the real ViT's section (folded, apart from the run), drawn from `Drawn.dino`."""
+    build = view.build
+    return replace(
+        view,
+        build=lambda d, values: build(d.dino, values),
+        section="vi_open_dino",
+        folded=True,
+        apart=True,
+    )
+
+
+VIEWS = (
+    View(
+        "vi_patches",
+        lambda d, _: patch_grid_figure(
+            d.frame.image, d.frame.pair.vit.config.patch, d.frame.caption
+        ),
+    ),
+    View("vi_heads", lambda d, _: heads_figure(d.frame), main=True),
+    View("vi_compare", lambda d, _: compare_figure(d.frame)),
+    View("vi_distance", distance_view, run_only=True),
+    View("vi_distance_time", distance_time_view, run_only=True),
+    View("vi_mistakes", lambda d, _: mistakes_figure(d.frame.pair), folded=True),
+    View(
+        "vi_shuffled", lambda d, _: shuffled_figure(d.frame), section="vi_open_shuffle", folded=True
+    ),
+    *(_real(view) for view in dino_scene.DINO),
+)
 
 
 def real_vit_views(loaded, image: np.ndarray) -> tuple[dict[str, go.Figure], str]:
@@ -280,12 +306,9 @@ SCENE = Scene(
     try_this=tuple(TRY_THIS),
     config=config,
     run=run,
-    views=views,
-    main_view="vi_heads",
-    section_views={"vi_open_shuffle": ("vi_shuffled",), "vi_open_dino": dino_scene.DINO_VIEWS},
-    apart_views=dino_scene.DINO_VIEWS,  # the real ViT: its own section, not the run
+    declared=VIEWS,
+    prepare=Drawn,
     answers=lambda _result, values: dino_scene.answers(values),
     answer_names=(dino_scene.OBJECT_HEAD,),
-    run_views=("vi_distance", "vi_distance_time"),
     train=live.train,
 )

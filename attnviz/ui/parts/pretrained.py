@@ -60,7 +60,7 @@ def _key(values: Values, keys: Sequence[str]) -> tuple:
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _model_view(key: tuple, _out: PretrainedOutcome, _values: Values) -> go.Figure:
-    return SCENE.views(_out, _values, only={"model_view"})["model_view"]
+    return SCENE.views(_out, _values, only={SCENE.main_view})[SCENE.main_view]  # the model view
 
 
 def cached_model_view(out: PretrainedOutcome, values: Values) -> go.Figure:

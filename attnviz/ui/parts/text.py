@@ -62,16 +62,19 @@ def per_row(tokens: list[str], lecture: bool, across: int | None) -> int:
     return max(LECTURE_TOKENS_PER_ROW, min(TOKENS_PER_ROW, (across - STAGE_NAMES_PX) // column))
 
 
-def token_table(tokens: list[str], ids: list[int], heading: str, lecture: bool = False) -> None:
+def token_table(
+    tokens: list[str], ids: list[int], heading: str, name: str, lecture: bool = False
+) -> None:
     """The tokens with their ids: rows of TOKENS_PER_ROW that read like the sentence (each
     column named by its position), so none is cut at the right; a long text gets a column. On a
-    presenter's stage, the tokens alone (the table a third shorter, so it is zoomed less)."""
+    presenter's stage (as the view `name`), the tokens alone (the table a third shorter, so it
+    is zoomed less)."""
     st.markdown(heading)
     if len(tokens) > LONG_TABLE:
         table = pd.DataFrame({"token": tokens, "id": [str(i) for i in ids]})
         st.dataframe(table, height=240, width="content")
         return
-    across = here.stage_width("tokens")  # None: not on a presenter's stage
+    across = here.stage_width(name)  # None: not on a presenter's stage
     step, staged = per_row(tokens, lecture, across), across is not None
     for start in range(0, len(tokens), step):
         part = slice(start, start + step)
@@ -186,10 +189,12 @@ def temperature(out: TextOutcome, values: dict[str, Any]) -> None:
         )
 
 
-def long_input(figs: dict, tokens: list[str], head: int) -> None:
+def long_input(out: TextOutcome, values: dict[str, Any], head: int) -> None:
     """For a long input (the grid above is max-pooled), the scene's two views that keep its
     structure: each query's largest weights, and the map at full resolution around the query."""
+    figs = SCENE.views(out, values, only={"top_k", "window"})
     if "top_k" not in figs:
         return
+    tokens = out.attention.tokens
     st.markdown(f"**Long input ({len(tokens)} tokens): head {head} at full resolution**")
     _show_all(figs, ("top_k", "window"))
