@@ -176,10 +176,6 @@ class Scene:
         """A training page's views drawn from a run's snapshots only (none before Start)."""
         return tuple(view.name for view in self.declared if view.run_only)
 
-    def view_names(self) -> tuple[str, ...]:
-        """Every declared view's name, in declaration order."""
-        return tuple(view.name for view in self.declared)
-
     @property
     def trains(self) -> bool:
         """A training page: Start trains its job live (its panel is keyed by the table's

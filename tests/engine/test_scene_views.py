@@ -22,7 +22,7 @@ SLOW = {"pretrained"}  # loads a real model (as tests/engine/test_scenes.py)
 @pytest.mark.parametrize("url", URLS)
 def test_the_declaration_is_sound(url):
     page = scene(url)
-    names = page.view_names()
+    names = [view.name for view in page.declared]
     assert len(set(names)) == len(names), f"{url}: a view declared twice"
     assert [v.name for v in page.declared if v.main] == [page.main_view]
     assert set(page.view_aliases) <= set(names)

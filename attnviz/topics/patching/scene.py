@@ -207,10 +207,8 @@ VIEWS = (
     View("ip_resid", resid_view),
     View("ip_cell", cell_view),
     View("ip_attr_heads", attr_heads_view, section=HEADS),
-    View(
-        "ip_heads", heads_view, section=HEADS, when=lambda values: values["ip_exact"]
-    ),  # exact: on demand
-    View("ip_agree", agree_view, section=HEADS, when=lambda values: values["ip_exact"]),
+    View("ip_heads", heads_view, section=HEADS, when=_exact_on),
+    View("ip_agree", agree_view, section=HEADS, when=_exact_on),
     View("ip_dla", dla_view, section="ip_open_dla"),
     View("ip_ablate", ablate_view, section="ip_open_ablate"),
     View("ip_circuit", circuit_view, section="ip_open_circuit"),

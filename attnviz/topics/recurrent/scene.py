@@ -134,11 +134,7 @@ def length_view(d: Drawn, values: Values) -> go.Figure:
 
 TIMING = "rn_open_timing"  # the timing section: the page measures and draws it (timing_views)
 VIEWS = (
-    View(
-        "rn_alignment",
-        lambda d, _: probe_figure(d.pair, d.snapshot["alignment"], d.step),
-        main=True,
-    ),
+    View("rn_alignment", alignment_view, main=True),
     View("rn_your_alignment", your_alignment_view),
     View("rn_length", length_view, section="rn_open_length", folded=True),
     *(_encoder(kind, direction) for direction in DIRECTIONS for kind in ("states", "read")),

@@ -146,14 +146,11 @@ DINO = (
     View("vi_dino_mass", lambda r, _: mass_figure(r.look)),
     View("vi_dino_rollout", lambda r, values: rollout_figure(r.look, values)),
     View("vi_dino_distance", lambda r, _: distance_view(r.look)),
-    View(
-        "vi_dino_pick", lambda r, _: patch_grid_figure(r.look.image, r.look.patch, "Click a patch")
-    ),
+    View("vi_dino_pick", lambda r, _: patch_grid_figure(r.look.image, r.look.patch, PICK)),
     View("vi_dino_query", lambda r, values: query_figure(r.look, values)),
     View("vi_dino_artifacts", artifacts_figure),
     View("vi_dino_norms", norms_figure),
 )
-DINO_VIEWS = tuple(view.name for view in DINO)
 
 
 def dino_views(

@@ -267,12 +267,7 @@ def _real(view: View) -> View:
 
 
 VIEWS = (
-    View(
-        "vi_patches",
-        lambda d, _: patch_grid_figure(
-            d.frame.image, d.frame.pair.vit.config.patch, d.frame.caption
-        ),
-    ),
+    View("vi_patches", patches_view),
     View("vi_heads", lambda d, _: heads_figure(d.frame), main=True),
     View("vi_compare", lambda d, _: compare_figure(d.frame)),
     View("vi_distance", distance_view, run_only=True),
