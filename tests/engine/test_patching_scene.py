@@ -105,7 +105,7 @@ def test_unreadable_heads_get_a_message_and_the_lesson_answer_survives(tiny):
     v = values(ip_ablate="L9 H0", ip_open_ablate=True)
     out = SCENE.run(SCENE.config(v))
     with pytest.raises(SceneInputError, match="layers 0–1, heads 0–3"):
-        SCENE.views(out, v, only={"ip_ablate"})
+        SCENE.views(out, v, only={"ip_ablation"})
     assert SCENE.answers(out, v)["knock_out_flips"].answer == "No"
 
 

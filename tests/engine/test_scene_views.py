@@ -2,7 +2,8 @@
 unique, one main view, aliases and sections that exist), and what `views` draws at the defaults is
 the declaration read in order: every view drawn unasked there, none undeclared, none the page
 draws itself; a declared view that is not drawn at the defaults is not drawn when named either
-(nothing to draw for these settings, e.g. another experiment's view). Scenes come from the
+(nothing to draw for these settings, e.g. another experiment's view); no view is named as a
+setting. Scenes come from the
 registry, so a new page is covered without new tests."""
 
 from __future__ import annotations
@@ -33,6 +34,16 @@ def test_the_declaration_is_sound(url):
     assert all(v.build is not None for v in page.declared if not v.page)
     for group in (page.page_views, page.apart_views, page.run_views):
         assert set(group) <= set(names)
+
+
+@pytest.mark.parametrize("url", URLS)
+def test_no_view_is_named_as_a_setting(url):
+    """One name per meaning: a lesson's `views = [...]` and its settings never read alike (the
+    vision page's heads map was `vi_heads`, also its number of heads)."""
+    page = scene(url)
+    keys = set(page.table.keys) | set(settings.TABLE.keys) | set(page.extras)
+    named_twice = [view.name for view in page.declared if view.name in keys]
+    assert not named_twice, f"{url}: views named as settings: {named_twice}"
 
 
 def _runs() -> list:

@@ -227,7 +227,7 @@ def held_examples_view(seen: Captioned, values: Values) -> go.Figure | None:
 VIEWS = (
     View("cp_words", words_view, main=True),
     View("cp_matrix", matrix_view),
-    View("cp_heads", heads_view, folded=True),
+    View("cp_head_maps", heads_view, folded=True),
     View("cp_share", share_view, folded=True),
     View("cp_said", said_view, folded=True),
     View("cp_held_examples", held_examples_view, section="cp_open_held", folded=True),

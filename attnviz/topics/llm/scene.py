@@ -191,7 +191,7 @@ VIEWS = (
         lambda out, values: fig.kv_bytes_figure(readouts.kv_bytes_rows(model(out.given.device))),
     ),
     GENERATION,
-    View("lm_gen_step", gen_step_view, section=GEN),
+    View("lm_gen_step_bars", gen_step_view, section=GEN),
     View("lm_lens", lens_view, section=LENS),
     View("lm_lens_last", lens_last_view, section=LENS),
     View("lm_scores", scores_view, section="lm_open_heads"),

@@ -210,7 +210,7 @@ VIEWS = (
     View("ip_heads", heads_view, section=HEADS, when=_exact_on),
     View("ip_agree", agree_view, section=HEADS, when=_exact_on),
     View("ip_dla", dla_view, section="ip_open_dla"),
-    View("ip_ablate", ablate_view, section="ip_open_ablate"),
+    View("ip_ablation", ablate_view, section="ip_open_ablate"),
     View("ip_circuit", circuit_view, section="ip_open_circuit"),
 )
 

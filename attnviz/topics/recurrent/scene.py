@@ -139,7 +139,7 @@ VIEWS = (
     View("rn_length", length_view, section="rn_open_length", folded=True),
     *(_encoder(kind, direction) for direction in DIRECTIONS for kind in ("states", "read")),
     View("rn_timing", page=True, section=TIMING),
-    View("rn_steps", page=True, section=TIMING),
+    View("rn_sequential_steps", page=True, section=TIMING),
 )
 ENCODER_VIEWS = tuple(v.name for v in VIEWS if v.section == "rn_open_states")
 
@@ -148,7 +148,7 @@ def timing_views(rows: list[dict]) -> dict[str, go.Figure]:
     """The sequential-vs-parallel timing (attnviz.topics.recurrent.timing.forward_times rows)."""
     return {
         "rn_timing": timing_figure(rows, "One forward pass: RNN encoder vs self-attention"),
-        "rn_steps": steps_figure(rows),
+        "rn_sequential_steps": steps_figure(rows),
     }
 
 

@@ -220,7 +220,7 @@ def reach_view(out: ScaleOutcome, values: Values) -> go.Figure:
 # views are built together, as are the KV cache's)
 PARTS = _of_part(
     (
-        _outcome("sc_mask", mask_view),
+        _outcome("sc_mask_map", mask_view),
         _outcome("sc_maps", maps_view),
         _outcome("sc_reach", reach_view),
         _outcome("sc_linear_maps", linear_maps_view),
@@ -231,7 +231,7 @@ PARTS = _of_part(
     )
 )
 PART_VIEWS = {  # each part's views, its first one the page's main view (`sc_main`)
-    MASKS_PART: ("sc_mask", "sc_maps", "sc_reach"),
+    MASKS_PART: ("sc_mask_map", "sc_maps", "sc_reach"),
     LINEAR_PART: ("sc_linear_maps", "sc_linear_row"),
     FLASH_PART: flash.FLASH_VIEWS,
     KV_PART: flash.KV_VIEWS,

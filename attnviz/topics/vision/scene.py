@@ -48,7 +48,7 @@ from attnviz.topics.vision.params import TABLE, TRY_THIS
 from attnviz.topics.vision.task import TrainedVision, VisionJobSpec, vit_config
 
 EVERY = 25  # steps between evaluations and snapshots
-LIVE_VIEWS = ("vi_patches", "vi_heads")  # what the page redraws while a run steps
+LIVE_VIEWS = ("vi_patches", "vi_head_maps")  # what the page redraws while a run steps
 DISTANCE_TITLE = (
     "Mean attention distance per head (ViT paper, Fig. 7): how far, in pixels, a patch looks on "
     "average"
@@ -268,7 +268,7 @@ def _real(view: View) -> View:
 
 VIEWS = (
     View("vi_patches", patches_view),
-    View("vi_heads", lambda d, _: heads_figure(d.frame), main=True),
+    View("vi_head_maps", lambda d, _: heads_figure(d.frame), main=True),
     View("vi_compare", lambda d, _: compare_figure(d.frame)),
     View("vi_distance", distance_view, run_only=True),
     View("vi_distance_time", distance_time_view, run_only=True),

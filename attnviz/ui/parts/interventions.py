@@ -209,7 +209,7 @@ def ablate_section(out: PatchOutcome, values: Values) -> None:
             st.info("Name heads to knock out above, as L23 H3, L29 H1.")
             return
         k = readouts.knocked(model(out.given.device), out.pair, picked, values["ip_how"])
-        show(SCENE.views(out, values, only={"ip_ablate"})["ip_ablate"], "ip_ablate")
+        show(SCENE.views(out, values, only={"ip_ablation"})["ip_ablation"], "ip_ablation")
         top = model(out.given.device).readable([k.top])[0]
         st.markdown(
             f"Logit difference {md_literal(out.right)} − {md_literal(out.wrong)}: "

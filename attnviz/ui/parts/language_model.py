@@ -55,13 +55,13 @@ def generation_section(out: LlmOutcome, values: Values) -> None:
             model(out.given.device), out.fwd.ids, int(values["lm_new"]), decoding(values)
         )
         values["lm_gen_step"] = draw(TABLE, "lm_gen_step", high=gen.n_new) if gen.n_new > 1 else 1
-        figs = SCENE.views(out, values, only={"lm_generation", "lm_gen_step"})
+        figs = SCENE.views(out, values, only={"lm_generation", "lm_gen_step_bars"})
         show(figs["lm_generation"], "lm_generation")
         step = min(int(values["lm_gen_step"]), gen.n_new)
         how = "sampled" if values["lm_sample"] else "greedy"
         st.caption(f"Generated ({how}): {md_literal(gen.text)}")
         st.metric(f"KV cache length at step {step}", f"{gen.cache_lengths[step - 1]} tokens")
-        show(figs["lm_gen_step"], "lm_gen_step")
+        show(figs["lm_gen_step_bars"], "lm_gen_step_bars")
 
 
 def lens_section(out: LlmOutcome, values: Values) -> None:

@@ -123,7 +123,7 @@ def attention_views(figs: dict, frame: Frame) -> None:
             "the query."
         )
     with maps_col:
-        show(figs["vi_heads"], "vi_heads", key="vi_heads_chart")
+        show(figs["vi_head_maps"], "vi_head_maps", key="vi_head_maps_chart")
         st.caption(
             "Rows: layers, columns: heads. Each map is coloured from 0 to its own largest "
             "weight (hover a cell for the weight itself)."
