@@ -150,7 +150,11 @@ def heads_section(seen: Captioned) -> None:
     with lazy_expander("Every layer and head, word by word", "cp_open_heads") as box:
         if not box.open:
             return
-        show(figures(seen, {"cp_head_maps"})["cp_head_maps"], "cp_head_maps", key="cp_head_maps_chart")
+        show(
+            figures(seen, {"cp_head_maps"})["cp_head_maps"],
+            "cp_head_maps",
+            key="cp_head_maps_chart",
+        )
         st.caption("Columns: " + " · ".join(word_names(seen.look.words)))
 
 

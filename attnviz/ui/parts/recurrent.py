@@ -160,5 +160,7 @@ def timing_section(device: str) -> None:
         with left:
             show(figs["rn_timing"], "rn_timing", key="rn_timing_chart")
         with right:
-            show(figs["rn_sequential_steps"], "rn_sequential_steps", key="rn_sequential_steps_chart")
+            show(
+                figs["rn_sequential_steps"], "rn_sequential_steps", key="rn_sequential_steps_chart"
+            )
         st.markdown(summary(rows))
