@@ -9,6 +9,7 @@ the server runs jobs in worker processes instead: attnviz.training.jobs).
 
     untrained(spec)                 # the step-0 snapshot, seeded as the run will be (cached)
     started(spec)                   # a run's result at step 0: that snapshot and one evaluation
+    so_far(history, snapshots, step)  # a run's result as it stood at a timeline step
     trained = train(Job(spec, cfg)) # -> TrainedRun: history, snapshots, the last snapshot
 """
 
@@ -56,6 +57,19 @@ def started(spec: LiveSpec) -> dict:
             history.add_evaluation(Evaluation.from_result(0, trainable.evaluate()))
             snapshot = trainable.snapshot()
     return {"history": history, "snapshots": [(0, snapshot)], UNTRAINED: True}
+
+
+def so_far(history: History, snapshots: list[tuple[int, dict]], step: int | None) -> dict:
+    """A run's result as it stood at `step` (None: its latest): the evaluations and snapshots up
+    to it, as `started` gives step 0's (the timeline of the pages that draw a whole run)."""
+    if step is not None:
+        snapshots = [(s, snap) for s, snap in snapshots if s <= step]
+        keep = [i for i, s in enumerate(history.eval_step) if s <= step]
+        cut = History()
+        for name in ("eval_step", "val_loss", "train_metric", "val_metric", "extra"):
+            setattr(cut, name, [getattr(history, name)[i] for i in keep])
+        history = cut
+    return {"history": history, "snapshots": snapshots}
 
 
 def preset_train(

@@ -36,6 +36,7 @@ from attnviz.topics.circuits.induction import (
 from attnviz.topics.circuits.params import GROKKING, INDUCTION, SINKS, TABLE, TRY_THIS
 from attnviz.topics.circuits.scores import phase_change_step
 from attnviz.topics.circuits.sinks import SINK_DATA, eviction_losses
+from attnviz.topics.live import so_far
 from attnviz.topics.scene import Job, Scene, Values
 from attnviz.topics.training_params import train_config
 from attnviz.topics.views import View
@@ -80,19 +81,6 @@ def run(job: Job) -> dict:
     """The untrained model's result: one evaluation and one snapshot at step 0, seeded as Start
     will be."""
     return live.started(job.spec)
-
-
-def so_far(history: History, snapshots: list[tuple[int, dict]], step: int | None) -> dict:
-    """A run's result as it stood at `step` (None: its latest): the evaluations and snapshots
-    up to it."""
-    if step is not None:
-        snapshots = [(s, snap) for s, snap in snapshots if s <= step]
-        keep = [i for i, s in enumerate(history.eval_step) if s <= step]
-        cut = History()
-        for name in ("eval_step", "val_loss", "train_metric", "val_metric", "extra"):
-            setattr(cut, name, [getattr(history, name)[i] for i in keep])
-        history = cut
-    return {"history": history, "snapshots": snapshots}
 
 
 def extras(history: History, name: str) -> np.ndarray:

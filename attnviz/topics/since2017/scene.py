@@ -29,6 +29,7 @@ from attnviz.figures.text import heads_grid
 from attnviz.models.variant_attention import VARIANT_LABELS, VariantConfig
 from attnviz.models.variant_transformer import cache_numbers_per_token
 from attnviz.topics import live
+from attnviz.topics.live import so_far
 from attnviz.topics.scene import Answer, Job, Scene, SceneInputError, Values
 from attnviz.topics.since2017.configs import BYTES, LLAMA3_8B, cache_table
 from attnviz.topics.since2017.params import TABLE, TRY_THIS
@@ -66,18 +67,6 @@ def config(values: Values) -> Job:
 def run(job: Job) -> dict:
     """The untrained models' result: one evaluation and one snapshot at step 0."""
     return live.started(job.spec)
-
-
-def so_far(history: History, snapshots: list[tuple[int, dict]], step: int | None) -> dict:
-    """A run's result as it stood at `step` (None: its latest)."""
-    if step is not None:
-        snapshots = [(s, snap) for s, snap in snapshots if s <= step]
-        keep = [i for i, s in enumerate(history.eval_step) if s <= step]
-        cut = History()
-        for name in ("eval_step", "val_loss", "train_metric", "val_metric", "extra"):
-            setattr(cut, name, [getattr(history, name)[i] for i in keep])
-        history = cut
-    return {"history": history, "snapshots": snapshots}
 
 
 def _label(variant: str) -> str:
