@@ -97,13 +97,15 @@ class LocalProcesses:
 
     def close(self) -> None:
         """End the fork server now (JobPool's exit handler calls this once its workers are
-        gone). Left alone, it would exit after this process, then spend ~1 s unloading torch."""
+        gone). Left alone, it would exit after this process, then spend ~1 s unloading torch; a
+        SIGTERM costs that second (more on a busy machine) while the server waits for it, so it
+        gets SIGKILL: it only forks workers, and none is left to fork or to wait for."""
         from multiprocessing import forkserver
 
         pid = getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
         if pid:  # CPython's one ForkServer of this process; a later start makes a new one
             with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGTERM)
+                os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
 
 
