@@ -47,6 +47,17 @@ def test_page_opens_cleanly(path):
     assert at.title or at.get("page_link"), "a page shows a title"
     if has_scene(url_of(path)):
         main_figure_is_summarised(at, url_of(path))
+        export_box_is_built_only_when_open(at, url_of(path))
+
+
+def export_box_is_built_only_when_open(at, url: str) -> None:
+    """The "Copy as Python" box holds no code while folded (a browser would still highlight it
+    on every load); opened, it shows the notebook code for this page's scene."""
+    assert not [c for c in at.code if "av.scene(" in c.value], f"{url}: code built while folded"
+    at.session_state["view_export"] = True
+    at.run()
+    code = [c.value for c in at.code if "av.scene(" in c.value]
+    assert len(code) == 1 and f"av.scene(\n    {url!r}," in code[0], (url, code)
 
 
 def main_figure_is_summarised(at, url: str) -> None:

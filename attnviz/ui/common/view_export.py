@@ -3,10 +3,12 @@ app.py calls `offer()` once after the page has run. `scene_run` (attnviz.ui.comm
 records the scene, values and result the page ran; the record is read and cleared here, so a page
 that ran no scene this rerun (an error, the home page) shows neither.
 
-The HTML is built only when the button is pressed (a callable `data`): a slider move pays
-nothing for it. It holds the page's views for its values (a training page: its untrained model,
-said in the file), the head view on the text and pretrained pages, plotly.js once. The file and
-the code are those the Python API's SceneView writes (both from attnviz.topics.scene_export).
+The box is built only while it is open (its code block cost every page load ~0.5 s of a
+browser's time to highlight, folded or not), and the HTML only when the button is pressed (a
+callable `data`): a slider move pays nothing for either. It holds the page's views for its
+values (a training page: its untrained model, said in the file), the head view on the text and
+pretrained pages, plotly.js once. The file and the code are those the Python API's SceneView
+writes (both from attnviz.topics.scene_export).
 """
 
 from __future__ import annotations
@@ -40,7 +42,14 @@ def offer(here: Page) -> None:
     if recorded is None or recorded[0].url != here.url:
         return
     page, values, result = recorded
-    with st.expander("Download this view, or copy it as Python", icon=":material/code:"):
+    with st.expander(
+        "Download this view, or copy it as Python",
+        icon=":material/code:",
+        key="view_export",
+        on_change="rerun",
+    ) as box:
+        if not box.open:
+            return
         st.download_button(
             "Download this view as HTML",
             lambda: _build(page, values, result),
