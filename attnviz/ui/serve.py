@@ -19,12 +19,20 @@ allocates tens of MB of temporaries per run: a process holding SmolLM2-135M afte
 measures the server). Setting M_ARENA_MAX at start, before the sessions'
 threads exist, is what MALLOC_ARENA_MAX=2 in the environment would do. Elsewhere than glibc
 (macOS, Windows, musl) nothing changes.
+
+And it ends quickly: once Streamlit has stopped (SIGTERM, Ctrl-C), the exit handlers run (the
+training pool ends its workers and its fork server) and the process leaves with os._exit,
+without the interpreter's teardown (unloading torch and transformers took seconds on a busy
+machine, while a supervisor waited on the process) nor waiting on a script thread still in a
+model's forward pass.
 """
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import ctypes.util
+import os
 import sys
 
 from streamlit.runtime.pages_manager import PagesManager
@@ -55,7 +63,23 @@ def main(options: list[str] | None = None, app: str = "app.py") -> None:
     limit_malloc_arenas()  # before the sessions' threads exist
     preload.start()  # the heavy imports, before any session needs them
     options = sys.argv[1:] if options is None else options
-    cli.main(["run", app, *options], prog_name="streamlit")
+    try:
+        cli.main(["run", app, *options], prog_name="streamlit")
+        code = 0
+    except SystemExit as end:
+        code = exit_code(end)
+    atexit._run_exitfuncs()  # the pool's workers and fork server, logging's flush
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def exit_code(end: SystemExit) -> int:
+    """The status `sys.exit(end.code)` would leave with (None: 0; a message: 1)."""
+    if end.code is None or isinstance(end.code, int):
+        return end.code or 0
+    print(end.code, file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":
