@@ -55,10 +55,9 @@ def draw_live(run: LiveRun) -> None:
     active = state is not None and state.active
     shown, own = pick_image(values)
     timeline = state.snapshots if run.snapshot is not None and not active else None
-    figs = SCENE.views(
-        snapshot, shown, LIVE_VIEWS if active else None, image=own, timeline=timeline
-    )
     frame = read(snapshot, shown, own)
+    only = LIVE_VIEWS if active else None
+    figs = SCENE.views(snapshot, shown, only, image=own, timeline=timeline, frame=frame)
     attention_views(figs, frame)
     if run.snapshot is None:
         st.caption("Before training (step 0): both models are freshly initialised.")
@@ -68,7 +67,7 @@ def draw_live(run: LiveRun) -> None:
     vit_vs_cnn(figs, frame)
     if timeline is not None:
         distance_views(figs, frame)
-    mistake_gallery(snapshot, shown, own)
+    mistake_gallery(snapshot, shown, frame, own)
     positions_experiment(snapshot, shown, frame, own)
     real_vit(frame.image)
 

@@ -12,6 +12,7 @@ hovering a cell gives the weight itself.
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import io
 from dataclasses import dataclass
@@ -62,9 +63,17 @@ def image_trace(image: np.ndarray, n: str = "") -> dict:
 
 
 def png_data_uri(rgb: np.ndarray) -> str:
-    """An (H, W, 3) uint8 image as a PNG data URI: a few hundred bytes for a 32 × 32 picture."""
+    """An (H, W, 3) uint8 image as a PNG data URI: a few hundred bytes for a 32 × 32 picture.
+    Encoded once per picture (keyed by its pixels): a page's panels and reruns repeat images."""
+    rgb = np.ascontiguousarray(rgb, dtype=np.uint8)
+    return _png_uri(rgb.tobytes(), rgb.shape)
+
+
+@functools.lru_cache(maxsize=32)  # a 224-px photo: 150 KB of key and ~100 KB of URI
+def _png_uri(pixels: bytes, shape: tuple[int, ...]) -> str:
     from PIL import Image
 
+    rgb = np.frombuffer(pixels, dtype=np.uint8).reshape(shape)
     out = io.BytesIO()
     Image.fromarray(rgb, "RGB").save(out, format="PNG")
     return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode("ascii")

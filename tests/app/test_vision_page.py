@@ -127,3 +127,21 @@ def test_a_local_vit_folder_draws_its_class_token_per_head(page, tmp_path, monke
     overlays = [t for t in fig["data"] if t.get("hovertemplate")]
     assert len(overlays) == 2, "one map per head of the last layer"
     assert plotly_array(overlays[0]["z"]).shape == (4, 4)
+
+
+def test_a_rerun_that_changes_neither_model_runs_neither_again(page, monkeypatch):
+    import attnviz.topics.vision.scene as scene
+    import attnviz.ui.parts.vision as part
+
+    calls = []
+    for module, name in ((part, "shuffled_accuracy"), (scene, "mistakes_figure")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _f=real, _n=name: calls.append(_n) or _f(*a))
+    at = page({"vi_open_shuffle": "true", "vi_open_mistakes": "true"})
+    shown = [(m.label, m.value, m.delta) for m in at.metric]
+    first = len(calls)  # 0 when an earlier test of this process left them in the caches
+    at.run()
+    at.selectbox(key="vi_query").set_value("patch 5").run()  # the maps change, not the models
+    no_exception(at)
+    assert len(calls) == first, calls[first:]
+    assert [(m.label, m.value, m.delta) for m in at.metric] == shown

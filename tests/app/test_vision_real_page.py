@@ -57,3 +57,19 @@ def test_your_own_photo_asks_for_an_upload(page):
     no_exception(at)
     assert any("No photo uploaded yet" in c.value for c in at.caption)
     assert not any(t.startswith("DINO's maps") for t in titles(at))
+
+
+def test_a_rerun_that_changes_nothing_of_the_photo_builds_no_view_again(page, monkeypatch):
+    import attnviz.ui.parts.vision_real as part
+
+    calls = []
+    real = part.dino_views
+    monkeypatch.setattr(part, "dino_views", lambda *a: calls.append(a[2]) or real(*a))
+    at = page({"vi_open_dino": "true"})
+    first = len(calls)  # 0 when an earlier test of this process left them in the cache
+    drawn = figures(at)
+    at.run()
+    assert len(calls) == first, calls[first:]
+    assert figures(at) == drawn
+    at.slider(key="vi_dino_layer").set_value(3).run()  # only the query's maps follow the layer
+    assert calls[first:] in ([], [("vi_dino_query",)]), calls[first:]

@@ -135,3 +135,19 @@ def test_a_run_starts_from_the_same_weights_whether_or_not_its_cnn_was_sized_bef
     warm = spec.build().snapshot()["cnn"]  # sized already
     assert cold.keys() == warm.keys()
     assert all(np.array_equal(cold[k], warm[k]) for k in cold)
+
+
+def test_a_restored_pair_is_keyed_by_its_content():
+    """What the page's caches key on: equal for a copy of the snapshot (a cache hands out a new
+    one each rerun), different for other weights or other images."""
+    snap = SPEC.build().snapshot()
+    copied = {
+        k: {n: a.copy() for n, a in v.items()} if k in ("vit", "cnn") else v
+        for k, v in snap.items()
+    }
+    key = SPEC.restore(snap).key
+    assert SPEC.restore(copied).key == key
+    copied["cnn"][next(iter(copied["cnn"]))].flat[0] += 1.0
+    assert SPEC.restore(copied).key != key
+    other = replace(SPEC, data=replace(SPEC.data, n_train=200))
+    assert other.restore(snap).key != key

@@ -227,9 +227,10 @@ def shuffled_figure(frame: Frame) -> go.Figure:
 
 class Drawn:
     """What the views of one call read: the snapshot, read once for the image and query in
-    `values` (or a person's own `image`, (C, H, W) in [0, 1]) when a view needs it; the run's
-    `timeline` ((step, snapshot) pairs) for the mean attention distance; the real ViT's look at
-    the photo, once, when its section's views are asked for."""
+    `values` (or a person's own `image`, (C, H, W) in [0, 1]) when a view needs it, unless the
+    caller has read it (`frame`: `read` of the same three); the run's `timeline` ((step,
+    snapshot) pairs) for the mean attention distance; the real ViT's look at the photo, once,
+    when its section's views are asked for."""
 
     def __init__(
         self,
@@ -238,12 +239,14 @@ class Drawn:
         *,
         image: np.ndarray | None = None,
         timeline: Sequence[tuple[int, dict]] | None = None,
+        frame: Frame | None = None,
     ):
         self.snapshot, self.values, self.image, self.timeline = snapshot, values, image, timeline
+        self._read = frame
 
     @functools.cached_property
     def frame(self) -> Frame:
-        return read(self.snapshot, self.values, self.image)
+        return self._read or read(self.snapshot, self.values, self.image)
 
     @functools.cached_property
     def dino(self) -> dino_scene.DinoRead:

