@@ -19,6 +19,7 @@ from attnviz.ui.parts.interventions import (
     heads_section,
     pair_inputs,
     resid_patching,
+    views,
 )
 from attnviz.ui.parts.language_model import load_with_progress
 
@@ -44,7 +45,7 @@ except SceneInputError as err:
 
 for note in out.pair.notes:
     st.info(md_literal(note))
-show(SCENE.views(out, values, only={"ip_diff"})["ip_diff"], "ip_diff")
+show(views(out, values, {"ip_diff"})["ip_diff"], "ip_diff")
 st.caption(
     f"Right {md_literal(out.right)}, wrong {md_literal(out.wrong)}; the prompts differ: "
     f"{md_literal(changes(out))} ({len(out.pair.clean)} tokens each)."

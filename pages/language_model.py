@@ -20,6 +20,7 @@ from attnviz.ui.parts.language_model import (
     lens_section,
     load_with_progress,
     sinks_section,
+    views,
 )
 
 TABLE = SCENE.table
@@ -56,7 +57,7 @@ if out.cut:
 
 lm = model(values["device"])
 top = next_tokens(lm, out.fwd, decoding(values))
-show(SCENE.views(out, values, only={"lm_next"})["lm_next"], "lm_next")
+show(views(out, values, {"lm_next"})["lm_next"], "lm_next")
 how = "sampled" if values["lm_sample"] else "greedy: the most likely"
 st.caption(f"Chosen ({how}): {md_literal(top.chosen)}. Tokens: {len(out.fwd.ids)}.")
 publish(SCENE.answers(out, values))
@@ -67,7 +68,7 @@ with c1:
     values["lm_layer"] = draw(TABLE, "lm_layer", high=lm.n_layers - 1)
 with c2:
     values["lm_head"] = draw(TABLE, "lm_head", high=lm.n_heads - 1)
-figs = SCENE.views(out, values, only={"lm_gqa", "lm_head_map", "lm_kv"})
+figs = views(out, values, {"lm_gqa", "lm_head_map", "lm_kv"})
 show(figs["lm_gqa"], "lm_gqa")
 show(figs["lm_head_map"], "lm_head_map")
 gqa, mha = kv_bytes_rows(lm)[:2]

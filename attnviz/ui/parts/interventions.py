@@ -14,9 +14,16 @@ from attnviz.topics.patching.scene import SCENE, PatchOutcome, knocked_out, pick
 from attnviz.topics.scene import SceneInputError, Values
 from attnviz.ui.common import layout
 from attnviz.ui.common.figures import show
+from attnviz.ui.common.view_cache import cached_views
 from attnviz.ui.common.widgets import draw
 
 TABLE = SCENE.table
+
+
+def views(out: PatchOutcome, values: Values, names: set[str]) -> dict:
+    """The views `names` on this result, each remembered with the settings it read
+    (attnviz.ui.common.view_cache): a move no view reads rebuilds no figure."""
+    return cached_views(SCENE, out, values, names, key=(out.given, id(model(out.given.device))))
 
 
 def pair_inputs() -> dict:
@@ -70,7 +77,7 @@ def resid_patching(out: PatchOutcome, values: Values) -> None:
         values["ip_layer"] = draw(TABLE, "ip_layer", high=lm.n_layers - 1)
     with c2:
         values["ip_pos"] = draw(TABLE, "ip_pos", high=len(out.pair.clean) - 1)
-    figs = SCENE.views(out, values, only={"ip_resid", "ip_cell"})
+    figs = views(out, values, {"ip_resid", "ip_cell"})
     show(
         figs["ip_resid"],
         "ip_resid",
@@ -128,7 +135,7 @@ def _head_maps(out: PatchOutcome, values: Values) -> None:
     agreement under both."""
     exact = bool(values["ip_exact"])
     names = {"ip_attr_heads"} | ({"ip_heads", "ip_agree"} if exact else set())
-    figs = SCENE.views(out, values, only=names)
+    figs = views(out, values, names)
     left, right = st.columns(2) if exact else (st.container(), None)
     with left:
         show(
@@ -155,7 +162,7 @@ def dla_section(out: PatchOutcome, values: Values) -> None:
             "Click a head to add it to the heads knocked out below."
         )
         show(
-            SCENE.views(out, values, only={"ip_dla"})["ip_dla"],
+            views(out, values, {"ip_dla"})["ip_dla"],
             "ip_dla",
             key="ip_dla_chart",
             selection_mode="points",
@@ -209,7 +216,7 @@ def ablate_section(out: PatchOutcome, values: Values) -> None:
             st.info("Name heads to knock out above, as L23 H3, L29 H1.")
             return
         k = readouts.knocked(model(out.given.device), out.pair, picked, values["ip_how"])
-        show(SCENE.views(out, values, only={"ip_ablation"})["ip_ablation"], "ip_ablation")
+        show(views(out, values, {"ip_ablation"})["ip_ablation"], "ip_ablation")
         top = model(out.given.device).readable([k.top])[0]
         st.markdown(
             f"Logit difference {md_literal(out.right)} − {md_literal(out.wrong)}: "
@@ -226,4 +233,4 @@ def circuit_section(out: PatchOutcome, values: Values) -> None:
             "The heads with the largest parts in the direct logit attribution (their part in "
             "brackets), and where each looks from the last token of the clean prompt."
         )
-        show(SCENE.views(out, values, only={"ip_circuit"})["ip_circuit"], "ip_circuit")
+        show(views(out, values, {"ip_circuit"})["ip_circuit"], "ip_circuit")

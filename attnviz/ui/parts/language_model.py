@@ -17,9 +17,16 @@ from attnviz.topics.pretrained.analysis import blank_future
 from attnviz.topics.scene import Values
 from attnviz.ui.common import layout
 from attnviz.ui.common.figures import show
+from attnviz.ui.common.view_cache import cached_views
 from attnviz.ui.common.widgets import draw
 
 TABLE = SCENE.table
+
+
+def views(out: LlmOutcome, values: Values, names: set[str]) -> dict:
+    """The views `names` on this result, each remembered with the settings it read
+    (attnviz.ui.common.view_cache): a move no view reads rebuilds no figure."""
+    return cached_views(SCENE, out, values, names, key=(out.given, id(model(out.given.device))))
 
 
 def load_with_progress(device: str) -> bool:
@@ -55,7 +62,7 @@ def generation_section(out: LlmOutcome, values: Values) -> None:
             model(out.given.device), out.fwd.ids, int(values["lm_new"]), decoding(values)
         )
         values["lm_gen_step"] = draw(TABLE, "lm_gen_step", high=gen.n_new) if gen.n_new > 1 else 1
-        figs = SCENE.views(out, values, only={"lm_generation", "lm_gen_step_bars"})
+        figs = views(out, values, {"lm_generation", "lm_gen_step_bars"})
         show(figs["lm_generation"], "lm_generation")
         step = min(int(values["lm_gen_step"]), gen.n_new)
         how = "sampled" if values["lm_sample"] else "greedy"
@@ -73,7 +80,7 @@ def lens_section(out: LlmOutcome, values: Values) -> None:
             "the last layer's does: the top token after each layer, shaded by its probability "
             "(the hover lists the top 5). The last row is the model's own prediction."
         )
-        figs = SCENE.views(out, values, only={"lm_lens", "lm_lens_last"})
+        figs = views(out, values, {"lm_lens", "lm_lens_last"})
         show(figs["lm_lens"], "lm_lens")
         show(figs["lm_lens_last"], "lm_lens_last")
 
@@ -90,7 +97,7 @@ def heads_section(out: LlmOutcome, values: Values) -> None:
             "interpretability work measures heads: each score is the mean weight a head puts "
             "where that kind of head looks. Pick a row to see that head on your prompt."
         )
-        show(SCENE.views(out, values, only={"lm_scores"})["lm_scores"], "lm_scores")
+        show(views(out, values, {"lm_scores"})["lm_scores"], "lm_scores")
         table = head_table(scores)
         event = st.dataframe(
             table,
@@ -125,7 +132,7 @@ def sinks_section(out: LlmOutcome, values: Values) -> None:
     with layout.lazy_expander("Attention sinks: the first token", "lm_open_sinks") as box:
         if not box.open:
             return
-        figs = SCENE.views(out, values, only={"lm_sinks_map", "lm_sinks_lines"})
+        figs = views(out, values, {"lm_sinks_map", "lm_sinks_lines"})
         show(figs["lm_sinks_map"], "lm_sinks_map")
         show(figs["lm_sinks_lines"], "lm_sinks_lines")
         st.caption(
