@@ -2,10 +2,12 @@
 models) and the captioning page's. Each file is made in the test (PIL or raw bytes, by
 tests/support/hostile_images.py), written to disk and given to the function the page calls, in a
 fresh Python process, so that its cost is its own: each must give a message for a person (or,
-where it is a legal file at a limit, the right pixels) within 2 s and 200 MB, measured both as
-tracemalloc's peak (Python and NumPy) and, on Linux, as the process's peak resident memory above
-where it stood (PIL's pixel buffers, which tracemalloc does not see). A traceback in the child
-fails the test with it."""
+where it is a legal file at a limit, the right pixels) within 2 s of CPU time (the process's own,
+all threads: what the server pays, whatever else the machine runs; wall time on this loaded
+2-core machine reached 2.4 s for work of under 2 s) and 200 MB, measured both as tracemalloc's
+peak (Python and NumPy) and, on Linux, as the process's peak resident memory above where it
+stood (PIL's pixel buffers, which tracemalloc does not see). A traceback in the child fails the
+test with it."""
 
 from __future__ import annotations
 
@@ -69,12 +71,12 @@ try:
 except OSError:
     before = status("VmHWM")
 tracemalloc.start()
-start = time.perf_counter()
+start = time.process_time()
 try:
     message, pixels = None, ({call}).tolist()
 except SceneInputError as err:
     message, pixels = str(err), None
-seconds = time.perf_counter() - start
+seconds = time.process_time() - start
 traced = tracemalloc.get_traced_memory()[1]
 print(json.dumps(dict(message=message, pixels=pixels, seconds=seconds, traced=traced,
                       resident=status("VmHWM") - before)))
@@ -98,7 +100,7 @@ def measured(data: bytes, path: str, tmp_path: Path) -> dict:
 
 
 def assert_bounded(seen: dict) -> None:
-    assert seen["seconds"] < SECONDS, f"took {seen['seconds']:.2f} s"
+    assert seen["seconds"] < SECONDS, f"took {seen['seconds']:.2f} s of CPU"
     assert seen["traced"] < TRACED, f"tracemalloc peak {seen['traced'] / MB:.0f} MB"
     assert seen["resident"] < RESIDENT, f"resident memory rose {seen['resident'] / MB:.0f} MB"
 
