@@ -215,4 +215,7 @@ def test_a_training_run_goes_on_into_the_next_step_and_the_bar_says_so(page, app
     )
     other.wait_for(timeout=20_000)
     wait_idle(page)
-    page.get_by_role("button", name="Stop").click()  # the worker is free for the next tests
+    stop = page.get_by_role("button", name="Stop")  # free the worker for the next tests; on a
+    if stop.is_enabled():  # loaded machine the run may have ended by now (Stop disabled: the
+        with contextlib.suppress(PlaywrightTimeout):  # click waited 30 s and failed the test)
+            stop.click(timeout=5_000)
