@@ -1,6 +1,7 @@
 """Views remembered across reruns and sessions: `cached_views(scene, out, values, only, key=…)` is
 `scene.views(out, values, only=only)`, each view built once per result and per value of the
-settings its builder read, and shared read-only (`show` copies a figure before styling it).
+settings its builder read, and shared read-only (`show` copies a figure before styling it);
+`kept(where, values, build)` is the same for any figure builder (the vision page's DINOv2 views).
 
 A view's builder is a function of the result and the settings it reads: each build is handed the
 settings through a mapping that notes what is read (a key asked for, even one that is missing;
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Hashable, Iterator, Mapping
+from collections.abc import Callable, Collection, Hashable, Iterator, Mapping
 from typing import Any
 
 import streamlit as st
@@ -91,6 +92,18 @@ def _store() -> _Store:
     return _Store()  # one per server; Streamlit's "Clear cache" empties it too
 
 
+def kept(where: Hashable, values: Values, build: Callable[[Mapping[str, Any]], Any]) -> Any:
+    """`build(values)`, kept under `where` (what the figure is of, besides the settings) with the
+    settings `build` read, and taken again while those are equal (None is kept too)."""
+    store = _store()
+    found, figure = store.find(where, values)
+    if not found:
+        reads = _Reads(values)
+        figure = build(reads)
+        store.keep(where, reads.read, figure)
+    return figure
+
+
 def cached_views(
     scene: Scene, out: Any, values: Values, only: Collection[str], key: Hashable
 ) -> dict[str, Any]:
@@ -98,14 +111,13 @@ def cached_views(
     remembered by `key` (what `out` is: its config and model) and the settings it read."""
     if scene.prepare is not None:  # views sharing a preparation: built together, not kept
         return scene.views(out, values, only=only)
-    store, figures = _store(), {}
+    figures = {}
     for name in (view.name for view in scene.declared if view.name in only):
-        where = (scene.url, key, name)
-        found, figure = store.find(where, values)
-        if not found:
-            reads = _Reads(values)
-            figure = scene.views(out, reads, only={name}).get(name)
-            store.keep(where, reads.read, figure)
+        figure = kept(
+            (scene.url, key, name),
+            values,
+            lambda reads, name=name: scene.views(out, reads, only={name}).get(name),
+        )
         if figure is not None:
             figures[name] = figure
     return figures

