@@ -10,6 +10,7 @@ shareable link read back into its scene.
     >>> s.export_html("view.html")       # one offline file; returns its size in bytes
     >>> print(s.python())                # the code that makes this scene again
     >>> av.page_link("soft-select?ss_temp=0.05").views()
+    >>> s.ops.names()                    # the page's other engine calls (generate, save, …)
 
 A training page's scene gives its untrained model (step 0); `s.trained()` trains it to its end
 in this process (seconds to minutes) and returns the trained snapshot's views.
@@ -28,6 +29,7 @@ import plotly.graph_objects as go
 
 from attnviz.io.html_export import write_html
 from attnviz.topics import scene_export, settings
+from attnviz.topics.operations import Operations
 from attnviz.topics.registry import has_scene, scene_urls
 from attnviz.topics.registry import scene as _scene
 from attnviz.topics.scene import Answer, Scene, SceneInputError
@@ -79,6 +81,12 @@ class SceneView:
         missing = set(only) - set(self._views)
         extra = self.page.views(self.result, self.values, missing) if missing else {}
         return {name: fig for name, fig in (self._views | extra).items() if name in only}
+
+    @property
+    def ops(self) -> Operations:
+        """The engine calls the page makes besides its views, by name (`ops.names()`), the
+        same functions the page calls: e.g. the transformer page's `generate`, `save`, `load`."""
+        return self.page.ops
 
     def answers(self) -> dict[str, Answer]:
         """{question name: Answer(answer, options)}: what the page's lesson questions answer."""

@@ -9,6 +9,7 @@ and any server replica can run a page without Streamlit:
     figures = scene.views(result, values)       # -> {view name: plotly Figure}
     # (each scene declares its views once: `View(name, build, main=…, section=…)`)
     answers = scene.answers(result, values)     # -> {question name: Answer} for lessons
+    scene.ops.generate(...)                     # the page's other engine calls, named once
 
 `config` raises `SceneInputError` with a message for a person (empty text, a table that cannot
 be read); a page shows the message, a test asserts it. `views(result, values, only)` builds only
@@ -28,6 +29,7 @@ from typing import Any
 
 from attnviz.topics import settings
 from attnviz.topics import views as declaration
+from attnviz.topics.operations import Operations
 from attnviz.topics.params import PageParams
 from attnviz.topics.views import View
 
@@ -132,6 +134,9 @@ class Scene:
     # **extra) -> what the builders get in place of the result; `extra` is a page's own input
     # (a person's image, the run's timeline, the step shown)
     prepare: Callable[..., Any] | None = None
+    # the engine calls the page makes besides its views (generate, save, load, measure, upload),
+    # named once here so that a notebook makes the same call: `SCENE.ops.generate(...)`
+    ops: Operations = field(default_factory=Operations)
 
     def __post_init__(self) -> None:
         declaration.check(self.declared, self.url)

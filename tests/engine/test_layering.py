@@ -104,6 +104,10 @@ TOPIC_CROSSINGS = {
     ("patching", "attnviz.topics.llm.forward"),
     ("patching", "attnviz.topics.llm.readouts"),
     ("patching", "attnviz.topics.pretrained.model"),
+    # the captioning page reads a person's photo with the vision page's bounded reader
+    ("captioning", "attnviz.topics.vision.uploads"),
+    # the vision page's real-ViT box reads a typed folder with the pretrained page's rules
+    ("vision", "attnviz.topics.pretrained.sources"),
 }
 
 
@@ -198,3 +202,43 @@ def test_torch_hooks_are_registered_only_in_core_hooks():
     assert torch_hook_uses(HOOKS_HOME)  # the scan finds the registrations where they belong
     bad = [hit for path in engine_files() if path != HOOKS_HOME for hit in torch_hook_uses(path)]
     assert bad == [], "torch hooks registered outside attnviz/core/hooks.py:\n" + "\n".join(bad)
+
+
+UI_FILES = [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(PACKAGE / "ui").rglob("*.py")]
+
+
+def topic_modules_reached(path: Path) -> set[str]:
+    """The modules of a topic (attnviz.topics.<topic>.<module>) a file imports, at any depth,
+    written either way (`from attnviz.topics.t.m import x`, `from attnviz.topics.t import m`)."""
+    reached = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            reached |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            reached.add(node.module)
+            reached |= {f"{node.module}.{alias.name}" for alias in node.names}
+    topics = {p.name for p in (PACKAGE / "topics").iterdir() if p.is_dir()}
+    return {
+        ".".join(m.split(".")[:4])
+        for m in reached
+        if m.split(".")[:2] == ["attnviz", "topics"]
+        and m.count(".") >= 3
+        and m.split(".")[2] in topics
+        and (PACKAGE / "topics" / m.split(".")[2]).is_dir()
+        and (PACKAGE / "topics" / m.split(".")[2] / f"{m.split('.')[3]}.py").exists()
+    }
+
+
+def test_the_ui_reaches_a_topic_only_through_its_scene():
+    """app.py, pages/ and attnviz/ui/ import a topic's `scene` module and nothing else of it:
+    what a page needs of a topic (its settings' limits, the calls it makes: generate, ablate,
+    save, load, measure, upload) the scene gives (its names, `SCENE.ops`), so a notebook has it
+    too."""
+    bad = sorted(
+        f"{path.relative_to(ROOT)} imports {module}"
+        for path in UI_FILES
+        for module in topic_modules_reached(path)
+        if not module.endswith(".scene")
+    )
+    assert len(UI_FILES) > 30
+    assert bad == [], "\n".join(bad)
