@@ -6,9 +6,14 @@ import streamlit as st
 
 from attnviz.core.tokenizers import bpe_learned_size
 from attnviz.topics.scene import SceneInputError
-from attnviz.topics.text.attention import MAX_TOKENS, attention_csv, attention_json, valid_heads
-from attnviz.topics.text.params import HEAD_VIEW_HEADS, MAX_CHARS, PRONOUN_TEXT
-from attnviz.topics.text.scene import SCENE
+from attnviz.topics.text.scene import (
+    HEAD_VIEW_HEADS,
+    MAX_CHARS,
+    MAX_TOKENS,
+    PRONOUN_TEXT,
+    SCENE,
+    valid_heads,
+)
 from attnviz.ui.common import here, layout
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.head_view import head_view
@@ -117,7 +122,7 @@ layout.try_this(SCENE.try_this)
 left, right = st.columns(2)
 left.download_button(
     "Download attention (CSV)",
-    lambda: attention_csv(tokens, out.attention.weights),
+    lambda: SCENE.ops.export_csv(tokens, out.attention.weights),
     "text_attention.csv",
     "text/csv",
     key="ta_dl_csv",
@@ -125,7 +130,7 @@ left.download_button(
 )
 right.download_button(
     "Download attention (JSON)",
-    lambda: attention_json(out.attention, out.config),
+    lambda: SCENE.ops.export_json(out.attention, out.config),
     "text_attention.json",
     "application/json",
     key="ta_dl_json",

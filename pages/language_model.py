@@ -4,9 +4,7 @@ its scene (attnviz.topics.llm.scene)."""
 import streamlit as st
 
 from attnviz.io.user_text import md_literal
-from attnviz.topics.llm.forward import MAX_TOKENS
-from attnviz.topics.llm.readouts import kv_bytes_rows, next_tokens
-from attnviz.topics.llm.scene import SCENE, decoding, model
+from attnviz.topics.llm.scene import MAX_TOKENS, SCENE, decoding, model
 from attnviz.topics.scene import SceneInputError
 from attnviz.ui.common import layout
 from attnviz.ui.common.figures import show
@@ -56,7 +54,7 @@ if out.cut:
     st.warning(f"The prompt has more than {MAX_TOKENS} tokens: the page reads the first ones.")
 
 lm = model(values["device"])
-top = next_tokens(lm, out.fwd, decoding(values))
+top = SCENE.ops.predict(lm, out.fwd, decoding(values))
 show(views(out, values, {"lm_next"})["lm_next"], "lm_next")
 how = "sampled" if values["lm_sample"] else "greedy: the most likely"
 st.caption(f"Chosen ({how}): {md_literal(top.chosen)}. Tokens: {len(out.fwd.ids)}.")
@@ -71,7 +69,7 @@ with c2:
 figs = views(out, values, {"lm_gqa", "lm_head_map", "lm_kv"})
 show(figs["lm_gqa"], "lm_gqa")
 show(figs["lm_head_map"], "lm_head_map")
-gqa, mha = kv_bytes_rows(lm)[:2]
+gqa, mha = SCENE.ops.count_kv_bytes(lm)[:2]
 st.markdown(
     f"Grouped-query attention: the {lm.n_heads} query heads share {lm.n_kv_heads} key/value "
     f"heads, so the cache keeps {gqa[1]:,} bytes a token instead of {mha[1]:,} "

@@ -6,10 +6,10 @@ import streamlit as st
 
 from attnviz.io.export import array_to_npy
 from attnviz.io.user_text import md_literal
-from attnviz.topics.pretrained.model import MAX_TOKENS
 from attnviz.topics.pretrained.scene import (
     CAUSAL_NOTE,
     LEAVE_EMPTY,
+    MAX_TOKENS,
     SCENE,
     ModelError,
     head_view_input,

@@ -34,8 +34,6 @@ def _warm() -> None:
     failure is left for the page to report)."""
     time.sleep(DELAY_S)
     with contextlib.suppress(Exception):
-        from attnviz.topics.llm.bundled import import_loaders
-        from attnviz.topics.pretrained.analysis import preload_projections
-        from attnviz.topics.pretrained.model import warm
+        from attnviz.topics.llm.scene import SCENE
 
-        warm(also=(preload_projections, import_loaders))
+        SCENE.ops.warm_up()

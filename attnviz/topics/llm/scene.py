@@ -3,7 +3,8 @@ decoder LLM: 30 layers, 9 query heads sharing 3 key/value heads, RoPE), and its 
 token, one layer's heads grouped by the key/value head they read, one head's map, the key/value
 cache's bytes per token, generation with attention over time, the logit lens, every head
 labelled, and the attention sinks. Lesson answers: `next_token`, `induction_head`,
-`first_token_share`.
+`first_token_share`. Its `ops`: the model's `load` (and `is_loaded`), `predict` the next token,
+`generate`, `score_heads`, `count_kv_bytes`, and the server's `warm_up`.
 
 `run` makes one forward pass per prompt; the layer, head and kind settings only cut views from
 it. Generation, the lens, the head scores and the sinks are computed only when their view is
@@ -26,12 +27,21 @@ from attnviz.figures.text import shown
 from attnviz.topics.llm import bundled, readouts
 from attnviz.topics.llm.decoding import Decoding
 from attnviz.topics.llm.forward import Forward, encode, group_of
-from attnviz.topics.llm.heads import KIND_NAMES
 from attnviz.topics.llm.params import TABLE, TRY_THIS
-from attnviz.topics.pretrained.analysis import blank_future
+from attnviz.topics.operations import Operations
 from attnviz.topics.pretrained.model import PretrainedModel
 from attnviz.topics.scene import Answer, Scene, SceneInputError, Values
 from attnviz.topics.views import View
+
+# isort: split
+# what the page reads of this topic besides SCENE (limits, types, labels), re-exported so that
+# the UI reaches the topic only through its scene (tests/engine/test_layering.py)
+from attnviz.topics.llm.bundled import ModelMissing as ModelMissing
+from attnviz.topics.llm.forward import MAX_TOKENS as MAX_TOKENS
+from attnviz.topics.llm.heads import KIND_NAMES as KIND_NAMES
+from attnviz.topics.llm.heads import KINDS as KINDS
+from attnviz.topics.llm.heads import labels as labels
+from attnviz.topics.pretrained.analysis import blank_future as blank_future
 
 _provider: Callable[[str], PretrainedModel] = bundled.bundled_llm
 
@@ -224,4 +234,13 @@ SCENE = Scene(
     answers=answers,
     answer_names=("next_token", "induction_head", "first_token_share", "attention_row"),
     large_results=True,
+    ops=Operations(
+        load=bundled.bundled_llm,
+        is_loaded=bundled.bundled_llm_ready,
+        predict=readouts.next_tokens,
+        generate=readouts.generation,
+        score_heads=readouts.probe_scores,
+        count_kv_bytes=readouts.kv_bytes_rows,
+        warm_up=bundled.warm_up,
+    ),
 )

@@ -3,7 +3,10 @@ bundled SmolLM2-135M (or the model `attnviz.topics.llm.scene.use_model` hands in
 difference of the right answer over the wrong one, and the interventions that say which parts
 make it: activation patching of the residual stream and of each head, attribution patching,
 direct logit attribution, knocking heads out, and the circuit's heads on the prompt. Lesson
-answers: `early_position`, `answer_layer`, `top_head`, `knock_out_flips`.
+answers: `early_position`, `answer_layer`, `top_head`, `knock_out_flips`. Its `ops`:
+`patch_residual`, `patch_heads` and `patch_head` exactly, `estimate` (attribution patching) and
+`correlate` it with the exact map, `attribute` (direct logit attribution), `ablate` (knock heads
+out).
 
 `run` captures both runs' activations; each section's numbers are computed only when its view is
 asked for, and remembered per model and pair, so moving the picked cell runs at most one patch.
@@ -19,6 +22,7 @@ import plotly.graph_objects as go
 from attnviz.figures import patching as fig
 from attnviz.figures.text import shown
 from attnviz.topics.llm.scene import model
+from attnviz.topics.operations import Operations
 from attnviz.topics.patching import readouts
 from attnviz.topics.patching.pairs import Pair, PairError, make_pair
 from attnviz.topics.patching.params import TABLE, TRY_THIS
@@ -224,4 +228,13 @@ SCENE = Scene(
     declared=VIEWS,
     answers=answers,
     answer_names=("early_position", "answer_layer", "top_head", "knock_out_flips"),
+    ops=Operations(
+        patch_residual=readouts.resid_sweep,
+        patch_heads=readouts.head_sweep,
+        patch_head=readouts.patched_head,
+        estimate=readouts.estimate,
+        correlate=readouts.resid_agreement,
+        attribute=readouts.dla,
+        ablate=readouts.knocked,
+    ),
 )

@@ -2,7 +2,7 @@
 bundled MiniLM, or a model folder / cached Hub name typed in the model box); the views of every
 head (the model view), one head's map, the query and keys behind one weight, rollout, the
 query–key projection and, when asked, the difference from a second sentence; the head view's data,
-the head table and the lesson answer `top_token`.
+the head table and the lesson answer `top_token`; its `ops`: `load` (a typed model), `generate`.
 
 `run` reads the model once per input; everything the layer, head, query and hide settings pick
 is cut from that result by the views, so a slider move runs no model. The bundled MiniLM is loaded
@@ -23,9 +23,9 @@ import plotly.graph_objects as go
 from attnviz.figures.head_view import head_view_data
 from attnviz.figures.pretrained import model_view, qk_bars, qk_products, qk_scatter, token_map
 from attnviz.figures.text import shown
-from attnviz.topics.pretrained import analysis
+from attnviz.topics.operations import Operations
+from attnviz.topics.pretrained import analysis, generation
 from attnviz.topics.pretrained.analysis import (
-    blank_future,
     difference,
     drop_tokens,
     head_table,
@@ -34,12 +34,21 @@ from attnviz.topics.pretrained.analysis import (
     top_token,
     visible_part,
 )
-from attnviz.topics.pretrained.model import MAX_TOKENS, Attended, PretrainedModel, bundled_model
+from attnviz.topics.pretrained.model import Attended, bundled_model
 from attnviz.topics.pretrained.model import load as load_model
 from attnviz.topics.pretrained.params import TABLE, TRY_THIS
 from attnviz.topics.pretrained.sources import SourceError, literal
 from attnviz.topics.scene import Answer, Scene, SceneInputError, Values
 from attnviz.topics.views import View
+
+# isort: split
+# what the page reads of this topic besides SCENE (limits, types, labels), re-exported so that
+# the UI reaches the topic only through its scene (tests/engine/test_layering.py)
+from attnviz.topics.pretrained.analysis import blank_future as blank_future
+from attnviz.topics.pretrained.generation import Generation as Generation
+from attnviz.topics.pretrained.generation import step_rows as step_rows
+from attnviz.topics.pretrained.model import MAX_TOKENS as MAX_TOKENS
+from attnviz.topics.pretrained.model import PretrainedModel as PretrainedModel
 
 SPECIALS = {"[CLS]", "[SEP]", "<s>", "</s>", "[PAD]"}
 LEAVE_EMPTY = "Leave the model box empty for the bundled MiniLM."
@@ -331,6 +340,7 @@ SCENE = Scene(
     answer_names=("top_token", "attention_row"),
     head_view=head_view,
     large_results=True,  # ~80 MB pickled at 512 tokens
+    ops=Operations(load=load_model, generate=generation.generate),
     ranges={  # the model read (a folder's may have more layers than MiniLM's 6) and the text
         "pe_layer": ("layer", lambda out: out.attended.attentions.shape[0]),
         "pe_head": ("head", lambda out: out.attended.attentions.shape[1]),

@@ -2,7 +2,8 @@
 embeddings and positions into one untrained multi-head layer (attention.analyse); the views of
 every head's map, one query's row and a long input's top-k and window; the views of the
 fold-out sections (vectors, padding, experiments (a)–(d)), built only when asked by name
-(SECTION_VIEWS: the page asks while a section is open); the lesson answer `top_token`."""
+(SECTION_VIEWS: the page asks while a section is open); the lesson answer `top_token`; its
+`ops`: `shuffle` (experiment (a)'s runs), `export_csv` and `export_json` (the attention's files)."""
 
 from __future__ import annotations
 
@@ -26,12 +27,32 @@ from attnviz.figures.text import (
     vectors_map,
     weights_map,
 )
+from attnviz.topics.operations import Operations
 from attnviz.topics.scene import Answer, Scene, SceneInputError, Values
 from attnviz.topics.text import experiments
-from attnviz.topics.text.attention import PAIR_MAX, TextAttention, TextConfig, analyse, valid_heads
+from attnviz.topics.text.attention import (
+    TextAttention,
+    TextConfig,
+    analyse,
+    attention_csv,
+    attention_json,
+)
 from attnviz.topics.text.checks import problems
-from attnviz.topics.text.params import TABLE, TEMPERATURES, TRY_THIS
+from attnviz.topics.text.params import TABLE, TRY_THIS
 from attnviz.topics.views import Memo, View, grouped
+
+# isort: split
+# what the page reads of this topic besides SCENE (limits, types, labels), re-exported so that
+# the UI reaches the topic only through its scene (tests/engine/test_layering.py)
+from attnviz.topics.text.attention import MAX_TOKENS as MAX_TOKENS
+from attnviz.topics.text.attention import PAIR_MAX as PAIR_MAX
+from attnviz.topics.text.attention import valid_heads as valid_heads
+from attnviz.topics.text.experiments import readable as readable
+from attnviz.topics.text.experiments import shuffle_lesson as shuffle_lesson
+from attnviz.topics.text.params import HEAD_VIEW_HEADS as HEAD_VIEW_HEADS
+from attnviz.topics.text.params import MAX_CHARS as MAX_CHARS
+from attnviz.topics.text.params import PRONOUN_TEXT as PRONOUN_TEXT
+from attnviz.topics.text.params import TEMPERATURES as TEMPERATURES
 
 LONG_INPUT = 64  # above this many tokens the grid is pooled: add each query's top-k and a window
 WINDOW = 32  # tokens in the full-resolution window around the query
@@ -255,4 +276,7 @@ SCENE = Scene(
         "ta_head": ("head", lambda out: out.config.n_heads),
         "ta_query": ("query token", lambda out: len(out.attention.tokens)),
     },
+    ops=Operations(
+        shuffle=experiments.shuffles, export_csv=attention_csv, export_json=attention_json
+    ),
 )

@@ -9,7 +9,6 @@ import streamlit as st
 
 from attnviz.io.user_text import md_literal
 from attnviz.topics.llm.scene import model
-from attnviz.topics.patching import readouts
 from attnviz.topics.patching.scene import SCENE, PatchOutcome, knocked_out, pick
 from attnviz.topics.scene import SceneInputError, Values
 from attnviz.ui.common import layout
@@ -63,7 +62,7 @@ def resid_patching(out: PatchOutcome, values: Values) -> None:
     """The exact sweep (with its progress the first time), the map, and the picked cell's run."""
     lm = model(out.given.device)
     bar, tick = _progress("Patching every layer × position…")
-    sweep = readouts.resid_sweep(lm, out.pair, tick)
+    sweep = SCENE.ops.patch_residual(lm, out.pair, tick)
     bar.empty()
     st.subheader("Where the answer is carried: patching the residual stream")
     st.markdown(
@@ -85,7 +84,7 @@ def resid_patching(out: PatchOutcome, values: Values) -> None:
         selection_mode="points",
         on_select=_clicked("ip_resid_chart", "ip_layer", "ip_pos"),
     )
-    r = readouts.resid_agreement(lm, out.pair)
+    r = SCENE.ops.correlate(lm, out.pair)
     st.caption(
         f"{sweep.ran} runs; the other cells are the corrupted run itself (before the first "
         "change both prompts' streams are equal, and at layer 0 only the changed tokens differ). "
@@ -113,7 +112,7 @@ def heads_section(out: PatchOutcome, values: Values) -> None:
         _picked_head(out, values)
         if values["ip_exact"]:
             bar, tick = _progress("Patching every head…")
-            readouts.head_sweep(lm, out.pair, tick)
+            SCENE.ops.patch_heads(lm, out.pair, tick)
             bar.empty()
         _head_maps(out, values)
 
@@ -122,8 +121,8 @@ def _picked_head(out: PatchOutcome, values: Values) -> None:
     """The picked head patched exactly (one run) beside its estimate."""
     lm, p = model(out.given.device), pick(out, values)
     gap = out.diffs[0] - out.diffs[1]
-    exact = (readouts.patched_head(lm, out.pair, p.head_layer, p.head) - out.diffs[1]) / gap
-    guess = float(readouts.estimate(lm, out.pair).heads[p.head_layer, p.head]) / gap
+    exact = (SCENE.ops.patch_head(lm, out.pair, p.head_layer, p.head) - out.diffs[1]) / gap
+    guess = float(SCENE.ops.estimate(lm, out.pair).heads[p.head_layer, p.head]) / gap
     st.markdown(
         f"**L{p.head_layer} H{p.head}**: patched exactly it brings back **{exact:.1%}**; "
         f"the estimate says {guess:.1%}."
@@ -168,7 +167,7 @@ def dla_section(out: PatchOutcome, values: Values) -> None:
             selection_mode="points",
             on_select=_add_head,
         )
-        parts = readouts.dla(model(out.given.device), out.pair)
+        parts = SCENE.ops.attribute(model(out.given.device), out.pair)
         st.caption(
             f"Embedding {parts.embed:+.3f} + heads {parts.heads.sum():+.3f} + MLPs "
             f"{parts.mlps.sum():+.3f} = {parts.total:.4f}; the model's logit difference is "
@@ -192,7 +191,7 @@ def _add_head() -> None:
 
 def _top_heads(out: PatchOutcome) -> None:
     """Button: knock out the three heads with the largest parts."""
-    parts = readouts.dla(model(out.given.device), out.pair).heads
+    parts = SCENE.ops.attribute(model(out.given.device), out.pair).heads
     top = [divmod(int(i), parts.shape[1]) for i in (-parts).argsort(axis=None)[:3]]
     st.session_state["ip_ablate"] = ", ".join(f"L{layer} H{head}" for layer, head in top)
 
@@ -215,7 +214,7 @@ def ablate_section(out: PatchOutcome, values: Values) -> None:
         if not picked:
             st.info("Name heads to knock out above, as L23 H3, L29 H1.")
             return
-        k = readouts.knocked(model(out.given.device), out.pair, picked, values["ip_how"])
+        k = SCENE.ops.ablate(model(out.given.device), out.pair, picked, values["ip_how"])
         show(views(out, values, {"ip_ablation"})["ip_ablation"], "ip_ablation")
         top = model(out.given.device).readable([k.top])[0]
         st.markdown(

@@ -10,10 +10,17 @@ import streamlit as st
 from attnviz.figures.pretrained import token_map
 from attnviz.figures.text import shown
 from attnviz.io.user_text import md_literal
-from attnviz.topics.llm import bundled, readouts
-from attnviz.topics.llm.heads import KIND_NAMES, KINDS, labels
-from attnviz.topics.llm.scene import SCENE, LlmOutcome, decoding, model
-from attnviz.topics.pretrained.analysis import blank_future
+from attnviz.topics.llm.scene import (
+    KIND_NAMES,
+    KINDS,
+    SCENE,
+    LlmOutcome,
+    ModelMissing,
+    blank_future,
+    decoding,
+    labels,
+    model,
+)
 from attnviz.topics.scene import Values
 from attnviz.ui.common import layout
 from attnviz.ui.common.figures import show
@@ -32,13 +39,13 @@ def views(out: LlmOutcome, values: Values, names: set[str]) -> dict:
 def load_with_progress(device: str) -> bool:
     """Load the bundled model once per server, its stages shown while it loads (the first start
     converts it: 10–30 s); False, with the reason shown, when it is not installed."""
-    if bundled.bundled_llm_ready(device):
+    if SCENE.ops.is_loaded(device):
         return True
     place = st.empty()  # the progress goes once the model is there
     try:
         with place.status("Loading SmolLM2-135M (once per server)…", expanded=True) as status:
-            bundled.bundled_llm(device, progress=status.write)
-    except bundled.ModelMissing as err:
+            SCENE.ops.load(device, progress=status.write)
+    except ModelMissing as err:
         place.error(str(err))
         return False
     place.empty()
@@ -58,7 +65,7 @@ def generation_section(out: LlmOutcome, values: Values) -> None:
         values["lm_new"] = draw(TABLE, "lm_new")
         if not box.open:
             return
-        gen = readouts.generation(
+        gen = SCENE.ops.generate(
             model(out.given.device), out.fwd.ids, int(values["lm_new"]), decoding(values)
         )
         values["lm_gen_step"] = draw(TABLE, "lm_gen_step", high=gen.n_new) if gen.n_new > 1 else 1
@@ -91,7 +98,7 @@ def heads_section(out: LlmOutcome, values: Values) -> None:
         if not box.open:
             return
         lm = model(out.given.device)
-        scores = readouts.probe_scores(lm)
+        scores = SCENE.ops.score_heads(lm)
         st.markdown(
             "Scored on a random sequence of tokens repeated twice (after the BOS token), as "
             "interpretability work measures heads: each score is the mean weight a head puts "

@@ -20,14 +20,15 @@ from attnviz.figures.generation import generation_map, step_bars
 from attnviz.figures.pretrained import free_margins
 from attnviz.io.user_text import md_literal
 from attnviz.topics.pretrained import scene
-from attnviz.topics.pretrained.analysis import blank_future
-from attnviz.topics.pretrained.generation import Generation, generate, step_rows
-from attnviz.topics.pretrained.model import PretrainedModel, load
 from attnviz.topics.pretrained.scene import (
     SCENE,
+    Generation,
+    PretrainedModel,
     PretrainedOutcome,
     QueryKey,
+    blank_future,
     difference_of,
+    step_rows,
     visible_rollout,
 )
 from attnviz.topics.scene import Values
@@ -47,7 +48,7 @@ PROJECTION_LABEL = "Queries and keys together (in the spirit of AttentionViz)"
 
 @st.cache_resource(show_spinner="Loading the model (once per server)…", max_entries=3)
 def shared_model(name: str) -> PretrainedModel:
-    return load(name)
+    return SCENE.ops.load(name)
 
 
 scene.use_loader(shared_model)
@@ -185,7 +186,7 @@ def projection_download(points: np.ndarray, tokens: list[str], method: str) -> N
 @st.cache_data(max_entries=16, show_spinner="Generating, one token at a time…")
 def cached_generation(model: str, text: str, n_new: int) -> Generation:
     """Greedy generation of `n_new` tokens after `text`, once per (model, prompt, length)."""
-    return generate(scene.model_for(model), text, n_new)
+    return SCENE.ops.generate(scene.model_for(model), text, n_new)
 
 
 def generation_section(values: Values) -> None:

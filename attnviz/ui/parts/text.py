@@ -13,10 +13,16 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from attnviz.topics.text import experiments
-from attnviz.topics.text.attention import PAIR_MAX
-from attnviz.topics.text.params import TABLE, TEMPERATURES
-from attnviz.topics.text.scene import SCENE, SECTION_VIEWS, TextOutcome, temperature_sweep
+from attnviz.topics.text.scene import (
+    PAIR_MAX,
+    SCENE,
+    SECTION_VIEWS,
+    TEMPERATURES,
+    TextOutcome,
+    readable,
+    shuffle_lesson,
+    temperature_sweep,
+)
 from attnviz.ui.common import here
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.layout import lazy_expander
@@ -114,8 +120,8 @@ def vectors(out: TextOutcome, values: dict[str, Any]) -> None:
 def padding(out: TextOutcome, values: dict[str, Any]) -> None:
     with lazy_expander("Padding mask: a batch of two sentences", "ta_open_pad") as box:
         # drawn while closed too (cheap), so they keep their values, links and presets
-        values["ta_second"] = draw(TABLE, "ta_second", max_chars=2000)
-        values["ta_padmask"] = draw(TABLE, "ta_padmask")
+        values["ta_second"] = draw(SCENE.table, "ta_second", max_chars=2000)
+        values["ta_padmask"] = draw(SCENE.table, "ta_padmask")
         if not box.open:
             return
         figs = SCENE.views(out, values, only=SECTION_VIEWS["padding"])
@@ -132,17 +138,17 @@ def shuffle(out: TextOutcome, values: dict[str, Any]) -> None:
             return
         names = SECTION_VIEWS["shuffle"]
         figs = SCENE.views(out, values, only=names)
-        runs = experiments.shuffles(out.attention.tokens, out.config)
+        runs = SCENE.ops.shuffle(out.attention.tokens, out.config)
         diffs = {pe: exp["max_difference"] for pe, exp in runs.items()}
         for pe, pair in zip(diffs, (names[:2], names[2:]), strict=True):
             st.markdown(
                 f"**positional = {pe}**: max |attention(shuffled) − P·attention·Pᵀ| = "
-                f"`{experiments.readable(diffs[pe])}`"
+                f"`{readable(diffs[pe])}`"
             )
             for col, name in zip(st.columns(2), pair, strict=True):
                 with col:
                     show(figs[name], name)
-        st.info(experiments.shuffle_lesson(diffs, out.config.causal))
+        st.info(shuffle_lesson(diffs, out.config.causal))
 
 
 def saturation(out: TextOutcome, values: dict[str, Any]) -> None:
