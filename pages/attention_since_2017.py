@@ -4,8 +4,7 @@ of real models; layout over its scene (attnviz.topics.since2017.scene)."""
 
 import streamlit as st
 
-from attnviz.topics.since2017.configs import cache_table, readable_bytes
-from attnviz.topics.since2017.scene import SCENE, so_far
+from attnviz.topics.since2017.scene import SCENE, readable_bytes, so_far
 from attnviz.ui.common import layout
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.widgets import draw
@@ -80,7 +79,7 @@ st.table(
             "as multi-head": readable_bytes(row.mha_total),
             "smaller": f"{row.times_smaller:.1f}×",
         }
-        for row in cache_table(context)
+        for row in SCENE.ops.cache_table(context)
     ]
 )
 

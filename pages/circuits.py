@@ -4,8 +4,7 @@ layout over its scene (attnviz.topics.circuits.scene)."""
 import streamlit as st
 
 from attnviz.figures.circuits import ablation_figure, head_names
-from attnviz.topics.circuits.params import INDUCTION
-from attnviz.topics.circuits.scene import SCENE, ablation, notes, so_far
+from attnviz.topics.circuits.scene import INDUCTION, SCENE, ablation, notes, so_far
 from attnviz.ui.common import layout
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.widgets import draw

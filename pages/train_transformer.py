@@ -3,8 +3,7 @@ over its scene (attnviz.topics.transformer.scene)."""
 
 import streamlit as st
 
-from attnviz.topics.transformer.scene import SCENE, probe
-from attnviz.topics.transformer.task import SEQUENCE_ACCURACY
+from attnviz.topics.transformer.scene import SCENE, SEQUENCE_ACCURACY, probe
 from attnviz.ui.common import layout
 from attnviz.ui.common.scene_cache import scene_run
 from attnviz.ui.common.widgets import draw

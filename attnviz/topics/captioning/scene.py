@@ -8,6 +8,7 @@ held-out combinations.
     seen = captioned(snapshot, values, step=step)   # the snapshot's captioner on the image shown
     figs = figures(seen)                            # = views(snapshot, values, step=step)
     seen.share, seen.held, seen.examples            # the measured numbers (computed once, if asked)
+    SCENE.ops.upload(data, size)                    # a person's photo as the image (its ops)
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ from attnviz.topics.captioning.inference import (
     held_out_words,
     object_attention_share,
 )
+from attnviz.topics.captioning.params import HELD_OUT as HELD_COMBINATIONS
 from attnviz.topics.captioning.params import (
-    HELD_OUT,
     MEAN,
     OWN,
     RANDOM,
@@ -48,9 +49,19 @@ from attnviz.topics.captioning.params import (
     head_views,
 )
 from attnviz.topics.captioning.task import CaptionJobSpec, TrainedCaptioner
+from attnviz.topics.operations import Operations
 from attnviz.topics.scene import Job, Scene, SceneInputError, Values
 from attnviz.topics.training_params import train_config
 from attnviz.topics.views import View, build
+from attnviz.topics.vision.uploads import caption_upload
+
+# isort: split
+# what the page reads of this topic besides SCENE (limits, types, labels), re-exported so that
+# the UI reaches the topic only through its scene (tests/engine/test_layering.py)
+from attnviz.topics.captioning.task import BLEU as BLEU
+from attnviz.topics.captioning.task import HELD_OUT as HELD_OUT
+from attnviz.topics.captioning.task import TOKEN_ACCURACY as TOKEN_ACCURACY
+from attnviz.topics.vision.uploads import MAX_UPLOAD_MB as MAX_UPLOAD_MB
 
 EVERY = 50  # steps between evaluations and snapshots
 EXAMPLES = 6  # held-out scenes shown with what the model says
@@ -63,7 +74,7 @@ def config(values: Values) -> Job:
         n_shapes=values["cp_shapes"],
         n_train=values["cp_ntrain"],
         seed=seed,
-        held_out=HELD_OUT if held else (),
+        held_out=HELD_COMBINATIONS if held else (),
         held_out_share=0.25 if held else 0.0,
     )
     model = CaptionerConfig(
@@ -248,4 +259,5 @@ SCENE = Scene(
     declared=VIEWS,
     prepare=captioned,
     train=live.train,
+    ops=Operations(upload=caption_upload),
 )

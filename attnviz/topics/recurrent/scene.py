@@ -2,7 +2,9 @@
 encoder–decoder with attention and the same model without it, trained side by side on dates),
 the untrained snapshot shown before Start, and the views of any snapshot: the probe's alignment,
 your own date's alignment, and (folded sections, asked for by name) exact match by input length
-and the encoder's states; the sequential-vs-parallel timing's figures from measured rows."""
+and the encoder's states; the sequential-vs-parallel timing's figures from measured rows. Its
+`ops`, the page's other engine calls: translate (your date through both models), read_encoder,
+reading_span and measure (the timing's rows)."""
 
 from __future__ import annotations
 
@@ -21,17 +23,30 @@ from attnviz.figures.recurrent import (
 )
 from attnviz.models.rnn import Seq2SeqConfig
 from attnviz.topics import live
+from attnviz.topics.operations import Operations
 from attnviz.topics.recurrent.inference import (
     length_accuracy,
     read_encoder,
+    reading_span,
     shown_chars,
     translate,
 )
 from attnviz.topics.recurrent.params import TABLE, TRY_THIS
 from attnviz.topics.recurrent.task import RecurrentJobSpec, TrainedRecurrent
+from attnviz.topics.recurrent.timing import forward_times
 from attnviz.topics.scene import Job, Scene, SceneInputError, Values
 from attnviz.topics.training_params import train_config
 from attnviz.topics.views import View
+
+# isort: split
+# what the page reads of this topic besides SCENE (limits, types, labels), re-exported so that
+# the UI reaches the topic only through its scene (tests/engine/test_layering.py)
+from attnviz.topics.recurrent.inference import MODEL_NAMES as MODEL_NAMES
+from attnviz.topics.recurrent.inference import Translation as Translation
+from attnviz.topics.recurrent.task import BASELINE as BASELINE
+from attnviz.topics.recurrent.task import TOKEN_ACCURACY as TOKEN_ACCURACY
+from attnviz.topics.recurrent.timing import LENGTHS as LENGTHS
+from attnviz.topics.recurrent.timing import summary as summary
 
 EVERY = 50  # steps between evaluations and snapshots
 DIRECTIONS = ("forward", "backward")
@@ -161,4 +176,10 @@ SCENE = Scene(
     declared=VIEWS,
     prepare=Drawn,
     train=live.train,
+    ops=Operations(
+        translate=translate,
+        read_encoder=read_encoder,
+        reading_span=reading_span,
+        measure=forward_times,
+    ),
 )

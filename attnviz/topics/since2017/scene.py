@@ -12,6 +12,8 @@ notebook (`SCENE.train`). Views:
     sv_maps      the chosen layer and head of every variant on the probe sequence
     sv_cache     each variant's KV-cache bytes per token and attention parameters
     sv_real      real models' KV cache per token at the chosen context, beside multi-head's
+
+Its `ops`: cache_table (the real models' KV cache at a context, the page's table's rows).
 """
 
 from __future__ import annotations
@@ -30,12 +32,18 @@ from attnviz.models.variant_attention import VARIANT_LABELS, VariantConfig
 from attnviz.models.variant_transformer import cache_numbers_per_token
 from attnviz.topics import live
 from attnviz.topics.live import so_far
+from attnviz.topics.operations import Operations
 from attnviz.topics.scene import Answer, Job, Scene, SceneInputError, Values
 from attnviz.topics.since2017.configs import BYTES, LLAMA3_8B, cache_table
 from attnviz.topics.since2017.params import TABLE, TRY_THIS
 from attnviz.topics.since2017.task import VariantsJobSpec, parameter_count, uniform_share
 from attnviz.topics.training_params import train_config
 from attnviz.topics.views import View
+
+# isort: split
+# what the page reads of this topic besides SCENE (limits, types, labels), re-exported so that
+# the UI reaches the topic only through its scene (tests/engine/test_layering.py)
+from attnviz.topics.since2017.configs import readable_bytes as readable_bytes
 from attnviz.training.history import History
 
 EVAL_EVERY, SNAPSHOT_EVERY = 20, 25
@@ -188,4 +196,5 @@ SCENE = Scene(
     answer_names=("mqa_saving", "llama_ratio"),
     train=live.train,
     trained_result=lambda run: so_far(run.history, run.snapshots, None),
+    ops=Operations(cache_table=cache_table),
 )

@@ -2,7 +2,9 @@
 transformer (the job Start submits), and the views of a snapshot: the probe example's attention
 maps, one figure per layer. `run` gives the untrained model's snapshot, so the same views draw
 the page before Start, every step of the timeline and a run trained in a notebook. The figures
-of the trained model's tools (your input, generation, head ablation) are built here too."""
+of the trained model's tools (your input, generation, head ablation) are built here too, and
+their engine calls are its `ops`: run_input, generate, ablate, save and load (the model as
+safetensors + JSON)."""
 
 from __future__ import annotations
 
@@ -16,13 +18,33 @@ from attnviz.data.tasks import TaskSpec, build_task
 from attnviz.figures import base as plots
 from attnviz.figures.fonts import retitled
 from attnviz.figures.text import heads_grid, shown
+from attnviz.models.checkpoint import load_model, save_model
 from attnviz.models.transformer import TransformerConfig
 from attnviz.topics import live
+from attnviz.topics.operations import Operations
 from attnviz.topics.scene import Job, Scene, Values
 from attnviz.topics.training_params import train_config
 from attnviz.topics.transformer.params import TABLE, TRY_THIS
-from attnviz.topics.transformer.task import TransformerJobSpec
+from attnviz.topics.transformer.task import (
+    TransformerJobSpec,
+    generate,
+    head_ablation,
+    run_input,
+)
 from attnviz.topics.views import View
+
+# isort: split
+# what the page reads of this topic besides SCENE (limits, types, labels), re-exported so that
+# the UI reaches the topic only through its scene (tests/engine/test_layering.py)
+from attnviz.topics.transformer.checks import ANSWER_ROWS as ANSWER_ROWS
+from attnviz.topics.transformer.checks import TEXT_TASKS as TEXT_TASKS
+from attnviz.topics.transformer.checks import fit_problems as fit_problems
+from attnviz.topics.transformer.checks import modular_answer as modular_answer
+from attnviz.topics.transformer.checks import parse_input as parse_input
+from attnviz.topics.transformer.checks import shown_chars as shown_chars
+from attnviz.topics.transformer.checks import split_known as split_known
+from attnviz.topics.transformer.checks import trained_on as trained_on
+from attnviz.topics.transformer.task import SEQUENCE_ACCURACY as SEQUENCE_ACCURACY
 
 UNTRAINED = "untrained"  # run()'s snapshot says so: its views are "Step 0" maps, named tt_init_*
 EVAL_EVERY, SNAPSHOT_EVERY = 20, 25  # the page's evaluation and snapshot intervals (steps)
@@ -146,4 +168,11 @@ SCENE = Scene(
     declared=VIEWS,
     prepare=read,
     train=live.train,
+    ops=Operations(
+        run_input=run_input,
+        generate=generate,
+        ablate=head_ablation,
+        save=save_model,
+        load=load_model,
+    ),
 )

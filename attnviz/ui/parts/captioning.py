@@ -13,18 +13,24 @@ import streamlit as st
 
 from attnviz.data.captions import build_captions
 from attnviz.figures.captioning import word_names
-from attnviz.topics.captioning.params import MEAN, OWN, RANDOM, TABLE, head_views
 from attnviz.topics.captioning.scene import (
+    BLEU,
+    HELD_OUT,
+    MAX_UPLOAD_MB,
+    MEAN,
+    OWN,
+    RANDOM,
     SCENE,
+    TOKEN_ACCURACY,
     Captioned,
+    CaptionJobSpec,
     Shown,
     figures,
+    head_views,
     many_heads,
     shown_image,
 )
-from attnviz.topics.captioning.task import BLEU, HELD_OUT, TOKEN_ACCURACY, CaptionJobSpec
 from attnviz.topics.scene import Values
-from attnviz.topics.vision.uploads import MAX_UPLOAD_MB, caption_upload
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.layout import lazy_expander
 from attnviz.ui.common.widgets import draw
@@ -40,12 +46,12 @@ def pick_image(values: Values, spec: CaptionJobSpec) -> tuple[dict[str, Any], Sh
     task, model = build_captions(spec.task), spec.model
     source_col, image_col, head_col = st.columns([1.1, 1.3, 1])
     with source_col:
-        chosen = {"cp_src": draw(TABLE, "cp_src")}
+        chosen = {"cp_src": draw(SCENE.table, "cp_src")}
     with head_col:
         transformer = model.decoder == "transformer"
         views = head_views(model.n_layer, model.n_head) if transformer else [MEAN]
         chosen["cp_head"] = draw(
-            TABLE,
+            SCENE.table,
             "cp_head",
             choices=views,
             disabled=not transformer,
@@ -58,7 +64,7 @@ def pick_image(values: Values, spec: CaptionJobSpec) -> tuple[dict[str, Any], Sh
         if chosen["cp_src"] == RANDOM:
             number = _random_scene(task.spec.held_out, chosen)
         elif own is None:
-            chosen["cp_image"] = draw(TABLE, "cp_image", high=len(task.val_images) - 1)
+            chosen["cp_image"] = draw(SCENE.table, "cp_image", high=len(task.val_images) - 1)
     shown_values = SCENE.values(dict(values) | chosen)
     return shown_values, shown_image(task, shown_values, number, own)
 
@@ -67,7 +73,7 @@ def _random_scene(held_out: tuple, chosen: dict[str, Any]) -> int:
     """The New scene button and the held-out toggle; returns the scene's number."""
     st.button("New scene", key="cp_new_scene", icon=":material/casino:", on_click=_next_scene)
     chosen["cp_scene_held"] = draw(
-        TABLE, "cp_scene_held", disabled=not held_out, help=None if held_out else NONE_HELD
+        SCENE.table, "cp_scene_held", disabled=not held_out, help=None if held_out else NONE_HELD
     )
     return st.session_state.get(SCENE_SEED, 0)
 
@@ -87,7 +93,7 @@ def _uploaded(size: int) -> np.ndarray | None:
         st.caption("No image uploaded yet: the views show a validation image.")
         return None
     try:
-        return caption_upload(upload.getvalue(), size)
+        return SCENE.ops.upload(upload.getvalue(), size)
     except ValueError as err:
         st.error(f"That file cannot be used: {err}", icon=":material/image_not_supported:")
         return None

@@ -8,16 +8,18 @@ from __future__ import annotations
 import streamlit as st
 
 from attnviz.data.dates import MAX_IN
-from attnviz.topics.recurrent.inference import (
+from attnviz.topics.recurrent.scene import (
+    BASELINE,
+    ENCODER_VIEWS,
+    LENGTHS,
     MODEL_NAMES,
+    SCENE,
+    TOKEN_ACCURACY,
+    TrainedRecurrent,
     Translation,
-    read_encoder,
-    reading_span,
-    translate,
+    summary,
+    timing_views,
 )
-from attnviz.topics.recurrent.scene import ENCODER_VIEWS, SCENE, timing_views
-from attnviz.topics.recurrent.task import BASELINE, TOKEN_ACCURACY, TrainedRecurrent
-from attnviz.topics.recurrent.timing import LENGTHS, forward_times, summary
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.layout import lazy_expander
 from attnviz.ui.common.measured import measured
@@ -69,7 +71,7 @@ PROBE_NOTE = (
 def your_date(pair: TrainedRecurrent, text: str, figs: dict) -> None:
     """Both models' translations of the typed date, what the rule says, and its alignment (the
     scene's `rn_your_alignment`, absent when nothing could be translated)."""
-    result = translate(pair, text)
+    result = SCENE.ops.translate(pair, text)
     for problem in result.problems:
         st.warning(problem, icon=":material/info:")
     if not result.output and result.alignment is None and not result.baseline_output:
@@ -127,13 +129,13 @@ def encoder_section(snapshot: dict, values: dict, pair: TrainedRecurrent) -> Non
         if not figs:
             st.info(f"Type a date above (at most {MAX_IN} characters) to see its states.")
             return
-        reading = read_encoder(pair.model, text)
+        reading = SCENE.ops.read_encoder(pair.model, text)
         columns = st.columns(len(reading.directions))
         for column, name, read in zip(columns, reading.directions, reading.read, strict=True):
             with column:
                 for view in (f"rn_states_{name}", f"rn_read_{name}"):
                     show(figs[view], view, key=f"{view}_chart")
-                st.caption(f"Each {name} state {SPAN_WORDS[reading_span(read)]}.")
+                st.caption(f"Each {name} state {SPAN_WORDS[SCENE.ops.reading_span(read)]}.")
         if len(reading.directions) == 1:
             st.caption(
                 "A one-way encoder: a state knows nothing of the characters after it. Switch on "
@@ -151,7 +153,7 @@ def timing_section(device: str) -> None:
             "self-attention layer computes every position at once, but its scores grow as T². "
             f"One forward pass of each, same width (128), batch 8, on **{device}**:"
         )
-        take = lambda: forward_times(LENGTHS, device, seconds=0.05)  # noqa: E731
+        take = lambda: SCENE.ops.measure(LENGTHS, device, seconds=0.05)  # noqa: E731
         rows = measured("rn_timing", "rn_measure", device, "Timing both at 16 … 1024 tokens", take)
         if rows is None:
             return

@@ -15,25 +15,21 @@ import torch
 
 from attnviz.data.tasks import SequenceTask
 from attnviz.figures.base import unique_labels
-from attnviz.models.checkpoint import load_model, save_model
 from attnviz.models.transformer import TinyTransformer
-from attnviz.topics.transformer.checks import (
+from attnviz.topics.transformer.scene import (
     ANSWER_ROWS,
+    SCENE,
     TEXT_TASKS,
+    TransformerJobSpec,
+    ablation_figure,
     fit_problems,
+    generated_row_figure,
+    layer_figures,
     modular_answer,
     parse_input,
     shown_chars,
     split_known,
     trained_on,
-)
-from attnviz.topics.transformer.params import TABLE
-from attnviz.topics.transformer.scene import ablation_figure, generated_row_figure, layer_figures
-from attnviz.topics.transformer.task import (
-    TransformerJobSpec,
-    generate,
-    head_ablation,
-    run_input,
 )
 from attnviz.ui.common import downloads
 from attnviz.ui.common.figures import show
@@ -82,7 +78,7 @@ def try_input(model: TinyTransformer, task: SequenceTask) -> None:
     except ValueError as err:
         st.error(f"{err}. Vocabulary: {' '.join(task.vocab)}")
         return
-    pred, maps = run_input(model, ids)
+    pred, maps = SCENE.ops.run_input(model, ids)
     outputs = task.decode(torch.as_tensor(pred))
     st.caption(ANSWER_ROWS.get(task.spec.name, ""))
     answer = modular_answer(tokens, task.spec.n_symbols)
@@ -97,8 +93,8 @@ def try_input(model: TinyTransformer, task: SequenceTask) -> None:
 
 def generate_text(model: TinyTransformer, task: SequenceTask) -> None:
     st.markdown("**Generate text** and scrub through it")
-    prompt = draw(TABLE, "tt_prompt")
-    temperature = draw(TABLE, "tt_gen_temp")
+    prompt = draw(SCENE.table, "tt_prompt")
+    temperature = draw(SCENE.table, "tt_gen_temp")
     known, dropped = split_known(list(prompt), task.vocab)
     if dropped:
         st.warning(
@@ -108,13 +104,13 @@ def generate_text(model: TinyTransformer, task: SequenceTask) -> None:
         st.warning(
             f"No character of the prompt is in the vocabulary: starting from {task.vocab[0]!r}."
         )
-    text = generate(model, task, "".join(known), 60, temperature)
+    text = SCENE.ops.generate(model, task, "".join(known), 60, temperature)
     st.code(text, language=None)
     window = model.config.max_len
     pos = st.slider("generated character", 1, len(text) - 1, len(text) - 1, key="tt_gen_pos")
     context = text[max(0, pos - window + 1) : pos + 1]
     ids = task.encode([c for c in context if c in task.vocab])
-    _, maps = run_input(model, ids)
+    _, maps = SCENE.ops.run_input(model, ids)
     row = maps[-1].mean(0)[-1]  # last layer, mean over heads, the chosen character's row
     show(generated_row_figure(row, context, text[pos]), "tt_gen_row")
 
@@ -122,7 +118,7 @@ def generate_text(model: TinyTransformer, task: SequenceTask) -> None:
 def ablation(model: TinyTransformer, task: SequenceTask) -> None:
     st.markdown("**Head ablation**: zero one head's output and re-measure validation accuracy")
     if st.button("Measure every head", key="tt_ablate"):
-        drops = head_ablation(model, task)  # (L, H)
+        drops = SCENE.ops.ablate(model, task)  # (L, H)
         show(ablation_figure(drops), "tt_ablation")
         named = {"accuracy drop (points), row: layer, column: head": drops * 100}
         rows = [f"layer {i}" for i in range(drops.shape[0])]
@@ -141,14 +137,14 @@ def save_and_load(
     a, b = st.columns(2)  # the files are built when a button is clicked
     a.download_button(
         "Download weights (.safetensors)",
-        lambda: save_model(model, spec_json)[0],
+        lambda: SCENE.ops.save(model, spec_json)[0],
         "attnviz_model.safetensors",
         key="tt_dl_w",
         on_click="ignore",  # no rerun: one raced the file's fetch (a stuck button)
     )
     b.download_button(
         "Download config (.json)",
-        lambda: save_model(model, spec_json)[1],
+        lambda: SCENE.ops.save(model, spec_json)[1],
         "attnviz_model.json",
         "application/json",
         key="tt_dl_c",
@@ -159,7 +155,7 @@ def save_and_load(
     if up_w is None or up_c is None:
         return None
     try:
-        loaded, extra = load_model(up_w.getvalue(), up_c.getvalue())
+        loaded, extra = SCENE.ops.load(up_w.getvalue(), up_c.getvalue())
     except ValueError as err:
         st.error(f"Could not load the model: {err}")
         return None
