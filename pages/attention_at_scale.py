@@ -4,8 +4,7 @@ measured here. Layout over its scene (attnviz.topics.scale.scene)."""
 
 import streamlit as st
 
-from attnviz.topics.scale.params import DEFAULT_TEXT, MAX_CHARS, MAX_TOKENS
-from attnviz.topics.scale.scene import SCENE, token_count
+from attnviz.topics.scale.scene import DEFAULT_TEXT, MAX_CHARS, MAX_TOKENS, SCENE, token_count
 from attnviz.topics.scene import SceneInputError
 from attnviz.ui.common import layout
 from attnviz.ui.common.scene_cache import scene_run

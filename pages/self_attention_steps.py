@@ -5,16 +5,17 @@ import streamlit as st
 
 from attnviz.io.matrix_text import decode_matrix
 from attnviz.topics.scene import SceneInputError
-from attnviz.topics.self_attention.params import MATRIX_URL_KEYS, STEP_NAMES
 from attnviz.topics.self_attention.scene import (
     BIAS_KEYS,
     MATRIX_NAMES,
+    MATRIX_URL_KEYS,
     SCENE,
+    STEP_NAMES,
     live_row_data,
     seeded_for,
     stages,
+    step_labels,
 )
-from attnviz.topics.self_attention.steps import step_labels
 from attnviz.ui.common import downloads, layout
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.matrix_editor import edit_matrix

@@ -3,8 +3,7 @@ patch look? (seeds 003, 004)."""
 
 import streamlit as st
 
-from attnviz.topics.vision.params import PATCHES
-from attnviz.topics.vision.scene import LIVE_VIEWS, SCENE, images_and_vit, read
+from attnviz.topics.vision.scene import LIVE_VIEWS, PATCHES, SCENE, images_and_vit, read
 from attnviz.ui.common import layout
 from attnviz.ui.common.widgets import draw
 from attnviz.ui.parts.vision import (

@@ -130,13 +130,21 @@ def test_a_local_vit_folder_draws_its_class_token_per_head(page, tmp_path, monke
 
 
 def test_a_rerun_that_changes_neither_model_runs_neither_again(page, monkeypatch):
+    from dataclasses import replace
+
     import attnviz.topics.vision.scene as scene
     import attnviz.ui.parts.vision as part
+    from attnviz.topics.operations import Operations
 
     calls = []
-    for module, name in ((part, "shuffled_accuracy"), (scene, "mistakes_figure")):
-        real = getattr(module, name)
-        monkeypatch.setattr(module, name, lambda *a, _f=real, _n=name: calls.append(_n) or _f(*a))
+
+    def counted(name, real):
+        return lambda *a: calls.append(name) or real(*a)
+
+    ops = dict(part.SCENE.ops)  # the page's scene op, counted (a scene's ops are fixed)
+    ops["shuffled_accuracy"] = counted("shuffled_accuracy", ops["shuffled_accuracy"])
+    monkeypatch.setattr(part, "SCENE", replace(part.SCENE, ops=Operations(**ops)))
+    monkeypatch.setattr(scene, "mistakes_figure", counted("mistakes_figure", scene.mistakes_figure))
     at = page({"vi_open_shuffle": "true", "vi_open_mistakes": "true"})
     shown = [(m.label, m.value, m.delta) for m in at.metric]
     first = len(calls)  # 0 when an earlier test of this process left them in the caches

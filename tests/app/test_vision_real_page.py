@@ -60,11 +60,15 @@ def test_your_own_photo_asks_for_an_upload(page):
 
 
 def test_a_rerun_that_changes_nothing_of_the_photo_builds_no_view_again(page, monkeypatch):
+    from dataclasses import replace
+
     import attnviz.ui.parts.vision_real as part
+    from attnviz.topics.operations import Operations
 
     calls = []
-    real = part.dino_views
-    monkeypatch.setattr(part, "dino_views", lambda *a: calls.append(a[2]) or real(*a))
+    real = part.SCENE.ops.dino_views
+    ops = dict(part.SCENE.ops, dino_views=lambda *a: calls.append(a[2]) or real(*a))
+    monkeypatch.setattr(part, "SCENE", replace(part.SCENE, ops=Operations(**ops)))
     at = page({"vi_open_dino": "true"})
     first = len(calls)  # 0 when an earlier test of this process left them in the cache
     drawn = figures(at)

@@ -4,7 +4,9 @@ q, k, v under every mask of masks.MASKS through core.attention (the maps), the r
 the chosen mask after L layers, softmax against linear attention, the scores each mask computes
 as T grows, and FlashAttention's and the KV cache's views (flash_views). Views by the part shown
 (`sc_part`); a view named in `only` is built whatever the part. Lesson answers: `scores_kept`
-(the chosen mask's count of scores) and `reach` (how far back the last token reaches)."""
+(the chosen mask's count of scores) and `reach` (how far back the last token reaches). Its
+`ops`, the page's other engine calls: measure (one attention layer timed on this machine),
+flash_notes and kv_notes (FlashAttention's and the KV cache's notes, from their runs)."""
 
 from __future__ import annotations
 
@@ -22,8 +24,9 @@ from attnviz.figures.fonts import retitled
 from attnviz.figures.scale import loglog_figure, mask_figure, reach_figure, row_compare_figure
 from attnviz.figures.text import heads_grid, shown
 from attnviz.models.text_layer import TextSelfAttention
+from attnviz.topics.operations import Operations
 from attnviz.topics.scale import flash_views as flash
-from attnviz.topics.scale.cost import LENGTHS, slope
+from attnviz.topics.scale.cost import measure, slope
 from attnviz.topics.scale.linear import Comparison, compare
 from attnviz.topics.scale.masks import MASKS, build_mask, count_scores, layers_to_reach, reach_back
 from attnviz.topics.scale.params import (
@@ -32,13 +35,26 @@ from attnviz.topics.scale.params import (
     KV_PART,
     LINEAR_PART,
     MASKS_PART,
-    MAX_TOKENS,
     TABLE,
     TRY_THIS,
 )
 from attnviz.topics.scene import Answer, Scene, SceneInputError, Values
 from attnviz.topics.text.attention import TextConfig, model_input
 from attnviz.topics.views import Memo, View, grouped
+
+# isort: split
+# what the page reads of this topic besides SCENE (limits, types, labels), re-exported so that
+# the UI reaches the topic only through its scene (tests/engine/test_layering.py)
+from attnviz.topics.scale.cost import ALGORITHMS as ALGORITHMS
+from attnviz.topics.scale.cost import D_HEAD as D_HEAD
+from attnviz.topics.scale.cost import HEADS as HEADS
+from attnviz.topics.scale.cost import LENGTHS as LENGTHS
+from attnviz.topics.scale.cost import NAIVE_CPU_MAX as NAIVE_CPU_MAX
+from attnviz.topics.scale.cost import crossover_sentence as crossover_sentence
+from attnviz.topics.scale.cost import slopes as slopes
+from attnviz.topics.scale.params import DEFAULT_TEXT as DEFAULT_TEXT
+from attnviz.topics.scale.params import MAX_CHARS as MAX_CHARS
+from attnviz.topics.scale.params import MAX_TOKENS as MAX_TOKENS
 
 LINEAR_NAMES = ["softmax(q·k/√d)", "linear: φ(q)·φ(k), φ = elu + 1"]
 
@@ -176,11 +192,11 @@ def scores_figure(cfg: ScaleConfig) -> go.Figure:
         kind: [count_scores(kind, int(t), cfg.w, cfg.r, cfg.g, cfg.causal) for t in lengths]
         for kind in MASKS
     }
-    slopes = {kind: slope(lengths, c) for kind, c in counts.items()}
+    fitted = {kind: slope(lengths, c) for kind, c in counts.items()}  # (slopes: the timing's)
     return loglog_figure(
         dict.fromkeys(MASKS, lengths),
         counts,
-        slopes,
+        fitted,
         f"Scores one head computes against tokens T (w = {cfg.w}, r = {cfg.r}, g = {cfg.g})",
         "scores per head and layer",
         "scores",
@@ -270,4 +286,5 @@ SCENE = Scene(
     prepare=Memo,
     answers=answers,
     answer_names=("scores_kept", "reach"),  # the chosen mask's count of scores; how far back
+    ops=Operations(measure=measure, flash_notes=flash.flash_notes, kv_notes=flash.kv_notes),
 )

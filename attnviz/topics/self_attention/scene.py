@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from attnviz.figures.steps import step_figure, weight_figures
 from attnviz.io.matrix_text import decode_matrix
 from attnviz.topics.scene import Answer, Scene, SceneInputError, Values
-from attnviz.topics.self_attention.params import MATRIX_URL_KEYS, STEP_NAMES, TABLE, TRY_THIS
+from attnviz.topics.self_attention.params import TABLE, TRY_THIS
 from attnviz.topics.self_attention.steps import (
     LayerWeights,
     Step,
@@ -24,6 +24,13 @@ from attnviz.topics.self_attention.steps import (
     random_weights,
 )
 from attnviz.topics.views import View
+
+# isort: split
+# what the page reads of this topic besides SCENE (limits, types, labels), re-exported so that
+# the UI reaches the topic only through its scene (tests/engine/test_layering.py)
+from attnviz.topics.self_attention.params import MATRIX_URL_KEYS as MATRIX_URL_KEYS
+from attnviz.topics.self_attention.params import STEP_NAMES as STEP_NAMES
+from attnviz.topics.self_attention.steps import step_labels as step_labels
 
 # the step keys each reveal stage adds (one stage per name of STEP_NAMES)
 STAGES = (("z",), ("Q", "K", "V"), ("QK",), ("scaled",), ("masked",), ("weights",), ("out",))

@@ -1,6 +1,7 @@
 """What the vision page asks of a trained pair (ViT and CNN): one image's attention and
 predictions, a query's maps per layer and head, rollout, the CNN's saliency, the mistakes, and
-the shuffled-patches experiment (positions on vs off).
+the shuffled-patches experiment (positions on vs off); and `load_vit`, a local pretrained ViT
+loaded on call (its module imports transformers only then).
 """
 
 from __future__ import annotations
@@ -128,3 +129,11 @@ def attention_on_ink(
     rolled = rollout_map(weights, query, config)  # (g, g)
     total = float(rolled.sum()) or 1.0
     return float(rolled[where].sum()) / total, float(where.mean())
+
+
+def load_vit(typed: str):
+    """attnviz.topics.vision.pretrained_vit.load_vit(typed), imported when called: importing
+    the vision page loads neither that module nor Hugging Face's."""
+    from attnviz.topics.vision.pretrained_vit import load_vit as load
+
+    return load(typed)

@@ -5,7 +5,9 @@ patches, the query's attention per layer and head, ViT rollout vs CNN saliency, 
 attention distance (given the run's timeline), and (folded sections, asked for by name) the
 ViT's mistakes and the shuffled patches; the real ViT's section (DINOv2 ViT-S/14 on photos:
 topics.vision.dino_scene), whose views are drawn only when named; a local pretrained ViT's
-class-token maps."""
+class-token maps. Its `ops`, the page's other engine calls: upload (a person's image, shaped as
+the training images), read_photo (a photo for DINOv2), load_vit (a local ViT), shuffled_accuracy,
+and DINOv2's see, dino_views, head_shares and object_answer."""
 
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from attnviz.figures.vision import (
 )
 from attnviz.models.vit import ViTConfig
 from attnviz.topics import live
+from attnviz.topics.operations import Operations
 from attnviz.topics.scene import Job, Scene, SceneInputError, Values
 from attnviz.topics.training_params import train_config
 from attnviz.topics.views import View
@@ -35,17 +38,36 @@ from attnviz.topics.vision.inference import (
     ALL_PATCHES,
     CLASS_TOKEN,
     ImageLook,
-    cnn_receptive_field,
+    load_vit,
     look,
     mistakes,
-    query_choices,
     query_maps,
     rollout_map,
     shuffle_patches,
-    uniform_distance,
+    shuffled_accuracy,
 )
 from attnviz.topics.vision.params import TABLE, TRY_THIS
-from attnviz.topics.vision.task import TrainedVision, VisionJobSpec, vit_config
+from attnviz.topics.vision.task import VisionJobSpec, vit_config
+from attnviz.topics.vision.uploads import read_image, vision_upload
+
+# isort: split
+# what the page reads of this topic besides SCENE (limits, types, labels), re-exported so that
+# the UI reaches the topic only through its scene (tests/engine/test_layering.py)
+from attnviz.topics.pretrained.sources import SourceError as SourceError
+from attnviz.topics.pretrained.sources import literal as literal
+from attnviz.topics.vision.dino import NAME as NAME
+from attnviz.topics.vision.dino import DinoLook as DinoLook
+from attnviz.topics.vision.dino_maps import NORM_RATIO as NORM_RATIO
+from attnviz.topics.vision.dino_maps import SHARE_RATIO as SHARE_RATIO
+from attnviz.topics.vision.dino_maps import box_share as box_share
+from attnviz.topics.vision.dino_scene import object_box as object_box
+from attnviz.topics.vision.inference import cnn_receptive_field as cnn_receptive_field
+from attnviz.topics.vision.inference import query_choices as query_choices
+from attnviz.topics.vision.inference import uniform_distance as uniform_distance
+from attnviz.topics.vision.params import OWN_PHOTO as OWN_PHOTO
+from attnviz.topics.vision.params import PATCHES as PATCHES
+from attnviz.topics.vision.task import TrainedVision as TrainedVision
+from attnviz.topics.vision.uploads import MAX_UPLOAD_MB as MAX_UPLOAD_MB
 
 EVERY = 25  # steps between evaluations and snapshots
 LIVE_VIEWS = ("vi_patches", "vi_head_maps")  # what the page redraws while a run steps
@@ -309,4 +331,14 @@ SCENE = Scene(
     answers=lambda _result, values: dino_scene.answers(values),
     answer_names=(dino_scene.OBJECT_HEAD,),
     train=live.train,
+    ops=Operations(
+        upload=vision_upload,
+        read_photo=read_image,
+        load_vit=load_vit,
+        shuffled_accuracy=shuffled_accuracy,
+        see=dino_scene.see,
+        dino_views=dino_scene.dino_views,
+        head_shares=dino_scene.head_shares,
+        object_answer=dino_scene.object_answer,
+    ),
 )

@@ -8,18 +8,16 @@ import numpy as np
 import streamlit as st
 
 from attnviz.figures.scale import loglog_figure
-from attnviz.topics.scale.cost import (
+from attnviz.topics.scale.scene import (
     ALGORITHMS,
     D_HEAD,
     HEADS,
     LENGTHS,
     NAIVE_CPU_MAX,
+    SCENE,
     crossover_sentence,
-    measure,
     slopes,
 )
-from attnviz.topics.scale.flash_views import flash_notes, kv_notes
-from attnviz.topics.scale.params import TABLE
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.layout import lazy_expander
 from attnviz.ui.common.measured import measured
@@ -53,11 +51,11 @@ def controls(part: str, tokens: int) -> dict:
     drawn = {}
     for key in CONTROLS[part]:
         if key == "sc_query":
-            drawn[key] = draw(TABLE, key, high=max(tokens - 1, 1), disabled=tokens < 2)
+            drawn[key] = draw(SCENE.table, key, high=max(tokens - 1, 1), disabled=tokens < 2)
         elif part == "Masks" and key in SHAPES:
-            drawn[key] = draw(TABLE, key, disabled=drawn["sc_mask"] not in SHAPES[key])
+            drawn[key] = draw(SCENE.table, key, disabled=drawn["sc_mask"] not in SHAPES[key])
         else:
-            drawn[key] = draw(TABLE, key)
+            drawn[key] = draw(SCENE.table, key)
     return drawn
 
 
@@ -113,7 +111,7 @@ def notes(lines: list[str]) -> None:
 
 def flash_main(values: dict, figs: dict) -> None:
     show(figs["sc_main"], "sc_main")
-    notes(flash_notes(values))
+    notes(SCENE.ops.flash_notes(values))
 
 
 def flash_more(figs: dict) -> None:
@@ -126,7 +124,7 @@ def flash_more(figs: dict) -> None:
 
 def kv_main(values: dict, figs: dict) -> None:
     show(figs["sc_main"], "sc_main")
-    notes(kv_notes(values))
+    notes(SCENE.ops.kv_notes(values))
 
 
 def kv_more(figs: dict) -> None:
@@ -179,7 +177,7 @@ def cost_timing(device: str) -> None:
             "writes the $T \\times T$ scores and weights; SDPA is PyTorch's fused kernel; "
             "linear attention sums $\\varphi(K)^\\top V$ once."
         )
-        take = lambda: measure(LENGTHS, device, seconds=0.01)  # noqa: E731
+        take = lambda: SCENE.ops.measure(LENGTHS, device, seconds=0.01)  # noqa: E731
         spinner = "Timing three algorithms at 64 … 8,192 tokens"
         rows = measured("sc_timing", "sc_measure", device, spinner, take)
         if rows is None:

@@ -15,7 +15,7 @@ import math
 
 import streamlit as st
 
-from attnviz.topics.self_attention.params import TABLE
+from attnviz.topics.self_attention.scene import SCENE
 from attnviz.ui.common.live_component import live_component, mount, sent_gesture
 
 KEY = "sa_live"
@@ -31,7 +31,7 @@ def row_value(raw: object, m: int) -> int | None:
         return None
     if raw != int(raw):
         return None
-    top = min(int(m), TABLE["sa_i"].high + 1) - 1
+    top = min(int(m), SCENE.table["sa_i"].high + 1) - 1
     return int(raw) if 0 <= raw <= top else None
 
 
@@ -41,7 +41,7 @@ def take_live_row() -> None:
     sent = sent_gesture(KEY, "row", 2)
     if sent is None:
         return
-    row = row_value(sent[0], st.session_state.get("sa_m", TABLE["sa_m"].default))
+    row = row_value(sent[0], st.session_state.get("sa_m", SCENE.table["sa_m"].default))
     if row is None:
         return
     st.session_state["sa_i"] = row

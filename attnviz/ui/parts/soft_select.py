@@ -14,7 +14,7 @@ import math
 
 import streamlit as st
 
-from attnviz.topics.soft_select.params import TABLE
+from attnviz.topics.soft_select.scene import SCENE
 from attnviz.ui.common.live_component import live_component, mount, sent_gesture
 
 KEY = "ss_live"
@@ -28,7 +28,7 @@ def _slider_value(key: str, raw: object) -> float | None:
     not a finite number."""
     if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
         return None
-    param = TABLE[key]
+    param = SCENE.table[key]
     steps = round((min(param.high, max(param.low, float(raw))) - param.low) / param.step)
     return round(param.low + steps * param.step, 6)
 

@@ -12,17 +12,19 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from attnviz.models.vit import parameter_count
-from attnviz.topics.pretrained.sources import SourceError, literal
-from attnviz.topics.vision.inference import (
+from attnviz.topics.vision.scene import (
+    MAX_UPLOAD_MB,
+    SCENE,
+    Frame,
+    SourceError,
+    TrainedVision,
     cnn_receptive_field,
+    images_and_vit,
+    literal,
     query_choices,
-    shuffled_accuracy,
+    real_vit_views,
     uniform_distance,
 )
-from attnviz.topics.vision.params import TABLE
-from attnviz.topics.vision.scene import SCENE, Frame, images_and_vit, real_vit_views
-from attnviz.topics.vision.task import TrainedVision
-from attnviz.topics.vision.uploads import MAX_UPLOAD_MB, vision_upload
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.layout import lazy_expander
 from attnviz.ui.common.widgets import draw
@@ -38,7 +40,7 @@ def pick_image(values: dict) -> tuple[dict, np.ndarray | None]:
     source_col, image_col, query_col = st.columns([1, 1.3, 1])
     with query_col:
         query = draw(
-            TABLE,
+            SCENE.table,
             "vi_query",
             choices=query_choices(vit),
             help="Or click a patch in the numbered image",
@@ -50,7 +52,7 @@ def pick_image(values: dict) -> tuple[dict, np.ndarray | None]:
             own = _uploaded(images.size, images.channels)
         index = values["vi_image"]
         if own is None:
-            index = draw(TABLE, "vi_image", high=len(images.val_x) - 1)
+            index = draw(SCENE.table, "vi_image", high=len(images.val_x) - 1)
     return SCENE.values(values, vi_query=query, vi_image=index), own
 
 
@@ -65,7 +67,7 @@ def _uploaded(size: int, channels: int) -> np.ndarray | None:
         st.caption("No image uploaded yet: the views show a validation image.")
         return None
     try:
-        return vision_upload(upload.getvalue(), size, channels)
+        return SCENE.ops.upload(upload.getvalue(), size, channels)
     except ValueError as err:
         st.error(f"That file cannot be used: {err}", icon=":material/image_not_supported:")
         return None
@@ -202,13 +204,14 @@ def mistake_gallery(snapshot: dict, values: dict, frame: Frame, own: np.ndarray 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _shuffled_accuracy(key: tuple, _pair: TrainedVision) -> dict[str, tuple[float, float]]:
-    return shuffled_accuracy(_pair)
+    return SCENE.ops.shuffled_accuracy(_pair)
 
 
 def cached_shuffled_accuracy(pair: TrainedVision) -> dict[str, tuple[float, float]]:
-    """shuffled_accuracy(pair), run once per pair's content (`pair.key`: both models' weights,
-    the images), not on every rerun: it runs both models over the validation set twice."""
-    return _shuffled_accuracy(pair.key, pair) if pair.key else shuffled_accuracy(pair)
+    """SCENE.ops.shuffled_accuracy(pair), run once per pair's content (`pair.key`: both models'
+    weights, the images), not on every rerun: it runs both models over the validation set
+    twice."""
+    return _shuffled_accuracy(pair.key, pair) if pair.key else SCENE.ops.shuffled_accuracy(pair)
 
 
 def positions_experiment(snapshot: dict, values: dict, frame: Frame, own) -> None:
@@ -240,9 +243,7 @@ def positions_experiment(snapshot: dict, values: dict, frame: Frame, own) -> Non
 
 @st.cache_resource(max_entries=2, show_spinner=False)
 def _loaded_vit(source: str):
-    from attnviz.topics.vision.pretrained_vit import load_vit
-
-    return load_vit(source)
+    return SCENE.ops.load_vit(source)
 
 
 def real_vit(image: np.ndarray) -> None:

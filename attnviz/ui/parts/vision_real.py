@@ -15,18 +15,17 @@ import streamlit as st
 
 from attnviz.topics import registry
 from attnviz.topics.scene import SceneInputError, Values
-from attnviz.topics.vision import dino_maps
-from attnviz.topics.vision.dino import NAME, DinoLook
-from attnviz.topics.vision.dino_scene import (
-    dino_views,
-    head_shares,
-    object_answer,
+from attnviz.topics.vision.scene import (
+    MAX_UPLOAD_MB,
+    NAME,
+    NORM_RATIO,
+    OWN_PHOTO,
+    SCENE,
+    SHARE_RATIO,
+    DinoLook,
+    box_share,
     object_box,
-    see,
 )
-from attnviz.topics.vision.params import OWN_PHOTO, TABLE
-from attnviz.topics.vision.scene import SCENE
-from attnviz.topics.vision.uploads import MAX_UPLOAD_MB, read_image
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.layout import lazy_expander
 from attnviz.ui.common.view_cache import kept
@@ -52,8 +51,8 @@ ARTIFACTS = (
     "ViT's **attention sinks**, like the first token on which a language model's heads park "
     "their weight when nothing else fits (see *sinks* on the language-model page). The paper's "
     "fix: a few extra tokens, *registers*, that take over that job. Marked here: patches with at "
-    f"least {dino_maps.SHARE_RATIO:g} × an even share of the class token's attention and at least "
-    f"{dino_maps.NORM_RATIO:g} × the median norm. This ViT-S is small: on the bundled photos no "
+    f"least {SHARE_RATIO:g} × an even share of the class token's attention and at least "
+    f"{NORM_RATIO:g} × the median norm. This ViT-S is small: on the bundled photos no "
     "patch has such a norm (the paper found artifacts in ViT-L and larger), so its bright dots on "
     "the background are ordinary attention, not artifacts."
 )
@@ -63,8 +62,8 @@ ARTIFACTS = (
 def _look(photo: tuple[str, str], _upload: bytes | None) -> DinoLook:
     """A bundled photo (or an upload's bytes) through the shared model, kept for reruns;
     `photo`: (its name, the upload's digest or "")."""
-    image = None if _upload is None else read_image(_upload, 224, 3)
-    return see(SCENE.values(vi_photo=photo[0]), image)
+    image = None if _upload is None else SCENE.ops.read_photo(_upload, 224, 3)
+    return SCENE.ops.see(SCENE.values(vi_photo=photo[0]), image)
 
 
 def _photo_key(photo: str, upload: bytes | None) -> tuple[str, str]:
@@ -76,14 +75,14 @@ def _photo_key(photo: str, upload: bytes | None) -> tuple[str, str]:
 def _figures(
     look: DinoLook, values: Values, photo: tuple[str, str], names: Sequence[str]
 ) -> dict[str, go.Figure]:
-    """dino_views(look, values, names), each figure built once per `photo` (_photo_key) and the
-    settings it read (attnviz.ui.common.view_cache) and shared read-only: ui.common.figures.show
-    copies a figure before styling it."""
+    """SCENE.ops.dino_views(look, values, names), each figure built once per `photo`
+    (_photo_key) and the settings it read (attnviz.ui.common.view_cache) and shared read-only:
+    ui.common.figures.show copies a figure before styling it."""
     return {
         name: kept(
             ("vi_dino", photo, name),
             values,
-            lambda reads, name=name: dino_views(look, reads, (name,))[name],
+            lambda reads, name=name: SCENE.ops.dino_views(look, reads, (name,))[name],
         )
         for name in names
     }
@@ -120,7 +119,7 @@ def real_dino() -> None:
         if not box.open:
             return
         st.caption(INTRO)
-        photo = draw(TABLE, "vi_photo")
+        photo = draw(SCENE.table, "vi_photo")
         upload = _upload() if photo == OWN_PHOTO else None
         if photo == OWN_PHOTO and upload is None:
             return
@@ -132,7 +131,7 @@ def real_dino() -> None:
             st.error(str(err), icon=":material/image_not_supported:")  # whole sentences
             return
         values = SCENE.values(vi_photo=photo, vi_open_dino=True)
-        publish(object_answer(look, values))  # a lesson's "which head finds the object?"
+        publish(SCENE.ops.object_answer(look, values))  # a lesson's "which head finds the object?"
         _maps(look, values, key)
         _query(look, values, key)
         _artifacts(look, values, key)
@@ -149,9 +148,9 @@ def _maps(look: DinoLook, values: Values, photo: tuple[str, str]) -> None:
         "coloured from 0 to its own largest weight (hover for the weight)."
     )
     if found is not None:
-        shares = head_shares(look, found[1])
+        shares = SCENE.ops.head_shares(look, found[1])
         listed = ", ".join(f"head {h} {s * 100:.0f} %" for h, s in enumerate(shares))
-        area = dino_maps.box_share(np.ones((look.grid, look.grid)), found[1])
+        area = box_share(np.ones((look.grid, look.grid)), found[1])
         note += f" Share on {found[0]} (outlined, {area * 100:.0f} % of the photo): {listed}."
     st.caption(note)
     show(figs["vi_dino_mass"], "vi_dino_mass", key="vi_dino_mass_chart")
@@ -172,8 +171,8 @@ def _query(look: DinoLook, values: Values, photo: tuple[str, str]) -> None:
     """Any patch as the query: click the photo (or the slider), and a layer."""
     left, right = st.columns([1, 2])
     with right:
-        patch = draw(TABLE, "vi_dino_patch")
-        layer = draw(TABLE, "vi_dino_layer")
+        patch = draw(SCENE.table, "vi_dino_patch")
+        layer = draw(SCENE.table, "vi_dino_layer")
     chosen = SCENE.values(values, vi_dino_patch=patch, vi_dino_layer=layer)
     figs = _figures(look, chosen, photo, ("vi_dino_pick", "vi_dino_query"))
     with left:
