@@ -22,6 +22,8 @@ class Operations(Mapping[str, Callable[..., Any]]):
         for name, call in named.items():
             if not callable(call):
                 raise TypeError(f"operation {name!r} is not callable: {call!r}")
+            if hasattr(Operations, name):  # `ops.keys` would read the mapping's own method
+                raise ValueError(f"operation {name!r} is a name the mapping itself uses")
         object.__setattr__(self, "_named", dict(named))
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
