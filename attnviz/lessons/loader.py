@@ -24,6 +24,7 @@ A lesson file::
     answer = "computed:top_key"
     explain = "Markdown shown on reveal."
     hides = ["weights"]             # optional: the views veiled until Reveal (default: all)
+    trained = true                  # optional, training pages: Reveal shows the trained model
 
 Any error (TOML syntax, a missing or unknown key, an unknown page or parameter, a bad value, an
 answer that is not among its options, too few or too many steps) raises LessonError naming the
@@ -93,7 +94,7 @@ STEP_KEYS = (
     "params",
     "question",
 )
-QUESTION_KEYS = ("prompt", "options", "answer", "explain", "hides")
+QUESTION_KEYS = ("prompt", "options", "answer", "explain", "hides", "trained")
 VIEWS_MAX = 3  # views a step shows at once on a projector
 # what a backslash starts in a basic string ("…"): LaTeX's \times, \beta, \frac, \rho, \nabla
 ESCAPES = {"\t": "\\t", "\b": "\\b", "\f": "\\f", "\r": "\\r", "\n": "\\n"}
@@ -217,7 +218,10 @@ def _question(reader: _Reader, index: int, page: str, raw: Any) -> Question:
         raise reader.error(line_of("answer"), f"answer {answer!r} is not one of the options")
     explain = reader.string(raw, "explain", line_of("explain"), required=False)
     hides = _names(reader, raw, "hides", line_of("hides")) if "hides" in raw else None
-    return Question(prompt, tuple(options), answer, explain, hides)
+    trained = raw.get("trained", False)
+    if not isinstance(trained, bool) or (trained and not scene(page).trains):
+        raise reader.error(line_of("trained"), "trained = true is for a training page's step")
+    return Question(prompt, tuple(options), answer, explain, hides, trained)
 
 
 def _names(reader: _Reader, raw: dict, key: str, line: int | None) -> tuple[str, ...]:

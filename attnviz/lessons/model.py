@@ -82,6 +82,9 @@ class Question:
     explain: str = ""  # Markdown shown on reveal
     # the step's views that would give the answer away, hidden until Reveal (None: all of them)
     hides: tuple[str, ...] | None = None
+    # the answer is the trained model: Reveal shows the step's recorded run at its end
+    # (attnviz.lessons.recordings), not the untrained model the page shows before Start
+    trained: bool = False
 
     @property
     def computed(self) -> str | None:

@@ -107,6 +107,7 @@ class TrainedRun:
     snapshots: list[tuple[int, dict]]  # (step, snapshot), in order
     status: str  # the Trainer's RunStatus value ("done", "diverged", "stopped early")
     reason: str
+    metric_name: str = "metric"  # what the curves call the run's metric
 
     @property
     def snapshot(self) -> dict:
@@ -134,4 +135,11 @@ def train(
     snapshots = list(trainer.snapshots)
     if not snapshots or snapshots[-1][0] != trainer.step_count:
         snapshots.append((trainer.step_count, trainer.task.snapshot()))
-    return TrainedRun(job, trainer.history, snapshots, trainer.status.value, trainer.reason)
+    return TrainedRun(
+        job,
+        trainer.history,
+        snapshots,
+        trainer.status.value,
+        trainer.reason,
+        trainer.task.metric_name,
+    )

@@ -74,6 +74,7 @@ BROKEN = [  # (replace this, by this, the line the error must name, what it must
     ('answer = "a"', 'answer = "computed:best"', 16, "unknown computed answer 'computed:best'"),
     ('answer = "a"', 'answer = "computed:top_key"', 15, "a computed answer takes no options"),
     ('options = ["a", "b"]', 'options = ["a", "a"]', 15, "an option is repeated"),
+    ('answer = "a"', 'answer = "a"\ntrained = true', 17, "trained = true is for a training page"),
     ('page = "self-attention"', 'page = "home"', 23, "the home page has no parameters"),
     ('title = "Two"', 'titel = "Two"', 20, "unknown key 'titel' in step 2 (did you mean 'title'?)"),
     ('prompt = "Which?"', 'promt = "Which?"', 14, "unknown key 'promt' in a question"),

@@ -76,3 +76,6 @@ _.SlowSpec
 # Called only by benchmarks
 _.induction_bump  # topics/circuits/induction.py: benchmarks/circuits.py
 _.sink_shares  # topics/circuits/sinks.py: benchmarks/circuits.py
+
+# Called only by scripts and tests
+_.lesson_jobs  # lessons/recordings.py: scripts/record_runs.py, tests/engine/test_recordings.py

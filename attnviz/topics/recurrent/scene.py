@@ -153,7 +153,7 @@ VIEWS = (
     View("rn_your_alignment", your_alignment_view),
     View("rn_length", length_view, section="rn_open_length", folded=True),
     *(_encoder(kind, direction) for direction in DIRECTIONS for kind in ("states", "read")),
-    View("rn_timing", page=True, section=TIMING),
+    View("rn_timing", page=True, section=TIMING, apart=True),  # fresh models timed: no run
     View("rn_sequential_steps", page=True, section=TIMING),
 )
 ENCODER_VIEWS = tuple(v.name for v in VIEWS if v.section == "rn_open_states")

@@ -165,8 +165,8 @@ def carried_from(lesson: Lesson, number: int, step: Step) -> tuple[int, bool] | 
 
     scene = registry.scene(step.page)
     job = current_job(scene)
-    if job is None:
-        return None
+    if job is None or (step.views and set(step.views) <= set(scene.apart_views)):
+        return None  # (a step showing only what a run does not change has nothing to train)
     seen = st.session_state.setdefault(RUNS_SEEN, {})
     slug, origin = seen.setdefault(id(job), (lesson.slug, number))
     if slug != lesson.slug or origin == number:
@@ -284,6 +284,10 @@ def predict_then_reveal(lesson: Lesson, number: int, step: Step) -> None:
     row = st.container(horizontal=True, vertical_alignment="center", key="lesson_guess_row")
     if row.button("Reveal", key="lesson_reveal", icon=":material/visibility:"):  # first: in
         reveal_rounds(lesson.slug, number)  # the room's phones show the answers too
+        if question.trained:  # the answer is the trained model: the recorded run at its end
+            from attnviz.ui.training.panel import reveal_trained_run  # lazily: imports torch
+
+            reveal_trained_run(step)
         st.session_state[revealed_key] = True  # sight however many options follow
         st.session_state.setdefault(PICKED, {})[revealed_key] = st.session_state.get(guess_key)
         st.rerun()

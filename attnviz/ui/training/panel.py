@@ -45,14 +45,18 @@ from typing import Any
 
 import streamlit as st
 
+from attnviz.lessons.model import Step
+from attnviz.topics import registry
 from attnviz.topics.scene import Job as PlannedJob
 from attnviz.topics.scene import Scene
 from attnviz.training.jobs import Job, JobPool
 from attnviz.training.messages import RunStatus
+from attnviz.training.replay import ReplayJob
 from attnviz.training.specs import JobSpec
 from attnviz.training.trainer import TrainConfig
 from attnviz.ui.common.keyboard_focus import keyboard_focus
-from attnviz.ui.training.changes import remember
+from attnviz.ui.training.changes import page_values, remember
+from attnviz.ui.training.recorded import on_stage, pace, pace_control, replay, reveal_trained
 from attnviz.ui.training.run_view import DrawLive, LiveRun, draw_run
 
 
@@ -98,15 +102,44 @@ def _once(key: str, token: str, action: Callable[..., Any], *args: Any) -> None:
     action(*args)
 
 
-def _start(scene: Scene, spec: JobSpec, config: TrainConfig, paused: bool = False) -> Job:
+def install(scene: Scene, job: Job | ReplayJob) -> None:
+    """Make `job` the page's run in this session (the one it held before is stopped)."""
     slot = _slot(scene.table.prefix)
     remember(slot, scene)  # what the "Settings changed" warning compares
     old = session_jobs().pop(slot, None)
     if old is not None:
         old.stop()
-    job = job_pool().submit(spec, config, paused=paused)
     session_jobs()[slot] = job
+
+
+def _start(
+    scene: Scene,
+    spec: JobSpec,
+    config: TrainConfig,
+    paused: bool = False,
+    seconds: float | None = None,
+) -> Job | ReplayJob:
+    """A new run of the page's settings: trained by a worker, or (`seconds`) the lessons'
+    recording of it replayed over that many seconds (attnviz.ui.training.recorded)."""
+    job = replay(PlannedJob(spec, config), seconds) if seconds else None
+    if job is None:
+        job = job_pool().submit(spec, config, paused=paused)
+    install(scene, job)
     return job
+
+
+def reveal_trained_run(step: Step) -> None:
+    """Reveal of a question about the trained model (`trained = true`): the step's recorded run
+    at its end becomes the page's run, unless the page already holds a run of the same settings
+    that trained to its end (attnviz.ui.training.recorded)."""
+    scene = registry.page(step.page).scene
+    job = reveal_trained(step, scene, page_values(scene)) if scene is not None else None
+    if job is None:
+        return
+    held = current_job(scene)
+    if held is not None and held.spec == job.spec and held.poll().status == RunStatus.DONE:
+        return
+    install(scene, job)
 
 
 RUNNING_POLL = 0.5  # seconds between the live fragment's reruns while a run steps
@@ -149,11 +182,14 @@ def _reset(scene: Scene) -> None:
         job.stop()
 
 
-def _buttons(live: bool, paused: bool, none: bool, run: tuple, refused: bool) -> dict:
+def _buttons(
+    live: bool, paused: bool, none: bool, run: tuple, refused: bool, seconds: float | None
+) -> dict:
     """{widget key suffix: (label, icon, callback, args, disabled, help)} of the five buttons
-    (`none`: no run yet; `refused`: the settings have problems)."""
+    (`none`: no run yet; `refused`: the settings have problems; `seconds`: Start replays the
+    recorded run over that long)."""
     return {
-        "start": ("Start", "play_arrow", _start, run, refused, None),
+        "start": ("Start", "play_arrow", _start, (*run, False, seconds), refused, None),
         # two widgets, not one relabelled: a click delivered again after the rerender (see the
         # module docstring) still reaches the callback of the button that was pressed
         "resume" if paused else "pause": (
@@ -177,10 +213,12 @@ def controls(scene: Scene, spec: JobSpec, config: TrainConfig, problems: list[st
     state = job.poll() if job else None
     live = state is not None and not state.finished
     paused = state is not None and state.status == RunStatus.PAUSED
-    buttons = _buttons(live, paused, job is None, (spec, config), bool(problems))
+    row = st.container(horizontal=True, gap="small")  # each button as wide as its label
+    recording = on_stage(PlannedJob(spec, config))  # presenter mode, a recorded step
+    seconds = pace(scene) if recording is not None else None
+    buttons = _buttons(live, paused, job is None, (spec, config), bool(problems), seconds)
     token = uuid.uuid4().hex  # this render's clicks
     space = "pause" if live and not paused else "resume" if live else "start"  # Space's button
-    row = st.container(horizontal=True, gap="small")  # each button as wide as its label
     for name, (label, icon, callback, args, disabled, tip) in buttons.items():
         row.button(
             label,
@@ -196,6 +234,8 @@ def controls(scene: Scene, spec: JobSpec, config: TrainConfig, problems: list[st
             wrap=False,  # the row wraps a whole button to the next line, never a label
         )
     with row:
+        if recording is not None:
+            pace_control(scene)
         keyboard_focus()  # Space works on a page just opened, before any click
     for problem in problems:
         st.error(problem)
