@@ -115,6 +115,27 @@ def _title(fig: go.Figure, across: int) -> None:
     fig.update_layout(title=title, margin={"t": 12 + pad + int(size * 1.3) * len(lines)})
 
 
+def _legend_rows(shown: list, across: int, size: float) -> tuple[int, int]:
+    """(entries per row, rows) of a horizontal legend of `shown` traces `across` px wide."""
+    entry = 48 + int(0.55 * size * max(len(str(t.name)) for t in shown))  # line sample + text
+    per_row = max(1, min(len(shown), across // entry))
+    return per_row, math.ceil(len(shown) / per_row)
+
+
+def _shorter_legend(fig: go.Figure) -> list:
+    """The short legend a figure's meta offers for a stage (`stage_legend`: name -> short name,
+    or None where another entry already stands for the trace): applied; the traces shown."""
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    short = meta.get("stage_legend") or {}
+    for trace in fig.data:
+        if trace.name in short:
+            if short[trace.name] is None:
+                trace.showlegend = False
+            else:
+                trace.name = short[trace.name]
+    return [t for t in fig.data if getattr(t, "showlegend", False) is not False and t.name]
+
+
 def _legend(fig: go.Figure, across: int) -> None:
     legend = fig.layout.legend
     shown = [t for t in fig.data if getattr(t, "showlegend", False) is not False and t.name]
@@ -123,9 +144,10 @@ def _legend(fig: go.Figure, across: int) -> None:
     if _keeps_aspect(fig):  # its plot is letterboxed inside the height: the legend stays with it
         return
     size = (legend.font.size if legend.font else None) or BASE_FONT
-    entry = 48 + int(0.55 * size * max(len(str(t.name)) for t in shown))  # line sample + text
-    per_row = max(1, min(len(shown), across // entry))
-    rows = math.ceil(len(shown) / per_row)
+    per_row, rows = _legend_rows(shown, across, size)
+    if rows > 1 and isinstance(fig.layout.meta, dict) and fig.layout.meta.get("stage_legend"):
+        shown = _shorter_legend(fig)  # a training run's curves: the panels name loss and metric
+        per_row, rows = _legend_rows(shown, across, size)
     high = int(rows * size * 1.6) + 8
     place = {"yref": "container", "y": 0, "yanchor": "bottom"}
     fig.update_layout(

@@ -71,6 +71,22 @@ def _companion_lines(history: Curves, metric_name: str) -> list[dict]:
     return out
 
 
+def _step_axis(domain: list[float]) -> dict:
+    """An x axis of steps, from 0 (one evaluation at step 0: not −1…1)."""
+    return {"domain": domain, "title": {"text": "step"}, "rangemode": "nonnegative"}
+
+
+def _stage_legend(own: str, metric_name: str) -> dict[str, str | None]:
+    """The legend on a stage, where four long names take four rows: the panels' axes say loss
+    and metric, so it says train (per batch), train and validation (one entry for both)."""
+    return {
+        f"{own}train loss (batch)": f"{own}train (batch)",
+        f"{own}validation loss": f"{own}validation",
+        f"{own}train {metric_name}": f"{own}train",
+        f"{own}validation {metric_name}": None,
+    }
+
+
 def curves_figure(
     history: Curves,
     metric_name: str,
@@ -108,14 +124,13 @@ def curves_figure(
         "title": {"text": f"Loss and {metric_name} while training (x: step)"},
         "height": 320,
         "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
-        "xaxis": {"domain": [0, 0.46], "title": {"text": "step"}},
+        "xaxis": _step_axis([0, 0.46]),
         "yaxis": {"title": {"text": "loss"}, "type": "log" if log_y else "linear"},
-        "xaxis2": {"domain": [0.54, 1], "title": {"text": "step"}, "anchor": "y2"},
+        "xaxis2": _step_axis([0.54, 1]) | {"anchor": "y2"},
         "yaxis2": {"title": {"text": metric_name}, "anchor": "x2"},
         "legend": {"orientation": "h", "y": -0.25},
+        "meta": {"stage_legend": _stage_legend(own, metric_name)},
     }
-    for axis in ("xaxis", "xaxis2"):  # steps from 0 (one evaluation at step 0: not −1…1)
-        layout[axis]["rangemode"] = "nonnegative"
     if metric_name != "R²":  # accuracy, exact match: shares, on 0–100 % (not −1…1 at 0 %)
         layout["yaxis2"] |= {"range": [-0.02, 1.02], "tickformat": ".0%"}
     if not history.eval_step:

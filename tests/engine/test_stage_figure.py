@@ -168,3 +168,23 @@ def test_pictures_in_a_grid_are_laid_out_again_without_names_over_the_row_above(
         assert left <= note.x * width <= right and abs((1 - note.y) * area - top) < 1
         assert all(name_top >= b or r <= left or l_ >= right for l_, _, r, b in boxes if b <= top)
         assert name_top >= 0, note.text
+
+
+def test_a_runs_curves_keep_their_plots_on_a_stage_with_a_one_row_legend():
+    """A training run's curves at a projector's lecture font, 250 px tall beside a map: their
+    four long names took four rows (the plots 1 px tall); the panels' axes say loss and metric,
+    so the stage's legend says train (batch), validation, train, in one row."""
+    from attnviz.figures.base import scale_fonts
+    from attnviz.figures.training import curves_figure
+    from attnviz.training.history import History
+
+    history = History()
+    for step in range(1, 60):
+        history.add_step(step, 1 / step)
+    fig = curves_figure(history, "token accuracy", eval_every=20)
+    scale_fonts(fig, 1.3)
+    on_stage(fig, ACROSS, 250)
+    shown = [t.name for t in fig.data if t.showlegend is not False]
+    assert shown == ["train (batch)", "validation", "train"]
+    plot = 250 - fig.layout.margin.t - fig.layout.margin.b
+    assert plot >= 60, f"{plot} px of plot"

@@ -35,7 +35,7 @@ def show(fig: go.Figure, name: str, **kwargs):
         return None
     main = scene is not None and shown == scene.main_view
     line = summary(fig) if main or glob.tables else None
-    height = here.stage_height(shown, bool(line))  # on a presenter's stage: its share of the room
+    height = here.stage_height(shown)  # on a presenter's stage: its share of the room
     if glob.font_scale != 1.0 or glob.high_contrast or height:
         fig = go.Figure(fig)  # a copy: a cached figure may be shared between sessions
         across = here.stage_width(shown) or (STAGE_WIDTH if here.staged() else None)

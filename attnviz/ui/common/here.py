@@ -40,7 +40,6 @@ def scene() -> Scene | None:
 STAGE_KEY = "lesson_stage"  # the stage's component: its state holds the room it measured
 STAGED = "_stage_views"  # session state: the views the step shows on its stage (else empty)
 STAGED_RUN = "_stage_run"  # session state: the run that mounted the stage last (`stage_mounted`)
-SUMMARY_PX = 34  # the one-line summary under a page's main view
 VIEW_GAP_PX = 16  # between two views on a stage
 
 
@@ -55,17 +54,17 @@ def _room(name: str) -> tuple[list, tuple[str, ...]] | None:
     return room, views
 
 
-def stage_height(name: str, main: bool) -> int | None:
+def stage_height(name: str) -> int | None:
     """The height (px) to draw the view `name` at on the presenter's stage: its share of the
-    room the stage measured under the lesson's text (less the summary line under a page's main
-    view); None when the view is not on a stage or the room is not known yet."""
+    room the stage measured under the lesson's text (the summary line under a page's main view
+    is hidden there); None when the view is not on a stage or the room is not known yet."""
     found = _room(name)
     if found is None:
         return None
     room, views = found
     rows = max(1, min(int(room[2]), len(views)))  # two views side by side on a wide screen: 1
     share = (int(room[0]) - VIEW_GAP_PX * (rows - 1)) // rows
-    return max(240, share - (SUMMARY_PX if main else 0))
+    return max(240, share)
 
 
 def stage_width(name: str) -> int | None:

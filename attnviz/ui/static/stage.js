@@ -104,7 +104,7 @@ function fit(views, doc, other) {
 // A training page's Start, Pause / Resume, Step and Stop (its Reset and the page's own Reset
 // stay with the page's controls), and a live measurement's Measure.
 function runButtons(main) {
-  const run = /\bst-key-[A-Za-z]+_(start|pause|resume|step|stop|measure|replay)\b/;
+  const run = /\bst-key-[A-Za-z]+_(start|pause|resume|step|stop|measure|replay|status)\b/;
   return [...main.querySelectorAll('[class*="st-key-"]')].filter((el) => run.test(el.className));
 }
 

@@ -43,6 +43,7 @@ def pace_control(scene: Scene) -> None:
         list(PACES),
         key=f"{scene.table.prefix}_replay",
         help="A recorded run plays at once and trains nothing: the whole hall can follow it",
+        label_visibility="collapsed",
     )
 
 

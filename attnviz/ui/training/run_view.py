@@ -47,17 +47,30 @@ STATUS_ICONS = {  # Material icons: they render on every machine, unlike emoji f
 }
 
 
-def status_line(state: JobState) -> None:
+def status_line(state: JobState, key: str) -> None:
+    """The run's status, step and rate, in a container the stage keeps (`<key>_status`)."""
+    with st.container(key=f"{key}_status"):
+        _status(state)
+
+
+def _status(state: JobState) -> None:
     icon = STATUS_ICONS.get(state.status, "")
     text = f"{icon} **{state.status}** — step {state.step} of {state.total_steps}"
     if state.status == "queued":
         text += f" — waiting for a free worker (position {state.queue_position} in the queue)"
+    if state.history.val_metric:  # the metric in sight (on a stage too, under the buttons)
+        text += f" — validation {state.metric_name} {_metric(state)}"
     if state.reason:
         text += f" — {state.reason}"
     (st.error if state.status in ("diverged", "error") else st.markdown)(text)
     st.progress(
         min(state.step / max(state.total_steps, 1), 1.0), text=f"{state.steps_per_s:,.0f} steps/s"
     )
+
+
+def _metric(state: JobState) -> str:
+    value = state.history.val_metric[-1]
+    return f"{value:.3f}" if state.metric_name == "R²" else f"{value:.0%}"
 
 
 def pick_snapshot(key: str, state: JobState) -> tuple[int | None, dict | None]:
@@ -108,7 +121,7 @@ def draw_run(
     job's slot in this session (what the "Settings changed" note compares with)."""
     key = scene.table.prefix
     state = job.poll()
-    status_line(state)
+    status_line(state, key)
     changed = spec_changes(job.spec, spec)
     if changed:
         st.warning(

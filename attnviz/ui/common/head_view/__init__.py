@@ -34,7 +34,7 @@ STAGE_FONT_MIN = 15  # px: tokens on a stage (the stage may zoom a view down by 
 def stage_rows(tokens: int, font: int) -> dict:
     """On a presenter's stage, the row height and font that fit `tokens` rows into the room
     (a row of 1.2 fonts at least; the font no smaller than STAGE_FONT_MIN); {} elsewhere."""
-    height = here.stage_height(HEAD_VIEW, False)
+    height = here.stage_height(HEAD_VIEW)
     if height is None:
         return {}
     row = min(round(font * 1.7), (height - BARS_PX) // (tokens + 1))
