@@ -45,8 +45,9 @@ untrained = page.untrained()  # step 0
 
 
 def draw_live(run: LiveRun) -> None:
-    """Scores, the probe's alignment and your own date through the shown snapshot (step 0
-    before a run); once paused or over, accuracy by length and the encoder's states."""
+    """Scores, the probe's alignment, your own date, accuracy by length and the encoder's states
+    through the shown snapshot (step 0 before a run), while a run goes too (a lesson's stage may
+    show any of them during its run)."""
     state = run.state
     snapshot = run.snapshot if run.snapshot is not None else untrained
     map_col, score_col = st.columns([2.3, 1])
@@ -61,10 +62,8 @@ def draw_live(run: LiveRun) -> None:
         st.caption(PROBE_NOTE)
     pair = restored(snapshot, shown)
     your_date(pair, text, figs)
-    if state is not None and state.active:
-        return
-    length_section(snapshot, shown)
-    encoder_section(snapshot, shown, pair)
+    length_section(snapshot, shown, (repr(run.spec), run.step))  # once per snapshot, runs too
+    encoder_section(snapshot, shown, pair)  # one date through the encoder: while a run goes too
 
 
 page.panel(draw_live, model_name="with attention")

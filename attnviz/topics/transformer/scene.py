@@ -136,11 +136,9 @@ def _layer(name: str, layer: int, **where) -> View:
 MAX_LAYERS = int(TABLE["tt_layers"].high)
 VIEWS = (
     *(_layer("tt_init", layer, main=layer == 0) for layer in range(MAX_LAYERS)),
-    # a run's maps replace Step 0's
-    *(
-        _layer("tt_live", layer, stands_for="tt_init_layer0" if layer == 0 else None)
-        for layer in range(MAX_LAYERS)
-    ),
+    # a run's maps replace Step 0's, each layer's in its place (a step showing layer 1 kept an
+    # empty stage through a run when only layer 0's stood for Step 0's)
+    *(_layer("tt_live", layer, stands_for=f"tt_init_layer{layer}") for layer in range(MAX_LAYERS)),
 )
 
 

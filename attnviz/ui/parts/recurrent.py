@@ -5,6 +5,8 @@ Heavy sections are lazy expanders (computed only while open; open state in the U
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 import streamlit as st
 
 from attnviz.data.dates import MAX_IN
@@ -23,6 +25,7 @@ from attnviz.topics.recurrent.scene import (
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.layout import lazy_expander
 from attnviz.ui.common.measured import measured
+from attnviz.ui.common.view_cache import kept
 
 SPAN_WORDS = {
     "earlier": "has read the characters up to it (lower triangle)",
@@ -100,15 +103,20 @@ def _translations(result: Translation) -> None:
     columns[2].metric("the rule says", right if right is not None else "not a date it reads")
 
 
-def length_section(snapshot: dict, values: dict) -> None:
-    """Exact match by input length for both models (lazy: decodes the whole validation set)."""
+def length_section(snapshot: dict, values: dict, shot: Hashable) -> None:
+    """Exact match by input length for both models (lazy: decodes the whole validation set, so
+    once per snapshot `shot` names, also while a run polls twice a second)."""
     with lazy_expander(
         "Accuracy by input length: with and without attention", "rn_open_length"
     ) as box:
         if not box.open:
             return
-        figs = SCENE.views(snapshot, values, only={"rn_length"})
-        show(figs["rn_length"], "rn_length", key="rn_length_chart")
+        figure = kept(
+            ("rn_length", shot),
+            values,
+            lambda reads: SCENE.views(snapshot, reads, only={"rn_length"})["rn_length"],
+        )
+        show(figure, "rn_length", key="rn_length_chart")
         st.caption(
             "Solid: the share of output characters written right; dotted: whole dates written "
             "exactly. Without attention the decoder must rebuild every character from one vector, "

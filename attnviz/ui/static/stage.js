@@ -183,7 +183,8 @@ export default function (component) {
     const main = doc.querySelector('[data-testid="stMainBlockContainer"]');
     if (!main || !data.on) return;
     const views = targets(doc, names); // a run's views (curves) are drawn once it starts
-    const buttons = data.run === false ? [] : runButtons(main); // Start, or Measure
+    // Start and the run's controls, or Measure (a live timing is no run: kept on any step)
+    const buttons = runButtons(main).filter((el) => data.run !== false || /_measure\b/.test(el.className));
     if (!views.length && !buttons.length) return; // the page is still being drawn
     const controls = ((data && data.controls) || []).map((key) => `.st-key-${CSS.escape(key)}`);
     const asked = controls.length ? [...main.querySelectorAll(controls.join(", "))] : [];

@@ -29,18 +29,20 @@ def on_stage(planned: PlannedJob) -> Recording | None:
 
 
 def pace(scene: Scene) -> float | None:
-    """How Start runs a recorded step, as chosen beside the buttons (`pace_control`): the
-    replay's seconds; None: train live."""
-    key = f"{scene.table.prefix}_replay"
-    st.session_state.setdefault(key, next(iter(PACES)))
-    return PACES.get(st.session_state[key] or LIVE)
+    """How Start runs a recorded step, as chosen beside the buttons (`pace_control`, drawn after
+    them: its value of the last run, else the first choice): the replay's seconds; None: live."""
+    chosen = st.session_state.get(f"{scene.table.prefix}_replay", next(iter(PACES)))
+    return PACES.get(chosen)
 
 
 def pace_control(scene: Scene) -> None:
-    """The choice beside the buttons: recorded in 20 s or 60 s, or train live."""
-    st.segmented_control(
-        "Run",
+    """The choice beside the buttons: recorded in 20 s or 60 s, or train live (one is always
+    chosen: a segmented control can be emptied)."""
+    st.radio(
+        "How Start runs this step",
         list(PACES),
+        index=0,
+        horizontal=True,
         key=f"{scene.table.prefix}_replay",
         help="A recorded run plays at once and trains nothing: the whole hall can follow it",
         label_visibility="collapsed",
