@@ -18,7 +18,7 @@ from playwright.sync_api import sync_playwright
 
 from attnviz.lessons.recordings import lesson_jobs
 from tests.support import server
-from tests.support.browser import SHOTS, launch_args, page_url, warm_up
+from tests.support.browser import IDLE, SHOTS, launch_args, page_url, warm_up
 
 OUT = SHOTS / "stage_runs"
 LOOK = """(names) => names.map((n) => {
@@ -57,6 +57,7 @@ def walk_step(tab, url: str, slug: str, number: int, step) -> None:
     tab.goto(f"{url}/{page_url(step.page)}?lesson={slug}&step={number}")
     ready = f"document.documentElement.getAttribute('data-stage-step') === '{slug}:{number}'"
     tab.wait_for_function(f"() => {ready}", timeout=90_000)
+    tab.wait_for_selector(IDLE, timeout=90_000)  # the page drawn (no run polls yet)
     tab.wait_for_timeout(1500)
     print(f"L{slug[:2]} s{number} {step.page} {list(step.views)}")
     look(tab, step.views, name, "before")
@@ -88,6 +89,7 @@ def next_during_run(tab, url: str, slug: str, number: int, step, total: int) -> 
     tab.goto(f"{url}/{page_url(step.page)}?lesson={slug}&step={number}")
     ready = f"document.documentElement.getAttribute('data-stage-step') === '{slug}:{number}'"
     tab.wait_for_function(f"() => {ready}", timeout=90_000)
+    tab.wait_for_selector(IDLE, timeout=90_000)
     start = tab.locator("[class*='_start'] button").first
     if not (start.count() and start.is_enabled()):
         return
@@ -96,8 +98,12 @@ def next_during_run(tab, url: str, slug: str, number: int, step, total: int) -> 
     began = time.monotonic()
     tab.locator(".st-key-lesson_next button").click()
     after = f"document.documentElement.getAttribute('data-stage-step') === '{slug}:{number + 1}'"
-    tab.wait_for_function(f"() => {after}", timeout=150_000)
-    print(f"  Next during the run of L{slug[:2]} s{number}: {time.monotonic() - began:.1f} s")
+    try:
+        tab.wait_for_function(f"() => {after}", timeout=60_000)
+        print(f"  Next during the run of L{slug[:2]} s{number}: {time.monotonic() - began:.1f} s")
+    except Exception:
+        tab.screenshot(path=str(OUT / f"{slug[:2]}-{number:02d}-next-stuck.png"))
+        print(f"  Next during the run of L{slug[:2]} s{number}: NOT READY after 60 s")
 
 
 def main(argv: list[str]) -> None:

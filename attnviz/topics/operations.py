@@ -4,7 +4,7 @@ the page and a notebook make the same call.
 
     SCENE = Scene(..., ops=Operations(generate=generate, save=save_model))
     SCENE.ops.generate(model, prompt)          # the page
-    av.scene("train-transformer").ops.names()  # a notebook: what the page can do
+    av.scene(url).ops.names()                  # a notebook: what the page can do
 """
 
 from __future__ import annotations

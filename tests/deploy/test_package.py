@@ -81,6 +81,8 @@ def test_the_wheel_holds_the_script_static_files_lessons_and_pages(wheel):
         "attnviz/ui/common/head_view/head_view.js",
     }
     expected |= {f"attnviz/_app/lessons/{p.name}" for p in (ROOT / "lessons").glob("*.toml")}
+    recordings = (ROOT / "lessons" / "recordings").iterdir()  # the lessons' recorded runs
+    expected |= {f"attnviz/_app/lessons/recordings/{p.name}" for p in recordings}
     expected |= {f"attnviz/ui/static/{p.name}" for p in (ROOT / "attnviz/ui/static").iterdir()}
     expected |= {f"attnviz/data/{p.name}" for p in (ROOT / "attnviz/data").glob("*.txt")}
     assert expected - names == set()

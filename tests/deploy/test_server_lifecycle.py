@@ -203,6 +203,7 @@ def test_sigterm_ends_the_server_and_every_process_it_started_within_5_s(recorde
     assert recorded.outside_requests() == "", "asked outside:\n" + recorded.outside_requests()
 
 
+GONE_WITHIN = 15  # s
 KILLED_SERVER = """
 import os, signal, time
 from attnviz.training.jobs import JobPool
@@ -228,9 +229,11 @@ def test_a_killed_server_leaves_no_worker_and_no_fork_server(tmp_path):
     assert code == -signal.SIGKILL, log.read_text()
     marker = f"ATTNVIZ_TEST_MARK={tmp_path}\0".encode()
     start = time.perf_counter()
-    while marked_processes(marker) and time.perf_counter() - start < 5:
+    # a fork server still importing its preloads (torch) sees the server gone once they are in:
+    # seconds on this loaded 2-core machine (over 5 s once in a full run of the suite)
+    while marked_processes(marker) and time.perf_counter() - start < GONE_WITHIN:
         time.sleep(0.05)
     left = {pid: cmdline(pid)[:120] for pid in marked_processes(marker)}
     for pid in left:
         os.kill(pid, signal.SIGKILL)
-    assert not left, f"alive 5 s after the server was killed: {left}"
+    assert not left, f"alive {GONE_WITHIN} s after the server was killed: {left}"
