@@ -210,23 +210,18 @@ UI_FILES = [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(PACKAGE / "ui").r
 def topic_modules_reached(path: Path) -> set[str]:
     """The modules of a topic (attnviz.topics.<topic>.<module>) a file imports, at any depth,
     written either way (`from attnviz.topics.t.m import x`, `from attnviz.topics.t import m`)."""
-    reached = set()
+    names = imported_modules(path)
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            reached |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            reached.add(node.module)
-            reached |= {f"{node.module}.{alias.name}" for alias in node.names}
-    topics = {p.name for p in (PACKAGE / "topics").iterdir() if p.is_dir()}
-    return {
-        ".".join(m.split(".")[:4])
-        for m in reached
-        if m.split(".")[:2] == ["attnviz", "topics"]
-        and m.count(".") >= 3
-        and m.split(".")[2] in topics
-        and (PACKAGE / "topics" / m.split(".")[2]).is_dir()
-        and (PACKAGE / "topics" / m.split(".")[2] / f"{m.split('.')[3]}.py").exists()
-    }
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names |= {f"{node.module}.{alias.name}" for alias in node.names}
+    topics = PACKAGE / "topics"
+    reached = set()
+    for name in names:
+        parts = name.split(".")
+        in_topics = parts[:2] == ["attnviz", "topics"] and len(parts) >= 4
+        if in_topics and (topics / parts[2] / f"{parts[3]}.py").exists():  # a module, not a name
+            reached.add(".".join(parts[:4]))
+    return reached
 
 
 def test_the_ui_reaches_a_topic_only_through_its_scene():
