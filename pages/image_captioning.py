@@ -45,7 +45,8 @@ job, untrained = page.job, page.untrained()  # what Start submits; step 0
 
 def draw_live(run: LiveRun) -> None:
     """The chosen image captioned by the shown snapshot (step 0 before a run), word by word with
-    where each word looked, the scores and the matrix; once paused or over, the experiments."""
+    where each word looked, the scores, the matrix and what it says for held-out combinations;
+    once paused or over, the heads and the attention on the named object."""
     state = run.state
     snapshot = run.snapshot if run.snapshot is not None else untrained
     shown_values, shown = pick_image(values, job.spec)
@@ -54,11 +55,11 @@ def draw_live(run: LiveRun) -> None:
     words_view(seen, figs)
     scores(state.history if state is not None and run.snapshot is not None else None)
     matrix_view(seen, figs)
+    held_out_section(seen)  # (what it says for a blue triangle: ~0.1 s, redrawn as it learns)
     if state is not None and state.active:
         return
     heads_section(seen)
     share_section(seen)
-    held_out_section(seen)
 
 
 page.panel(draw_live)

@@ -47,13 +47,14 @@ st.caption(images_and_vit(values)[0].notes)
 
 def draw_live(run: LiveRun) -> None:
     """The chosen image and query through the shown snapshot (step 0 before a run): the maps,
-    then both models' scores and answers; once the run is paused or over, the comparisons and
-    experiments."""
+    both models' scores and answers, ViT vs CNN and the mean attention distance (redrawn with
+    every snapshot of a run), the shuffled patches (their accuracies once the run is paused or
+    over); the mistakes and a local ViT once it is."""
     state = run.state
     snapshot = run.snapshot if run.snapshot is not None else untrained
     active = state is not None and state.active
     shown, own = pick_image(values)
-    timeline = state.snapshots if run.snapshot is not None and not active else None
+    timeline = state.snapshots if run.snapshot is not None else None
     frame = read(snapshot, shown, own)
     only = LIVE_VIEWS if active else None
     figs = SCENE.views(snapshot, shown, only, image=own, timeline=timeline, frame=frame)
@@ -61,14 +62,13 @@ def draw_live(run: LiveRun) -> None:
     if run.snapshot is None:
         st.caption("Before training (step 0): both models are freshly initialised.")
     scores_and_answers(frame, state.history if state is not None else None)
-    if active:
-        return
     vit_vs_cnn(figs, frame)
-    if timeline is not None:
-        distance_views(figs, frame)
-    mistake_gallery(snapshot, shown, frame, own)
-    positions_experiment(snapshot, shown, frame, own)
-    real_vit(frame.image)
+    distance_views(figs, frame)
+    if not active:
+        mistake_gallery(snapshot, shown, frame, own)
+    positions_experiment(snapshot, shown, frame, own, scored=not active)
+    if not active:
+        real_vit(frame.image)
 
 
 page.panel(draw_live, model_name="ViT")

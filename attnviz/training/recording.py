@@ -65,9 +65,10 @@ def _flatten(tree: dict, prefix: str, out: dict[str, np.ndarray]) -> None:
             _flatten(value, name, out)
         else:
             array = np.asarray(value)
-            out[name] = np.ascontiguousarray(
-                array.astype(HALF) if array.dtype == np.float32 else array
-            )
+            kept = array.astype(HALF) if array.dtype == np.float32 else array
+            # (a copy in C order: np.ascontiguousarray made a 0-d array (1,), which a scalar
+            # parameter refused on restore)
+            out[name] = np.array(kept, order="C")
 
 
 def _unflatten(arrays: dict[str, np.ndarray], count: int) -> list[dict]:

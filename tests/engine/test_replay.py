@@ -28,6 +28,8 @@ def made_up_run() -> Recording:
             {
                 "attention": rng.random((2, 3, 3)),  # float64: kept as it is
                 "variants": {"a": {"w.0": rng.random(4).astype(np.float32), "ids": np.arange(3)}},
+                "log_width": np.full((), s / 100, np.float32),  # a scalar parameter: shape ()
+                "count": np.asarray(s),  # an int64 scalar (a batch norm's count)
             },
         )
         for s in range(0, 101, 25)
@@ -52,6 +54,8 @@ def test_a_recording_reads_back_the_same_numbers(tmp_path):
     assert [s for s, _ in again.snapshots] == [0, 25, 50, 75, 100]
     for (_, mine), (_, read) in zip(run.snapshots, again.snapshots, strict=True):
         np.testing.assert_array_equal(read["attention"], mine["attention"])
+        for name in ("log_width", "count"):  # shape () kept (a (1,) was refused on restore)
+            assert read[name].shape == () and read[name] == mine[name], (name, read[name])
         np.testing.assert_array_equal(read["variants"]["a"]["ids"], mine["variants"]["a"]["ids"])
         weights = read["variants"]["a"]["w.0"]  # float32, kept as float16: 3 digits
         assert weights.dtype == np.float32

@@ -2,12 +2,12 @@
 tiny ViT and a size-matched CNN trained side by side on the same images), the untrained snapshot
 shown before Start, and the views of any snapshot for one image and one query: the numbered
 patches, the query's attention per layer and head, ViT rollout vs CNN saliency, the mean
-attention distance (given the run's timeline), and (folded sections, asked for by name) the
-ViT's mistakes and the shuffled patches; the real ViT's section (DINOv2 ViT-S/14 on photos:
-topics.vision.dino_scene), whose views are drawn only when named; a local pretrained ViT's
-class-token maps. Its `ops`, the page's other engine calls: upload (a person's image, shaped as
-the training images), read_photo (a photo for DINOv2), load_vit (a local ViT), shuffled_accuracy,
-and DINOv2's see, dino_views, head_shares and object_answer."""
+attention distance (its course given the run's timeline), and (folded sections, asked for by
+name) the ViT's mistakes and the shuffled patches; the real ViT's section (DINOv2 ViT-S/14 on
+photos: topics.vision.dino_scene), whose views are drawn only when named; a local pretrained
+ViT's class-token maps. Its `ops`, the page's other engine calls: upload (a person's image,
+shaped as the training images), read_photo (a photo for DINOv2), load_vit (a local ViT),
+shuffled_accuracy, and DINOv2's see, dino_views, head_shares and object_answer."""
 
 from __future__ import annotations
 
@@ -70,7 +70,9 @@ from attnviz.topics.vision.task import TrainedVision as TrainedVision
 from attnviz.topics.vision.uploads import MAX_UPLOAD_MB as MAX_UPLOAD_MB
 
 EVERY = 25  # steps between evaluations and snapshots
-LIVE_VIEWS = ("vi_patches", "vi_head_maps")  # what the page redraws while a run steps
+# what the page redraws while a run steps: every view a snapshot draws cheaply (the mistakes
+# and the shuffled accuracies run both models over the validation set: they wait for a pause)
+LIVE_VIEWS = ("vi_patches", "vi_head_maps", "vi_compare", "vi_distance", "vi_distance_time")
 DISTANCE_TITLE = (
     "Mean attention distance per head (ViT paper, Fig. 7): how far, in pixels, a patch looks on "
     "average"
@@ -198,10 +200,8 @@ def compare_figure(frame: Frame) -> go.Figure:
     return panels_figure(panels, 3, "ViT vs CNN: what each model's answer depends on", 190)
 
 
-def distance_view(d: Drawn, values: Values) -> go.Figure | None:
-    """Mean attention distance per layer and head at this snapshot (None: no run's timeline)."""
-    if d.timeline is None:
-        return None
+def distance_view(d: Drawn, values: Values) -> go.Figure:
+    """Mean attention distance per layer and head at this snapshot (step 0's before a run)."""
     uniform = uniform_distance(d.frame.pair.vit.config)
     return distance_figure(d.snapshot["distance"], uniform, DISTANCE_TITLE)
 
@@ -295,7 +295,7 @@ VIEWS = (
     View("vi_patches", patches_view),
     View("vi_head_maps", lambda d, _: heads_figure(d.frame), main=True),
     View("vi_compare", lambda d, _: compare_figure(d.frame)),
-    View("vi_distance", distance_view, run_only=True),
+    View("vi_distance", distance_view),
     View("vi_distance_time", distance_time_view, run_only=True),
     View("vi_mistakes", lambda d, _: mistakes_figure(d.frame.pair), folded=True),
     View(

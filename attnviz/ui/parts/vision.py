@@ -214,8 +214,24 @@ def cached_shuffled_accuracy(pair: TrainedVision) -> dict[str, tuple[float, floa
     return _shuffled_accuracy(pair.key, pair) if pair.key else SCENE.ops.shuffled_accuracy(pair)
 
 
-def positions_experiment(snapshot: dict, values: dict, frame: Frame, own) -> None:
-    """Shuffle the patches: a ViT without positions cannot tell; with positions, it can."""
+def shuffled_scores(pair: TrainedVision) -> None:
+    """Both models' validation accuracy with the patches shuffled, against as they are."""
+    scores = cached_shuffled_accuracy(pair)
+    cols = st.columns(2)
+    for column, (name, (plain, shuffled)) in zip(cols, scores.items(), strict=True):
+        column.metric(
+            f"{name}: validation accuracy, shuffled",
+            f"{shuffled:.1%}",
+            f"{shuffled - plain:+.1%} vs {plain:.1%} as is",
+        )
+
+
+def positions_experiment(
+    snapshot: dict, values: dict, frame: Frame, own, scored: bool = True
+) -> None:
+    """Shuffle the patches: a ViT without positions cannot tell; with positions, it can. The
+    accuracies (both models over the validation set, twice) only when `scored` (not while a
+    run steps)."""
     label = "Experiment: shuffle the patches (what do positions do?)"
     with lazy_expander(label, "vi_open_shuffle") as box:
         if not box.open:
@@ -223,14 +239,10 @@ def positions_experiment(snapshot: dict, values: dict, frame: Frame, own) -> Non
         vit = frame.pair.vit.config
         figs = SCENE.views(snapshot, values, only={"vi_shuffled"}, image=own, frame=frame)
         show(figs["vi_shuffled"], "vi_shuffled", key="vi_shuffled_chart")
-        scores = cached_shuffled_accuracy(frame.pair)
-        cols = st.columns(2)
-        for column, (name, (plain, shuffled)) in zip(cols, scores.items(), strict=True):
-            column.metric(
-                f"{name}: validation accuracy, shuffled",
-                f"{shuffled:.1%}",
-                f"{shuffled - plain:+.1%} vs {plain:.1%} as is",
-            )
+        if scored:
+            shuffled_scores(frame.pair)
+        else:
+            st.caption("The accuracies with shuffled patches appear when the run is paused.")
         st.caption(
             f"This ViT's positions: **{vit.positional}**, reading the class from the "
             f"**{'class token' if vit.n_special else 'mean of the patches'}**. Attention "
