@@ -21,7 +21,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.figures.base import fast_figure
-from attnviz.figures.fonts import titled
+from attnviz.figures.fonts import NARROW_TITLE, titled
 
 # transparent where nothing is looked at, at most 0.7 opaque, so the image shows through
 OVERLAY = [[0.0, "rgba(255,120,0,0)"], [0.3, "rgba(255,120,0,0.2)"], [1.0, "rgba(255,80,0,0.7)"]]
@@ -307,7 +307,7 @@ def distance_figure(distance: np.ndarray, uniform: float, title: str) -> go.Figu
         "yaxis": {"title": {"text": "mean attention distance (px)"}, "rangemode": "tozero"},
         "legend": {"orientation": "h", "y": -0.25},
     }
-    titled(layout, title)
+    titled(layout, title, NARROW_TITLE)  # (in half the page)
     return fast_figure(data, layout)
 
 
@@ -342,5 +342,5 @@ def distance_timeline(steps: list[int], distance: np.ndarray, uniform: float) ->
         "yaxis": {"title": {"text": "mean attention distance (px)"}, "rangemode": "tozero"},
         "legend": {"orientation": "h", "y": -0.3},
     }
-    titled(layout, "How far each layer looks while training (mean over heads)")
+    titled(layout, "How far each layer looks while training (mean over heads)", NARROW_TITLE)
     return fast_figure(data, layout)

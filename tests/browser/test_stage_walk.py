@@ -65,7 +65,8 @@ MEASURE = """([names, controls]) => {
   });
   const live = [...document.querySelectorAll('[class*="_measure"], [class*="_start"]')]
     .some((el) => el.getClientRects().length);
-  return {height: innerHeight, bar: bar ? box(bar) : null, clipped: text.some(clipped), views,
+  return {height: innerHeight, bar: bar ? box(bar) : null,
+          barRight: bar ? bar.getBoundingClientRect().right : 0, clipped: text.some(clipped), views,
           answer: !!document.querySelector('.st-key-lesson_answer'), live, asked};
 }"""
 
@@ -79,7 +80,8 @@ SETTLED_NOW = """([names, step]) => {
   const bar = document.querySelector('.st-key-presenter_bar').getBoundingClientRect();
   const views = names.map((n) => document.querySelector('.st-key-view_' + CSS.escape(n)))
     .filter(Boolean).map((el) => el.getBoundingClientRect());
-  return views.every((r) => r.top >= bar.bottom - 1 && r.bottom <= innerHeight + 1);
+  return views.every((r) => (r.top >= bar.bottom - 1 || r.left >= bar.right - 1)
+    && r.bottom <= innerHeight + 1);
 }"""
 STEADY_MS = 250  # settled for longer than one tick of the stage (200 ms): a view Plotly drew
 # taller after the stage fitted it is fitted again at the next tick, and is cut until then
@@ -117,14 +119,16 @@ def problems(seen: dict, step) -> list[str]:
     found = [v for v in seen["views"] if v is not None]
     live = seen["live"]  # Start or Measure on the stage: views drawn once the run or timing is
     out = []
-    if not seen["bar"] or seen["bar"][1] > seen["height"] - 200:
+    # a wide, short screen: the lesson's text is a column at the left, the views beside it
+    beside = bool(seen["bar"]) and seen["bar"][1] >= seen["height"] - 1
+    if not seen["bar"] or (seen["bar"][1] > seen["height"] - 200 and not beside):
         out.append("the lesson's text leaves no room")
     if seen["clipped"]:
         out.append("the narration or the question is clipped")
     if (not found and not live) or (not live and len(found) < len(step.views)):
         missing = [n for n, v in zip(step.views, seen["views"], strict=True) if not v]
         out.append(f"views missing: {missing}")
-    top, bottom = (seen["bar"] or [0, 0])[1], seen["height"]
+    top, bottom = 0 if beside else (seen["bar"] or [0, 0])[1], seen["height"]
     for control in seen["asked"]:  # a widget the narration asks the presenter to move
         box = control["box"]
         if box is None and live:  # a run's timeline: drawn once the run starts

@@ -73,10 +73,7 @@ EVERY = 25  # steps between evaluations and snapshots
 # what the page redraws while a run steps: every view a snapshot draws cheaply (the mistakes
 # and the shuffled accuracies run both models over the validation set: they wait for a pause)
 LIVE_VIEWS = ("vi_patches", "vi_head_maps", "vi_compare", "vi_distance", "vi_distance_time")
-DISTANCE_TITLE = (
-    "Mean attention distance per head (ViT paper, Fig. 7): how far, in pixels, a patch looks on "
-    "average"
-)
+DISTANCE_TITLE = "Mean attention distance per head, px (ViT paper, Fig. 7)"
 
 
 def config(values: Values) -> Job:

@@ -174,7 +174,8 @@ def distance_views(figs: dict, frame: Frame) -> None:
         else:
             st.caption("Its course over training appears here once the run has snapshots.")
     st.caption(
-        f"Averaged over 64 validation images. The dashed line ({uniform:.1f} px) is a head that "
+        "How far, in pixels, a query patch looks on average (its attention weights times the "
+        f"distances), over 64 validation images. The dashed line ({uniform:.1f} px) is a head that "
         "spreads its attention evenly over the image; a head far below it looks locally, like a "
         "convolution. In the ViT paper some heads of the lowest layers already look far."
     )

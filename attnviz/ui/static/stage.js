@@ -17,7 +17,7 @@ const GAP = 10; // px between the bar, the views and the screen's bottom
 const SLACK = 16;
 const GRID = "data-stage-grid";
 const CELL = "data-stage-cell";
-const SIDE_BY_SIDE_MIN = 1000; // px of width under which two views stack instead
+const SIDE_BY_SIDE_MIN = 760; // px of width under which two views stack instead (beside the lesson's text at 1280, 810)
 const MAX_ZOOM = 1.6;
 const TICK_MS = 200;
 const KEEP = [
@@ -25,6 +25,14 @@ const KEEP = [
   '[class*="st-key-lesson_"]',
 ].join(", "); // (a run's timeline slider is one of the page's controls: it would take the views' room)
 const BLOCKS = '[data-testid="stElementContainer"], [data-testid="stLayoutWrapper"]';
+
+// The width the views may take: the main area's, less its padding (beside the lesson's text on
+// a wide, short screen, stage.css pads the main area by that column's width).
+function across(main, win) {
+  if (!main) return win.innerWidth;
+  const cs = win.getComputedStyle(main);
+  return main.clientWidth - parseFloat(cs.paddingLeft || "0") - parseFloat(cs.paddingRight || "0");
+}
 
 function targets(doc, names) {
   return names.map((name) => doc.querySelector(`.st-key-view_${CSS.escape(name)}`)).filter(Boolean);
@@ -54,7 +62,7 @@ function arrange(views, doc) {
   for (const el of doc.querySelectorAll(`[${GRID}]`)) el.removeAttribute(GRID);
   for (const el of doc.querySelectorAll(`[${CELL}]`)) el.removeAttribute(CELL);
   const main = doc.querySelector('[data-testid="stMainBlockContainer"]');
-  if (views.length !== 2 || !main || main.clientWidth < SIDE_BY_SIDE_MIN) return views.length;
+  if (views.length !== 2 || !main || across(main, doc.defaultView) < SIDE_BY_SIDE_MIN) return views.length;
   let common = views[0].parentElement;
   while (common && !common.contains(views[1])) common = common.parentElement;
   if (!common) return views.length;
@@ -75,7 +83,7 @@ function arrange(views, doc) {
 function fit(views, doc, other) {
   const win = doc.defaultView;
   const main = doc.querySelector('[data-testid="stMainBlockContainer"]');
-  const across = main ? main.clientWidth : win.innerWidth;
+  const wide = across(main, win);
   const box = () => {
     const rects = views.map((v) => v.getBoundingClientRect());
     const top = Math.min(...rects.map((r) => r.top));
@@ -90,7 +98,7 @@ function fit(views, doc, other) {
   set(1);
   let { top, bottom, width } = box();
   const room = () => win.innerHeight - GAP - SLACK - Math.max(top, 0) - other;
-  let zoom = Math.min(MAX_ZOOM, room() / Math.max(bottom - top, 1), across / Math.max(width, 1));
+  let zoom = Math.min(MAX_ZOOM, room() / Math.max(bottom - top, 1), wide / Math.max(width, 1));
   for (let i = 0; i < 4; i += 1) {
     set(Math.max(zoom, 0.2));
     ({ top, bottom } = box());
@@ -130,7 +138,7 @@ function report(component, views, doc, rows, kept) {
   const under = kepts.length ? Math.max(0, Math.max(...kepts.map((b) => b.bottom)) - bottom) : 0;
   const other = Math.max(0, within) + under;
   const main = doc.querySelector('[data-testid="stMainBlockContainer"]');
-  const room = [win.innerHeight - GAP - Math.max(top, 0) - other, main ? main.clientWidth : win.innerWidth];
+  const room = [win.innerHeight - GAP - Math.max(top, 0) - other, across(main, win)];
   const sent = [...room.map((px) => Math.max(ROUND, Math.floor(px / ROUND) * ROUND)), rows];
   const key = sent.join("x");
   if (win.__attnvizStageRoom !== key) {
