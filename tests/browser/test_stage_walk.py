@@ -56,16 +56,30 @@ MEASURE = """([names, controls]) => {
     if (!el) return null;
     const plots = [...el.querySelectorAll('.nsewdrag')]  // each subplot's plot area
       .map((d) => d.getBoundingClientRect().height);
+    const r = el.getBoundingClientRect();
     return {name: n, box: box(el), veiled: el.hasAttribute('data-stage-veil'),
-            smallest: smallest(el), plot: plots.length ? Math.min(...plots) : null};
+            smallest: smallest(el), plot: plots.length ? Math.min(...plots) : null,
+            left: r.left, right: r.right};
   });
+  // the main area's width for the views, and how far down what it shows above them reaches
+  // (a run's buttons, a control the step asks for: beside the lesson's text, not empty room)
+  const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+  const cs = main ? getComputedStyle(main) : null;
+  const pads = cs ? parseFloat(cs.paddingLeft) + parseFloat(cs.paddingRight) : 0;
+  const room = main ? main.clientWidth - pads : 0;
+  const first = Math.min(...views.filter(Boolean).map((v) => v.box[0]));
+  const above = main ? [...main.querySelectorAll('[data-testid="stElementContainer"]')]
+    .filter((el) => !el.closest('.st-key-presenter_bar') && el.getClientRects().length)
+    .map((el) => el.getBoundingClientRect())
+    .filter((b) => b.height > 0 && b.bottom <= first + 1)
+    .reduce((m, b) => Math.max(m, b.bottom), 0) : 0;
   const asked = controls.map((k) => {
     const el = document.querySelector('.st-key-' + CSS.escape(k));
     return {key: k, box: el && el.getClientRects().length ? box(el) : null};
   });
   const live = [...document.querySelectorAll('[class*="_measure"], [class*="_start"]')]
     .some((el) => el.getClientRects().length);
-  return {height: innerHeight, bar: bar ? box(bar) : null,
+  return {height: innerHeight, room, above, bar: bar ? box(bar) : null,
           barRight: bar ? bar.getBoundingClientRect().right : 0, clipped: text.some(clipped), views,
           answer: !!document.querySelector('.st-key-lesson_answer'), live, asked};
 }"""
@@ -137,7 +151,8 @@ def problems(seen: dict, step) -> list[str]:
             out.append(f"control {control['key']} not on screen: {box}")
     out += [f"{v['name']} not whole: {v['box']}" for v in found if v["box"][0] < top - 1]
     out += [f"{v['name']} cut: {v['box']}" for v in found if v["box"][1] > bottom + 1]
-    if found and min(v["box"][0] for v in found) - top >= EMPTY_BAND:
+    over = max(top, seen["above"]) if beside else top  # beside the text: under the buttons
+    if found and min(v["box"][0] for v in found) - over >= EMPTY_BAND:
         out.append("an empty band under the text")
     out += [
         f"{v['name']}: {v['smallest'][1]!r} at {v['smallest'][0]} px"
@@ -149,7 +164,9 @@ def problems(seen: dict, step) -> list[str]:
         for v in found
         if not v["veiled"] and v["plot"] is not None and v["plot"] < PLOT_MIN
     ]
-    if found and bottom - max(v["box"][1] for v in found) >= EMPTY_BAND:
+    spans = found and max(v["right"] for v in found) - min(v["left"] for v in found)
+    wide = bool(found) and spans >= 0.95 * seen["room"]  # as wide as it may be: no taller
+    if found and not wide and bottom - max(v["box"][1] for v in found) >= EMPTY_BAND:
         out.append("an empty band at the bottom")
     if step.question is not None:
         hidden = step.views if step.question.hides is None else step.question.hides
