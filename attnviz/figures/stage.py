@@ -148,8 +148,12 @@ def _legend(fig: go.Figure, across: int) -> None:
     if rows > 1 and isinstance(fig.layout.meta, dict) and fig.layout.meta.get("stage_legend"):
         shown = _shorter_legend(fig)  # a training run's curves: the panels name loss and metric
         per_row, rows = _legend_rows(shown, across, size)
-    high = int(rows * size * 1.6) + 8
     place = {"yref": "container", "y": 0, "yanchor": "bottom"}
+    if rows > 2 and size > STAGE_TEXT_MIN:  # a narrow cell: a legend of 5 rows left the plot
+        size = STAGE_TEXT_MIN  # 29 px tall (L7 s3); at the smallest text, more to a row
+        per_row, rows = _legend_rows(shown, across, size)
+        place["font"] = {"size": size}
+    high = int(rows * size * 1.6) + 8
     fig.update_layout(
         legend=place | {"entrywidthmode": "fraction", "entrywidth": 1 / per_row - 0.01},
         margin={"b": high + AXIS_BOTTOM_PX},

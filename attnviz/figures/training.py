@@ -76,15 +76,20 @@ def _step_axis(domain: list[float]) -> dict:
     return {"domain": domain, "title": {"text": "step"}, "rangemode": "nonnegative"}
 
 
-def _stage_legend(own: str, metric_name: str) -> dict[str, str | None]:
+def _stage_legend(own: str, metric_name: str, others: list[str]) -> dict[str, str | None]:
     """The legend on a stage, where four long names take four rows: the panels' axes say loss
-    and metric, so it says train (per batch), train and validation (one entry for both)."""
-    return {
+    and metric, so it says train (per batch), train and validation (one entry for both), and
+    one entry for each companion's two validation curves (the CNN's took two rows at L7 s3)."""
+    legend: dict[str, str | None] = {
         f"{own}train loss (batch)": f"{own}train (batch)",
         f"{own}validation loss": f"{own}validation",
         f"{own}train {metric_name}": f"{own}train",
         f"{own}validation {metric_name}": None,
     }
+    for name in others:
+        legend |= {f"{name} validation loss": f"{name} validation"}
+        legend |= {f"{name} validation {metric_name}": None}
+    return legend
 
 
 def curves_figure(
@@ -129,7 +134,7 @@ def curves_figure(
         "xaxis2": _step_axis([0.54, 1]) | {"anchor": "y2"},
         "yaxis2": {"title": {"text": metric_name}, "anchor": "x2"},
         "legend": {"orientation": "h", "y": -0.25},
-        "meta": {"stage_legend": _stage_legend(own, metric_name)},
+        "meta": {"stage_legend": _stage_legend(own, metric_name, companions(history))},
     }
     if metric_name != "R²":  # accuracy, exact match: shares, on 0–100 % (not −1…1 at 0 %)
         layout["yaxis2"] |= {"range": [-0.02, 1.02], "tickformat": ".0%"}
