@@ -304,7 +304,7 @@ def distance_figure(distance: np.ndarray, uniform: float, title: str) -> go.Figu
         "height": 340,
         "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
         "xaxis": {"type": "category", "title": {"text": "layer"}},
-        "yaxis": {"title": {"text": "mean attention distance (px)"}, "rangemode": "tozero"},
+        "yaxis": {"title": {"text": "distance (px)"}, "rangemode": "tozero"},
         "legend": {"orientation": "h", "y": -0.25},
     }
     titled(layout, title, NARROW_TITLE)  # (in half the page)
@@ -339,7 +339,7 @@ def distance_timeline(steps: list[int], distance: np.ndarray, uniform: float) ->
         "height": 320,
         "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
         "xaxis": {"title": {"text": "step"}},
-        "yaxis": {"title": {"text": "mean attention distance (px)"}, "rangemode": "tozero"},
+        "yaxis": {"title": {"text": "distance (px)"}, "rangemode": "tozero"},
         "legend": {"orientation": "h", "y": -0.3},
     }
     titled(layout, "How far each layer looks while training (mean over heads)", NARROW_TITLE)
