@@ -97,6 +97,11 @@ def staged(page, name: str) -> dict:
     # in the one poll that found it (a rerun may take the view out between two reads)
 
 
+LEAST_PLOT_PX = 200  # a view's plot area on a 1280×720 stage (issue 53: curves were 10-160 px)
+PLOTS = """(name) => [...document.querySelectorAll(`.st-key-view_${name} .nsewdrag`)]
+  .map((d) => Math.round(d.getBoundingClientRect().height)).filter((h) => h > 0)"""  # drawn
+
+
 def whole_under_the_bar(found: dict) -> bool:
     """Whole on the screen, under the lesson's bar or (a wide, short screen: the bar a column at
     the left, attnviz/ui/static/stage.css) beside it."""
@@ -211,6 +216,12 @@ def test_a_training_run_goes_on_into_the_next_step_and_the_bar_says_so(page, app
     page.get_by_role("button", name="Start").click()
     found = staged(page, "tt_curves")  # the curves: drawn on the stage once the run reports
     assert whole_under_the_bar(found), found
+    tall = f"() => {{ const h = ({PLOTS})('tt_curves');"
+    tall += f" return h.length > 1 && Math.min(...h) >= {LEAST_PLOT_PX}; }}"
+    with contextlib.suppress(PlaywrightTimeout):  # the server redraws them to the stage's room
+        page.wait_for_function(tall, timeout=20_000)
+    heights = page.evaluate(PLOTS, "tt_curves")  # the loss's plot and the metric's, while it runs
+    assert len(heights) == 2 and min(heights) >= LEAST_PLOT_PX, heights
     page.keyboard.press("ArrowRight")
     at_step(page, number + 1)
     note = page.locator(".st-key-presenter_bar").get_by_text(

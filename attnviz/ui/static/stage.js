@@ -50,8 +50,14 @@ function isolate(main, shown) {
   }
   for (const s of shown) s.setAttribute(ON, "");
   for (const col of main.querySelectorAll('[data-testid="stColumn"]')) {
-    if (shown.some((s) => col.contains(s))) col.setAttribute(WIDE, "");
+    const holding = shown.some((s) => col.contains(s));
+    if (holding) col.setAttribute(WIDE, "");
     else col.removeAttribute(WIDE);
+    // a column that holds nothing shown goes too: left empty beside a widened one, it pushed
+    // that one to a line of its own, a column gap (42 px) above the views
+    const inside = col.parentElement && col.parentElement.closest(`[${ON}]`);
+    if (holding || inside) col.removeAttribute(OFF);
+    else if (!col.hasAttribute(OFF)) col.setAttribute(OFF, "");
   }
 }
 

@@ -213,7 +213,9 @@ def controls(scene: Scene, spec: JobSpec, config: TrainConfig, problems: list[st
     state = job.poll() if job else None
     live = state is not None and not state.finished
     paused = state is not None and state.status == RunStatus.PAUSED
-    row = st.container(horizontal=True, gap="small")  # each button as wide as its label
+    # each button as wide as its label; the stage draws the row compact and, during a run,
+    # without the pace (static/stage.css): the status line takes its row
+    row = st.container(horizontal=True, gap="small", key=f"{key}_run_row{'_live' if live else ''}")
     recording = on_stage(PlannedJob(spec, config))  # presenter mode, a recorded step
     seconds = pace(scene) if recording is not None else None
     buttons = _buttons(live, paused, job is None, (spec, config), bool(problems), seconds)
@@ -228,7 +230,7 @@ def controls(scene: Scene, spec: JobSpec, config: TrainConfig, problems: list[st
             args=(key, f"{token}:{name}", callback, scene, *args),
             disabled=disabled,
             help=tip,
-            type="primary" if name == "start" else "secondary",
+            type="primary" if name == space else "secondary",  # what comes next: Start, Pause…
             width="content",
             shortcut="Space" if name == space else None,
             wrap=False,  # the row wraps a whole button to the next line, never a label

@@ -60,12 +60,18 @@ def _status(state: JobState) -> None:
         text += f" — waiting for a free worker (position {state.queue_position} in the queue)"
     if state.history.val_metric:  # the metric in sight (on a stage too, under the buttons)
         text += f" — validation {state.metric_name} {_metric(state)}"
-    if state.reason:
-        text += f" — {state.reason}"
+    if reason := _new_reason(state):
+        text += f" — {reason}"
     (st.error if state.status in ("diverged", "error") else st.markdown)(text)
     st.progress(
         min(state.step / max(state.total_steps, 1), 1.0), text=f"{state.steps_per_s:,.0f} steps/s"
     )
+
+
+def _new_reason(state: JobState) -> str:
+    """The run's reason less what the step count says already ("finished 800 steps (replayed
+    from a recording)" reads "replayed from a recording"): on a stage the line keeps to one."""
+    return state.reason.replace(f"finished {state.step} steps", "").strip(" ()")
 
 
 def _metric(state: JobState) -> str:
