@@ -137,7 +137,7 @@ def _scale_traces(fig: go.Figure, factor: float) -> None:
                 fit_cell_text(trace, cell_px, smallest=min(shown, MIN_CELL_FONT), least=least)
                 if "width_px" in _meta(fig):  # a small matrix: its numbers say what the colour
                     trace.showscale = False  # bar would, and the cells get the bar's room
-            if trace.type == "bar" and len(trace.x or ()) > 4:
+            if trace.type == "bar" and trace.x is not None and len(trace.x) > 4:
                 trace.textangle = -90  # upright numbers fit a narrow bar without shrinking
         for holder in (trace, getattr(trace, "marker", None)):
             if holder is not None and _shows_colorbar(holder, trace.type):

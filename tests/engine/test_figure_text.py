@@ -226,3 +226,10 @@ def test_default_fruit_labels_clear_every_marker_and_each_other():
         for k in range(i):
             a = boxes[k]
             assert x1 <= a[0] or a[1] <= x0 or y1 <= a[2] or a[3] <= y0, (names[i], names[k])
+
+
+def test_lecture_fonts_take_bars_whose_positions_are_an_array():
+    """A bar chart built from NumPy arrays (the captioning page's held-out words): lecture mode
+    raised "the truth value of an array … is ambiguous" and the stage lost the view."""
+    fig = go.Figure(go.Bar(x=np.arange(8), y=np.full(8, 0.125), text=np.full(8, "0.12")))
+    assert scale_fonts(fig, 1.6).data[0].textangle == -90
