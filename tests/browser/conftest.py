@@ -54,9 +54,16 @@ def shared_context(browser, browser_context_args):
 
 @pytest.fixture
 def context(shared_context):
-    """The shared context, left as a new one would be: no cookie, no stored value, no tab."""
+    """The shared context, left as a new one would be: no cookie, no stored value, no tab.
+    (Streamlit keeps the sidebar's folding in the origin's storage: a presenter step folded it
+    and the next test found no sidebar to click in.)"""
     yield shared_context
     for tab in shared_context.pages:
+        tab.close()
+    for origin in shared_context.storage_state()["origins"]:
+        tab = shared_context.new_page()
+        tab.goto(f"{origin['origin']}/_stcore/health")  # a document of that origin
+        tab.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
         tab.close()
     shared_context.clear_cookies()
     shared_context.clear_permissions()
