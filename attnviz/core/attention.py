@@ -155,7 +155,8 @@ def padding_mask(lengths: Tensor | list[int], t_max: int) -> Tensor:
 def score(name: str, q: Tensor, k: Tensor, **params) -> Tensor:
     """Score a(q, k) for every query/key pair: q (..., Tq, d), k (..., Tk, d) -> (..., Tq, Tk).
 
-    Names: "dot" qᵀk; "scaled_dot" qᵀk/√d; "additive" wᵀ tanh(W_q q + W_k k) (params w_q, w_k, w);
+    Names: "dot" qᵀk; "scaled_dot" qᵀk/√d; "additive" wᵀ tanh(W_q q + W_k k) (params w_q, w_k, w,
+    and optionally k_part = W_k k already computed);
     "general" qᵀ W k (param w); "cosine" qᵀk / (‖q‖‖k‖); "neg_sq_dist" −‖q − k‖².
     """
     if name == "dot":
@@ -163,7 +164,8 @@ def score(name: str, q: Tensor, k: Tensor, **params) -> Tensor:
     if name == "scaled_dot":
         return q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
     if name == "additive":
-        return additive_score(q, k, params["w_q"], params["w_k"], params["w"])
+        w_q, w_k, w = params["w_q"], params["w_k"], params["w"]
+        return additive_score(q, k, w_q, w_k, w, params.get("k_part"))
     if name == "general":
         return q @ params["w"] @ k.transpose(-2, -1)
     if name == "cosine":
@@ -177,10 +179,13 @@ def score(name: str, q: Tensor, k: Tensor, **params) -> Tensor:
     raise ValueError(f"unknown score function {name!r}; choose one of {', '.join(SCORE_NAMES)}")
 
 
-def additive_score(q: Tensor, k: Tensor, w_q: Tensor, w_k: Tensor, w: Tensor) -> Tensor:
-    """Bahdanau's additive score wᵀ tanh(W_q q + W_k k); w_q (h, dq), w_k (h, dk), w (h,)."""
+def additive_score(
+    q: Tensor, k: Tensor, w_q: Tensor, w_k: Tensor, w: Tensor, k_part: Tensor | None = None
+) -> Tensor:
+    """Bahdanau's additive score wᵀ tanh(W_q q + W_k k); w_q (h, dq), w_k (h, dk), w (h,).
+    `k_part`: W_k k already computed (a decoder scores the same keys at every step)."""
     q_part = q @ w_q.T  # (..., Tq, h)
-    k_part = k @ w_k.T  # (..., Tk, h)
+    k_part = k @ w_k.T if k_part is None else k_part  # (..., Tk, h)
     hidden = torch.tanh(q_part.unsqueeze(-2) + k_part.unsqueeze(-3))  # (..., Tq, Tk, h)
     return hidden @ w
 

@@ -69,14 +69,25 @@ class AttentionDecoder(nn.Module):
         h = torch.tanh(self.bridge(summary))  # (B, d_hidden)
         return (h, torch.zeros_like(h)) if self.config.cell == "lstm" else h
 
+    def key_part(self, states: Tensor) -> Tensor | None:
+        """What every step's score needs of the encoder states, computed once (additive: W_k k,
+        (B, Tin, d_hidden)); None otherwise."""
+        return None if self.attn is None else self.attn.key_part(states)
+
     def step(
-        self, y_prev: Tensor, state: State, states: Tensor, mask: Tensor
+        self,
+        y_prev: Tensor,
+        state: State,
+        states: Tensor,
+        mask: Tensor,
+        key_part: Tensor | None = None,
     ) -> tuple[Tensor, State]:
-        """y_prev (B,) ids, states (B, Tin, H_enc), mask (B, Tin). -> logits (B, V), new state."""
+        """y_prev (B,) ids, states (B, Tin, H_enc), mask (B, Tin), key_part from `key_part`
+        (or None: computed here). -> logits (B, V), new state."""
         h = state[0] if isinstance(state, tuple) else state  # s_{t-1} (B, d_hidden)
         inputs = [self.embed(y_prev)]  # (B, d_embed)
         if self.attn is not None:
-            inputs.append(self.attn(h, states, mask))  # c_t (B, H_enc)
+            inputs.append(self.attn(h, states, mask, key_part))  # c_t (B, H_enc)
         state = self.cell(torch.cat(inputs, dim=-1), state)
         h = state[0] if isinstance(state, tuple) else state  # s_t
         return self.out(torch.cat([h, *inputs[1:]], dim=-1)), state  # (B, V)
@@ -84,9 +95,10 @@ class AttentionDecoder(nn.Module):
     def forward(self, y_in: Tensor, summary: Tensor, states: Tensor, mask: Tensor) -> Tensor:
         """Teacher forcing: y_in (B, Tout) -> logits (B, Tout, V)."""
         state = self.initial_state(summary)
+        key_part = self.key_part(states)
         logits = []
         for t in range(y_in.shape[1]):
-            step_logits, state = self.step(y_in[:, t], state, states, mask)
+            step_logits, state = self.step(y_in[:, t], state, states, mask, key_part)
             logits.append(step_logits)
         return torch.stack(logits, dim=1)
 
@@ -172,11 +184,12 @@ def greedy_decode(
     with recording_steps(model, names) as kept, torch.no_grad():
         states, summary, mask = model.encode(x, x_len)
         state = model.decoder.initial_state(summary)
+        key_part = model.decoder.key_part(states)
         token = torch.full((x.shape[0],), bos, dtype=torch.long, device=x.device)
         done = torch.zeros(x.shape[0], dtype=torch.bool, device=x.device)
         ids, finished = [], []
         for _ in range(max_out):
-            logits, state = model.decoder.step(token, state, states, mask)
+            logits, state = model.decoder.step(token, state, states, mask, key_part)
             token = logits.argmax(-1).masked_fill(done, model.config.pad_id)  # (B,)
             ids.append(token)
             finished.append(done)

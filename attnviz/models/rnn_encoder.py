@@ -123,20 +123,31 @@ class AlignmentAttention(HookedAttention):
         elif d_query != d_key:
             self.q_proj = nn.Linear(d_query, d_key, bias=False)
 
-    def score_params(self) -> dict[str, Tensor] | None:
-        """The learned tensors of the score, as core.attention.score takes them."""
+    def score_params(self, key_part: Tensor | None = None) -> dict[str, Tensor] | None:
+        """The learned tensors of the score, as core.attention.score takes them (with the keys'
+        part of the additive score, (B, 1, Tin, d_attn), when given)."""
         if self.score_name == "additive":
-            return {"w_q": self.w_q.weight, "w_k": self.w_k.weight, "w": self.w}
+            found = {"w_q": self.w_q.weight, "w_k": self.w_k.weight, "w": self.w}
+            return found if key_part is None else found | {"k_part": key_part}
         if self.score_name == "general":
             return {"w": self.w}
         return None
 
-    def forward(self, query: Tensor, keys: Tensor, key_mask: Tensor) -> Tensor:
-        """query (B, Dq), keys (B, Tin, Dk), key_mask (B, Tin) True = real token. -> (B, Dk)"""
+    def key_part(self, keys: Tensor) -> Tensor | None:
+        """W_k k (B, Tin, d_attn) of the additive score: the same at every decoding step, so a
+        decoder computes it once per sequence and passes it to each step. None otherwise."""
+        return self.w_k(keys) if self.score_name == "additive" else None
+
+    def forward(
+        self, query: Tensor, keys: Tensor, key_mask: Tensor, key_part: Tensor | None = None
+    ) -> Tensor:
+        """query (B, Dq), keys (B, Tin, Dk), key_mask (B, Tin) True = real token, key_part
+        (B, Tin, d_attn) from `key_part(keys)` or None. -> (B, Dk)"""
         q = self.q_proj(query)[:, None, None, :]  # (B, 1, 1, Dq)
         k = keys[:, None]  # (B, 1, Tin, Dk); values are the same states
         mask = key_mask[:, None, None, :]  # (B, 1, 1, Tin)
+        params = self.score_params(None if key_part is None else key_part[:, None])
         out = self.attend(
-            q, k, k, mask, scale=1.0, score_name=self.score_name, score_params=self.score_params()
+            q, k, k, mask, scale=1.0, score_name=self.score_name, score_params=params
         )  # (B, 1, 1, Dk)
         return out[:, 0, 0]

@@ -25,6 +25,7 @@ from tests.support.browser import (
     warm_up,
 )
 from tests.support.figure_text import read_figure_text
+from tests.support.page_moves import MOVES_AT, moves_seen
 from tests.support.pages import ROOT
 
 
@@ -109,16 +110,17 @@ def settled_figure_text(page, tries: int = 5) -> dict:
 
 
 AXE_WIDTHS = (1280, 390)  # the probes axe-core runs on: the projector (lecture mode with high
-# contrast, tests/browser/test_layout_states.py's VIEWS) and the phone; the desktop's is
-# tests/browser/test_every_page.py's
+# contrast, tests/browser/test_layout_states.py's VIEWS) and the phone; 1920×1080's runs after
+# the moves there (MOVES_AT, tests/browser/test_every_page.py)
 
 
 @pytest.fixture(scope="session")
 def page_probe(browser, app_url):
     """`page_probe(url, viewport, query)`: the page opened once per (url, viewport width, query)
     in a fresh tab, its layout probe (tests/support/browser.py), the text inside its figures
-    (tests/support/figure_text.py), the requests it made and, at AXE_WIDTHS, axe-core's WCAG
-    violations (tests/support/axe.py), kept for every check. The tabs of
+    (tests/support/figure_text.py), the requests it made, at AXE_WIDTHS axe-core's WCAG
+    violations (tests/support/axe.py) and at MOVES_AT what a person's first moves did after
+    all that (tests/support/page_moves.py), kept for every check. The tabs of
     one viewport share a browser context (its HTTP cache: the app's scripts load once, ~0.4 s
     a page less); a tab's session is its own."""
     found: dict[tuple[str, int, str], dict] = {}
@@ -142,6 +144,9 @@ def page_probe(browser, app_url):
                 found[key]["text"] = settled_figure_text(page)
                 if viewport["width"] in AXE_WIDTHS:  # WCAG 2.1 AA on this page as drawn
                     found[key]["axe"] = violations(page)
+                if viewport["width"] == MOVES_AT:  # then a person's first moves on it
+                    found[key]["moves"] = moves_seen(page, url)
+                    found[key]["requests"] = list(seen)
             finally:
                 page.close()
         return found[key]

@@ -1,13 +1,13 @@
-"""WCAG 2.1 AA as axe-core checks it (issue 42; the design's "axe-core finds nothing"), in
-Chromium: every page of the navigation in lecture mode with high contrast at 1280×720 (a
-projector: larger fonts, folded sidebar, the contrast colours) and at 390×844 (a phone), run in
-the tabs the layout checker opens anyway (page_probe), and at 1400×1000 after a widget move
-(tests/browser/test_every_page.py); the presenter's stage on a lesson step with a question,
-before and after Reveal. axe-core is the npm package pinned in package.json
+"""WCAG 2.1 AA as axe-core checks it (issue 42; the design's "axe-core finds nothing"), in Chromium:
+every page of the navigation in lecture mode with high contrast at 1280×720 (a projector: larger
+fonts, folded sidebar, the contrast colours) and at 390×844 (a phone), run in the tabs the layout
+checker opens anyway (page_probe), and at 1920×1080 in lecture mode after a person's first moves,
+with the sidebar unfolded (tests/browser/test_every_page.py); the presenter's stage on a lesson
+step with a question, before and after Reveal. axe-core is the npm package pinned in package.json
 (`npm ci`; scripts/test.sh installs it), injected into the page. Zero violations of the rules
-tagged wcag2a, wcag2aa, wcag21a and wcag21aa. Also: "reduce motion" in the system stops the
-app's transitions (static/app.css). The pages come from the registry, so a new page is checked
-without a new test."""
+tagged wcag2a, wcag2aa, wcag21a and wcag21aa. Also: "reduce motion" in the system stops the app's
+transitions (static/app.css). The pages come from the registry, so a new page is checked without a
+new test."""
 
 from __future__ import annotations
 
@@ -37,8 +37,8 @@ def tab(browser):
 @pytest.mark.parametrize(("path", "title", "url"), PAGES, ids=[u for _, _, u in PAGES])
 def test_no_page_breaks_a_wcag_rule(page_probe, path, title, url):
     """axe-core's findings in the pages the layout checker opens anyway (page_probe): the
-    projector in lecture mode with high contrast, and the phone. The desktop's are checked by
-    tests/browser/test_every_page.py after a widget move."""
+    projector in lecture mode with high contrast, and the phone. The 1920×1080 projector's are
+    checked by tests/browser/test_every_page.py after a person's first moves."""
     found = {
         "projector 1280×720, lecture mode, high contrast": page_probe(url, PROJECTOR, LECTURE)[
             "axe"
