@@ -91,6 +91,9 @@ def moves_seen(page, url: str) -> dict:
     wait_drawn(page)  # icons and fonts load after the run
     page.screenshot(path=str(SHOTS / f"{url}-after-moves.png"))
     seen["axe"] = violations(page)
+    # Streamlit keeps the sidebar's folding in the origin's storage: left unfolded, every page
+    # opened after this one in the probe's context would start with it open
+    page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
     return seen
 
 

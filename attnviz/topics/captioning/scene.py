@@ -240,7 +240,7 @@ VIEWS = (
     View("cp_matrix", matrix_view),
     View("cp_head_maps", heads_view, folded=True),
     View("cp_share", share_view, folded=True),
-    View("cp_said", said_view, folded=True),
+    View("cp_said", said_view, section="cp_open_held", folded=True),
     View("cp_held_examples", held_examples_view, section="cp_open_held", folded=True),
 )
 

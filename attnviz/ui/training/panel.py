@@ -213,9 +213,11 @@ def controls(scene: Scene, spec: JobSpec, config: TrainConfig, problems: list[st
     state = job.poll() if job else None
     live = state is not None and not state.finished
     paused = state is not None and state.status == RunStatus.PAUSED
-    # each button as wide as its label; the stage draws the row compact and, during a run,
-    # without the pace (static/stage.css): the status line takes its row
-    row = st.container(horizontal=True, gap="small", key=f"{key}_run_row{'_live' if live else ''}")
+    # each button as wide as its label; the stage draws the row compact and, during a run and
+    # after it, without the pace (static/stage.css): the status line takes its row, and the
+    # views stay where they were (Reset brings the pace back for the next replay)
+    ran = "_live" if job is not None else ""
+    row = st.container(horizontal=True, gap="small", key=f"{key}_run_row{ran}")
     recording = on_stage(PlannedJob(spec, config))  # presenter mode, a recorded step
     seconds = pace(scene) if recording is not None else None
     buttons = _buttons(live, paused, job is None, (spec, config), bool(problems), seconds)
