@@ -7,7 +7,8 @@ Everyone is a `load_client.StreamlitSession` (Streamlit's websocket protocol, no
    3) and presses "Open vote"; its live count then reruns on its timer, as on the projector;
 2. the students open the students' link (`/?room=CODE`), each with its own browser id (what
    static/voter_id.js keeps in localStorage, sent as that component's state), land on the
-   step's page and wait for the options;
+   step's page (a second run with the id, as the component's value reruns the page in a
+   browser) and wait for the options;
 3. each taps one option at a random moment within `--window` seconds, timed from the tap to
    the "Your vote" line (the acknowledgement);
 4. with `--kill`, the replica that does not serve the projector is killed (SIGKILL) once half
@@ -90,6 +91,8 @@ async def join(student: Student, choices: list[str], timeout: float = 60) -> Non
     result = await student.tab.run()
     if not result.ok:
         raise RuntimeError(f"{student.name}: {result.status} {result.exceptions[:1]}")
+    if student.tab.states:  # the browser id's component sets its value: the browser reruns
+        result = await student.tab.run()
     deadline = time.monotonic() + timeout
     while not options_of(student.tab, choices):
         if time.monotonic() > deadline or student.tab.closed:
@@ -235,6 +238,7 @@ class Outcome:
     voted_in: float  # s from the window's start to the last acknowledgement
     lag: float | None  # s from the last acknowledgement to the projector's right count
     victim: str | None
+    as_browsers: int  # students whose browser id holds their option in the store
 
     @property
     def acked(self) -> int:
@@ -285,6 +289,7 @@ async def classroom(
             tally.last_ack - start,
             lag,
             victim,
+            sum(store.my_vote(code, s.voter) == s.option for s in ready),
         )
         for s in [*joined, projector]:
             await s.tab.close()
@@ -320,14 +325,15 @@ def report(args: argparse.Namespace, outcome: Outcome) -> int:
     print(
         f"store counts {dict(sorted(outcome.counts.items()))} vs acknowledged "
         f"{dict(sorted(tally.acked.items()))}: "
-        f"{'exactly once' if outcome.exactly_once else 'MISMATCH'}"
+        f"{'exactly once' if outcome.exactly_once else 'MISMATCH'}; "
+        f"{outcome.as_browsers} of {outcome.ready} under their browser's id"
     )
     print(
         f"projector showed {outcome.acked} votes {outcome.lag:.2f} s after the last acknowledgement"
         if outcome.lag is not None
         else "projector never showed the final count"
     )
-    whole = outcome.acked == outcome.ready == args.students
+    whole = outcome.acked == outcome.ready == outcome.as_browsers == args.students
     return 0 if outcome.exactly_once and whole and outcome.lag is not None else 1
 
 

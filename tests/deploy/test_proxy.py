@@ -226,6 +226,7 @@ def test_a_room_counts_every_vote_once_through_a_replica_killed_halfway(deployme
     assert outcome.tally.reconnects > 0, "the killed replica's students reconnected"
     assert outcome.acked == 30, dict(outcome.tally.errors)
     assert outcome.exactly_once, (outcome.counts, dict(outcome.tally.acked))
+    assert outcome.as_browsers == 30, f"{outcome.as_browsers} of 30 votes under the browser's id"
     assert outcome.lag is not None and outcome.lag <= 2.5
     port = deployment.base_port + int(outcome.victim.removeprefix("r")) - 1
     assert healthy(f"http://127.0.0.1:{port}", within=90), "start.sh started the replica again"
