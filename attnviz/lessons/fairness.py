@@ -2,7 +2,8 @@
 title, its narration, what it says to point at and its page's "Try this" box are read before the
 class predicts; none may hold the answer: a fixed answer's words that tell it from the other
 options (most of them, or a phrase of two), or a computed answer's token (for a fixed answer,
-the words the options share say nothing)."""
+the words the options share say nothing). Nor may the options: an answer that is the only one
+of its kind among them (the one number, the one name among tokens) is told by its shape."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import re
 from collections.abc import Iterable
 
 from attnviz.lessons.model import Step
+from attnviz.topics.fair_options import alone_of_its_kind
 
 STOP = {
     "the",
@@ -62,7 +64,11 @@ def read_before_reveal(step: Step, try_this: Iterable[str]) -> str:
 
 
 def gives_away(step: Step, answer: str, options: Iterable[str], try_this: Iterable[str]) -> str:
-    """Why the step's text gives `answer` away ("" when it does not)."""
+    """Why the step's text or its options give `answer` away ("" when they do not)."""
+    options = list(options)
+    shape = alone_of_its_kind(answer, options)
+    if shape:
+        return shape
     said = words(read_before_reveal(step, try_this))
     pairs = set(zip(said, said[1:], strict=False))  # what the text says, two words at a time
     tells = telling(answer, list(options))

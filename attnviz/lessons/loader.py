@@ -28,7 +28,8 @@ A lesson file::
 
 Any error (TOML syntax, a missing or unknown key, an unknown page or parameter, a bad value, an
 answer that is not among its options, too few or too many steps) raises LessonError naming the
-file and the line.
+file and the line. A question's options are shown in an order drawn from its prompt
+(attnviz.topics.fair_options.fair_order), not as written: authors tend to write the answer first.
 
 Computed answers (`answer = "computed:<name>"`, `options = []`): the answer, and the options
 offered, come from the live model of the step's page, so the question works on the student's own
@@ -74,6 +75,7 @@ from attnviz.lessons.model import (
 )
 from attnviz.lessons.values import BadValue, coerce, suggest
 from attnviz.lessons.writer import step_toml
+from attnviz.topics.fair_options import fair_order
 from attnviz.topics.registry import scene
 
 __all__ = ["LESSONS_DIR", "bundled_lessons", "load_lesson", "parse_lesson", "step_toml"]
@@ -221,7 +223,8 @@ def _question(reader: _Reader, index: int, page: str, raw: Any) -> Question:
     trained = raw.get("trained", False)
     if not isinstance(trained, bool) or (trained and not scene(page).trains):
         raise reader.error(line_of("trained"), "trained = true is for a training page's step")
-    return Question(prompt, tuple(options), answer, explain, hides, trained)
+    shown = fair_order(options, prompt)  # not the written order: authors put the answer first
+    return Question(prompt, shown, answer, explain, hides, trained)
 
 
 def _names(reader: _Reader, raw: dict, key: str, line: int | None) -> tuple[str, ...]:

@@ -15,7 +15,7 @@ tiny random Llama).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import plotly.graph_objects as go
@@ -24,6 +24,7 @@ from attnviz.figures import llm as fig
 from attnviz.figures.generation import generation_map, step_bars
 from attnviz.figures.pretrained import token_map
 from attnviz.figures.text import shown
+from attnviz.topics.fair_options import fair_order, kin_first
 from attnviz.topics.llm import bundled, readouts
 from attnviz.topics.llm.decoding import Decoding
 from attnviz.topics.llm.forward import Forward, encode, group_of
@@ -210,6 +211,13 @@ VIEWS = (
 )
 
 
+def next_options(ranked: Sequence[str]) -> tuple[str, ...]:
+    """The top token and three others of the top ten (of its kind first: a name among names),
+    shuffled: neither rank nor shape tells the answer."""
+    found = kin_first(ranked[0], ranked[:10], 4)
+    return fair_order(found, " ".join(ranked[:10]))
+
+
 def answers(out: LlmOutcome, values: Values) -> dict[str, Answer]:
     """`next_token` (greedy), `induction_head` ("L18 H6"), `first_token_share` (a range),
     `attention_row`: the shown head's row of the last token (predict the attention)."""
@@ -217,7 +225,7 @@ def answers(out: LlmOutcome, values: Values) -> dict[str, Answer]:
     top = readouts.next_tokens(lm, out.fwd, Decoding())
     row = out.fwd.attentions[p.layer, p.head, -1]  # (T,) the last token's weights
     return {
-        "next_token": Answer.of(top.labels[0], top.labels[:4]),
+        "next_token": Answer.of(top.labels[0], next_options(top.labels)),
         "induction_head": Answer.of(*readouts.induction_question(lm)),
         "first_token_share": Answer.of(*readouts.share_question(out.fwd)),
         "attention_row": Answer.of_row(out.fwd.tokens, row),
