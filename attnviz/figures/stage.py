@@ -109,10 +109,21 @@ def _title(fig: go.Figure, across: int) -> None:
     size = (fig.layout.title.font.size if fig.layout.title.font else None) or BASE_FONT
     size = max(STAGE_TITLE_MIN, min(size, int(across / (0.55 * len(text)))))
     lines = textwrap.wrap(text, max(1, int(across / (0.55 * size))), break_long_words=False)
-    pad = 28 if fig.layout.annotations else 6  # subplot titles sit just above the plot
+    pad = 28 if fig.layout.annotations else 6 + math.ceil(_top_tick_px(fig) / 2)  # subplot
+    # titles sit just above the plot; else above the top y tick label, half of it over the plot
     title = {"text": "<br>".join(lines), "font": {"size": size}, "yref": "paper", "y": 1}
     title |= {"yanchor": "bottom", "pad": {"b": pad}}
     fig.update_layout(title=title, margin={"t": 12 + pad + int(size * 1.3) * len(lines)})
+
+
+def _top_tick_px(fig: go.Figure) -> float:
+    """The largest y tick label a stage draws (px): at least STAGE_TEXT_MIN (`_readable`)."""
+    sizes = [
+        (fig.layout[name].tickfont.size if fig.layout[name].tickfont else None) or BASE_FONT
+        for name in fig.layout
+        if name.startswith("yaxis")
+    ]
+    return max([STAGE_TEXT_MIN, *sizes])
 
 
 def _legend_rows(shown: list, across: int, size: float) -> tuple[int, int]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from attnviz.figures.base import BASE_FONT
-from attnviz.figures.stage import on_stage
+from attnviz.figures.stage import STAGE_TEXT_MIN, on_stage
 
 ACROSS = 580
 
@@ -34,6 +34,9 @@ def test_the_title_takes_one_line_that_fits_and_the_margin_holds_only_it():
     assert "<br>" not in text and text == "Loss and accuracy while training (x: step)"
     assert 16 <= size < 24 and 0.55 * size * len(text) <= 400
     assert fig.layout.margin.t < 90
+    # the title's last line stays above the top y tick label, half of which stands over the plot
+    # (L4 s2's "(x: step)" sat on the loss axis's "2.5")
+    assert fig.layout.title.pad.b >= STAGE_TEXT_MIN / 2 + 4
 
 
 def test_a_legend_under_the_plot_is_pinned_to_the_bottom_with_room_for_its_rows():
