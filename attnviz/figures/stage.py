@@ -264,6 +264,9 @@ def _keeps_aspect(fig: go.Figure) -> bool:
 
 
 def _panel_gap(fig: go.Figure, across: int) -> None:
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    if meta.get("panels"):  # pictures in a grid (`_panels`): no axis between them
+        return
     left, right = (
         fig.layout.xaxis.domain,
         fig.layout.xaxis2.domain if "xaxis2" in fig.layout else None,

@@ -4,10 +4,11 @@ its link, then Next (issue 38). Per step: the step's views, found by name, wholl
 lesson's text and the bottom of the screen (redrawn to fit, never cut); the narration and the
 question whole (nothing clipped); the widgets it asks the presenter to move (`controls`) on
 screen; every text of a view at 14 px or more as drawn (a table drawn on a canvas is not
-read) and every plot area 60 px tall or more; no empty band of 300 px or more; before Reveal
-the question's views veiled and no answer shown. A training page's views of a run (its curves)
-are drawn only once the run starts, a live timing's once Measure is pressed: such a step passes
-with Start or Measure on the stage and the views it has before."""
+read), every chart's plot area 200 px tall or more and every picture or map 120 px; no empty
+band of 300 px or more; before Reveal the question's views veiled and no answer shown. A
+training page's views of a run (its curves) are drawn only once the run starts, a live timing's
+once Measure is pressed: such a step passes with Start or Measure on the stage and the views it
+has before."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ LESSONS = bundled_lessons()
 PROJECTOR, WIDE = {"width": 1280, "height": 720}, {"width": 1920, "height": 1080}
 EMPTY_BAND = 300  # px
 LABEL_MIN = 14  # px: the smallest text of a view as the projector shows it (zoom included)
-PLOT_MIN = 60  # px: the shortest plot area of a view as drawn (L8 s9's chart was squashed flat)
+PLOT_MIN = 200  # px: the shortest plot area of a chart as drawn (L8 s9's was squashed flat)
+IMAGE_MIN = 120  # px: the shortest picture or map (a plot area drawing an image or a heatmap)
 MEASURE = """([names, controls]) => {
   const box = (el) => { const r = el.getBoundingClientRect(); return [r.top, r.bottom]; };
   const clipped = (el) => ['auto', 'scroll', 'hidden'].includes(getComputedStyle(el).overflowY)
@@ -54,11 +56,21 @@ MEASURE = """([names, controls]) => {
   const views = names.map((n) => {
     const el = document.querySelector('.st-key-view_' + CSS.escape(n));
     if (!el) return null;
-    const plots = [...el.querySelectorAll('.nsewdrag')]  // each subplot's plot area
-      .map((d) => d.getBoundingClientRect().height);
+    const areas = [...el.querySelectorAll('.draglayer > g')].map((g) => {  // each subplot's
+      const drag = g.querySelector('.nsewdrag');  // plot area, and whether it draws a picture
+      const id = [...g.classList].find((c) => /^x\\d*y\\d*$/.test(c));
+      const svg = g.closest('.main-svg') && g.closest('.main-svg').parentElement;
+      const sub = id && svg && svg.querySelector('.cartesianlayer .subplot.' + id);
+      const image = !!(sub && sub.querySelector('.heatmaplayer image, .imagelayer image'));
+      return drag ? {h: drag.getBoundingClientRect().height, image} : null;
+    }).filter(Boolean);
+    const least = (image) => {
+      const hs = areas.filter((a) => a.image === image).map((a) => a.h);
+      return hs.length ? Math.min(...hs) : null;
+    };
     const r = el.getBoundingClientRect();
     return {name: n, box: box(el), veiled: el.hasAttribute('data-stage-veil'),
-            smallest: smallest(el), plot: plots.length ? Math.min(...plots) : null,
+            smallest: smallest(el), plot: least(false), image: least(true),
             left: r.left, right: r.right};
   });
   // the main area's width for the views, and how far down what it shows above them reaches
@@ -159,11 +171,12 @@ def problems(seen: dict, step) -> list[str]:
         for v in found
         if not v["veiled"] and v["smallest"] and v["smallest"][0] < LABEL_MIN
     ]
-    out += [
-        f"{v['name']}: a plot area {v['plot']:.0f} px tall"
-        for v in found
-        if not v["veiled"] and v["plot"] is not None and v["plot"] < PLOT_MIN
-    ]
+    for key, least, what in (("plot", PLOT_MIN, "a plot area"), ("image", IMAGE_MIN, "a picture")):
+        out += [
+            f"{v['name']}: {what} {v[key]:.0f} px tall"
+            for v in found
+            if not v["veiled"] and v[key] is not None and v[key] < least
+        ]
     spans = found and max(v["right"] for v in found) - min(v["left"] for v in found)
     wide = bool(found) and spans >= 0.95 * seen["room"]  # as wide as it may be: no taller
     if found and not wide and bottom - max(v["box"][1] for v in found) >= EMPTY_BAND:

@@ -173,6 +173,21 @@ def test_pictures_in_a_grid_are_laid_out_again_without_names_over_the_row_above(
         assert name_top >= 0, note.text
 
 
+def test_pictures_two_a_row_are_all_one_size_on_a_stage():
+    """L7 s13's 4 held-out scenes, 2 a row beside the bars: the first row's two maps were pushed
+    apart as if they were two charts with an axis between them (113 px against 147 below)."""
+    import numpy as np
+
+    from attnviz.figures.vision import Panel, panels_figure
+
+    image = np.zeros((3, 8, 8), dtype=np.float32)
+    fig = panels_figure([Panel(image, f"#{i}") for i in range(4)], 2, "Held-out scenes", 120)
+    fig = on_stage(fig, 370, 480)
+    widths = [fig.layout[f"xaxis{n}"].domain for n in ("", "2", "3", "4")]
+    assert len({round(x1 - x0, 6) for x0, x1 in widths}) == 1, widths
+    assert widths[0] == widths[2] and widths[1] == widths[3], widths  # columns line up
+
+
 def test_a_runs_curves_keep_their_plots_on_a_stage_with_a_one_row_legend():
     """A training run's curves at a projector's lecture font, 250 px tall beside a map: their
     four long names took four rows (the plots 1 px tall); the panels' axes say loss and metric,
