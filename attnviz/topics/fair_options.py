@@ -51,7 +51,7 @@ def alone_of_its_kind(answer: str, options: Iterable[str]) -> str:
 def kin_first(answer: str, candidates: Sequence[str], k: int) -> list[str]:
     """`answer` and k − 1 of `candidates` (in their order, the answer left out), those of the
     answer's kind first, then in the candidates' order: options that do not tell the answer."""
-    others = [c for c in candidates if c != answer]
+    others = list(dict.fromkeys(c for c in candidates if c != answer))  # each once
     tokens = _all_tokens([answer, *others])
     own = kinds(answer, tokens)
     kin = [c for c in others if own and own <= kinds(c, tokens)]

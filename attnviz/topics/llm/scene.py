@@ -31,7 +31,7 @@ from attnviz.topics.llm.forward import Forward, encode, group_of
 from attnviz.topics.llm.params import TABLE, TRY_THIS
 from attnviz.topics.operations import Operations
 from attnviz.topics.pretrained.model import PretrainedModel
-from attnviz.topics.scene import Answer, Scene, SceneInputError, Values
+from attnviz.topics.scene import Answer, Scene, SceneInputError, Values, token_labels
 from attnviz.topics.views import View
 
 # isort: split
@@ -211,11 +211,11 @@ VIEWS = (
 )
 
 
-def next_options(ranked: Sequence[str]) -> tuple[str, ...]:
-    """The top token and three others of the top ten (of its kind first: a name among names),
-    shuffled: neither rank nor shape tells the answer."""
-    found = kin_first(ranked[0], ranked[:10], 4)
-    return fair_order(found, " ".join(ranked[:10]))
+def next_answer(ranked: Sequence[str]) -> Answer:
+    """The top token, with three others of the top ten (of its kind first: a name among names)
+    as option labels ("▁Mary" is "Mary"), shuffled: neither rank nor shape tells the answer."""
+    labels = token_labels(kin_first(ranked[0], ranked[:10], 4))
+    return Answer.of(labels[0], fair_order(labels, " ".join(ranked[:10])))
 
 
 def answers(out: LlmOutcome, values: Values) -> dict[str, Answer]:
@@ -225,7 +225,7 @@ def answers(out: LlmOutcome, values: Values) -> dict[str, Answer]:
     top = readouts.next_tokens(lm, out.fwd, Decoding())
     row = out.fwd.attentions[p.layer, p.head, -1]  # (T,) the last token's weights
     return {
-        "next_token": Answer.of(top.labels[0], next_options(top.labels)),
+        "next_token": next_answer(top.labels),
         "induction_head": Answer.of(*readouts.induction_question(lm)),
         "first_token_share": Answer.of(*readouts.share_question(out.fwd)),
         "attention_row": Answer.of_row(out.fwd.tokens, row),
