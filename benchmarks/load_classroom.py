@@ -14,7 +14,7 @@ Everyone is a `load_client.StreamlitSession` (Streamlit's websocket protocol, no
 4. with `--kill`, the replica that does not serve the projector is killed (SIGKILL) once half
    of the votes are acknowledged: its students reconnect through the proxy with the same
    cookies (HAProxy redispatches them to the live replica) and the same browser id; those not
-   yet acknowledged tap again.
+   yet acknowledged tap again, or see the vote the store kept before the kill.
 
 Prints the vote p50/p95/max, the acknowledgements, the store's counts against the
 acknowledged votes (every acknowledged vote counted exactly once), and how long after the last
@@ -107,6 +107,9 @@ async def tap(student: Student, choices: list[str], tally: Tally) -> None:
     student.tries += 1
     widget = None
     for _ in range(300):  # a rerun may be redrawing the widgets; a loaded replica takes seconds
+        if any(mark in text for mark in ACK for text in student.tab.texts):  # a vote the store
+            acknowledge(student, tally, 0.0)  # kept but never acknowledged (its replica was
+            return  # killed): the page reloaded with the browser's id shows it, and no buttons
         widget = next(iter(student.tab.buttons(student.option)), None)
         if widget is not None or student.tab.closed:
             break
@@ -121,14 +124,18 @@ async def tap(student: Student, choices: list[str], tally: Tally) -> None:
     while time.perf_counter() - started < 15 and not student.tab.closed:
         said = " ".join(student.tab.texts)  # the panel's timer redraws it too
         if any(mark in said for mark in ACK):
-            student.acked = True
-            tally.times.append(time.perf_counter() - started)
-            tally.acked[student.option] += 1
-            tally.last_ack = time.monotonic()
+            acknowledge(student, tally, time.perf_counter() - started)
             return
         await asyncio.sleep(0.02)
     if not student.tab.closed:
         tally.errors[f"no acknowledgement: {result.status} {said[:60]}"] += 1
+
+
+def acknowledge(student: Student, tally: Tally, seconds: float) -> None:
+    student.acked = True
+    tally.times.append(seconds)
+    tally.acked[student.option] += 1
+    tally.last_ack = time.monotonic()
 
 
 async def reconnect(student: Student, url: str, code: str, choices: list[str]) -> None:
