@@ -10,11 +10,15 @@ slow run says which part grew:
       ...
       busy per worker: gw0 598, gw1 575
 
-Under xdist the controller sees every worker's reports (`report.node` names the worker).
+Under xdist the controller sees every worker's reports (`report.node` names the worker). The
+machine's CPU use over the run (from /proc/stat: both cores busy is 100 %) is printed beside it,
+so that idle cores show; with ATTNVIZ_TIMELINE=<file> each test phase's worker, start and end are
+written there (tab-separated) to find what ran while the cores idled.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
 from pathlib import Path
@@ -42,6 +46,8 @@ class WhereTimeGoes:
         self.by_area: Counter[str] = Counter()
         self.tests: dict[str, set[str]] = {}
         self.by_worker: Counter[str] = Counter()
+        self.cpu_start = busy_and_total()
+        self.timeline: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         where = area(report.nodeid, self.groups)
@@ -50,6 +56,7 @@ class WhereTimeGoes:
         node = getattr(report, "node", None)
         worker = getattr(getattr(node, "gateway", None), "id", "main")
         self.by_worker[worker] += report.duration
+        self.timeline.append(f"{worker}\t{report.start:.2f}\t{report.stop:.2f}\t{report.nodeid}")
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         wall = time.monotonic() - self.start
@@ -59,3 +66,20 @@ class WhereTimeGoes:
             write(f"  {where:<28} {seconds:6.0f}  ({len(self.tests[where])} tests)")
         busy = ", ".join(f"{w} {s:.0f}" for w, s in sorted(self.by_worker.items()))
         write(f"  busy per worker: {busy}")
+        (busy_then, total_then), (busy_now, total_now) = self.cpu_start, busy_and_total()
+        if total_now > total_then:
+            share = (busy_now - busy_then) / (total_now - total_then)
+            write(f"  the machine's CPU busy: {share:.0%} of {os.cpu_count()} cores over the run")
+        if path := os.environ.get("ATTNVIZ_TIMELINE"):
+            Path(path).write_text("\n".join(self.timeline) + "\n")
+
+
+def busy_and_total() -> tuple[int, int]:
+    """The machine's CPU time so far, busy and in all, in clock ticks (Linux's /proc/stat);
+    (0, 0) elsewhere."""
+    try:
+        ticks = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return 0, 0
+    idle = ticks[3] + ticks[4]  # idle and waiting for I/O
+    return sum(ticks) - idle, sum(ticks)
