@@ -1,8 +1,8 @@
 """Lecture mode on a projector (1280x720 and 1920x1080), every page of the navigation, in
 Chromium: sidebar folded, no text overflowing its box (buttons, headings, tabs, metric values,
-expander labels, figure titles), the main figure in the first screen, no figure overlapping
-another; the "Exit lecture mode" control; and the figure styling behind it (titles that wrap,
-high contrast)."""
+expander labels, figure titles), the main figure and the first slider in the first screen, no
+figure overlapping another; the "Exit lecture mode" control; and the figure styling behind it
+(titles that wrap, high contrast)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ from tests.support.pages import app_pages
 PAGES = app_pages()
 LECTURE = "?lecture=true&contrast=true"
 NO_FIGURE = {"home", "lessons"}  # pages that have no figure by design (menus)
+PROMPT_FIRST = {"language-model", "interventions"}  # pages whose first control is a prompt box
+# (in the first screen); their first slider follows the prompt's figures
 CASES = [
     pytest.param((url, vp), id=f"{url}-{vp['width']}x{vp['height']}")
     for (_, _, url), vp in itertools.product(PAGES, LECTURE_VIEWPORTS)
@@ -93,6 +95,10 @@ def test_main_figure_in_first_screen(lecture, request):
     assert top < height - 100, (
         f"{url}: the main figure starts at {top:.0f} px, below the first screen ({height} px; "
         f"at least 100 px of it must show). Above it:\n{above_fold(lecture)}"
+    )
+    slider = lecture["firstSlider"]  # the first control to move, where the page has a slider
+    assert slider is None or url in PROMPT_FIRST or slider < height - 40, (
+        f"{url}: its first slider starts at {slider:.0f} px, below the first screen ({height} px)"
     )
 
 

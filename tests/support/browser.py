@@ -226,8 +226,11 @@ LAYOUT_PROBE = """() => {
   const metricFonts = [...document.querySelectorAll('[data-testid="stMetricValue"] *')]
     .filter((el) => vis(el) && !el.children.length)
     .map((el) => parseFloat(getComputedStyle(el).fontSize));
+  const slider = [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stSlider"]')]
+    .find(vis);
   return {overflow, figures, blocks: above, viewport: innerHeight, metricFonts,
-    sidebar: side ? side.getAttribute('data-collapsed') : null};
+    sidebar: side ? side.getAttribute('data-collapsed') : null,
+    firstSlider: slider ? slider.getBoundingClientRect().top + scrollY : null};
 }"""
 
 
@@ -236,8 +239,9 @@ def layout_probe(page) -> dict:
     `overflow` (elements whose text is wider than their box: buttons, headings, tabs, metrics,
     expander labels), `figures` (each visible Plotly figure's box in page coordinates and its
     title's left/right), `blocks` (the main area's top-level blocks, for saying what is above the
-    first figure), `metricFonts` (px of each metric value's text), `viewport` (height) and
-    `sidebar` (the sidebar's data-collapsed: "true" when folded)."""
+    first figure), `metricFonts` (px of each metric value's text), `viewport` (height),
+    `sidebar` (the sidebar's data-collapsed: "true" when folded) and `firstSlider` (the top of
+    the main area's first slider in page coordinates; None without one)."""
     page.evaluate("window.scrollTo(0, 0)")
     return page.evaluate(LAYOUT_PROBE)
 
