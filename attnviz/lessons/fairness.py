@@ -2,8 +2,10 @@
 title, its narration, what it says to point at and its page's "Try this" box are read before the
 class predicts; none may hold the answer: a fixed answer's words that tell it from the other
 options (most of them, or a phrase of two), or a computed answer's token (for a fixed answer,
-the words the options share say nothing). Nor may the options: an answer that is the only one
-of its kind among them (the one number, the one name among tokens) is told by its shape."""
+the words the options share say nothing), in its words or in other words: words are compared by
+their stem ("climbs" is "climb") and by meaning, through a table of the words the course uses
+for one thing ("nearly even" is "almost uniform"). Nor may the options: an answer that is the only
+one of its kind among them (the one number, the one name among tokens) is told by its shape."""
 
 from __future__ import annotations
 
@@ -44,12 +46,48 @@ STOP = {
     "than",
 }
 WORD = re.compile(r"[\w./=+−-]+")
+# words the lessons use for one meaning: each stands for its group's first (after stemming)
+SAME_MEANING = (
+    ("uniform", "even", "evenly", "flat", "spread", "diffuse"),
+    ("sharp", "peaked", "one-hot", "focused", "concentrated"),
+    ("nearly", "almost", "about", "roughly", "close"),
+    ("before", "previous", "preceding", "prior", "earlier"),
+    ("after", "next", "following", "later"),
+    ("rise", "climb", "grow", "increase"),
+    ("fall", "drop", "decrease", "shrink"),
+    ("wiggly", "jagged", "noisy", "chase"),
+    ("zero", "0", "nothing", "none"),
+    ("undefined", "break", "gap", "missing"),
+    ("better", "higher"),
+    ("worse", "lower"),
+    ("itself", "self", "own"),
+    ("diagonal", "identity"),
+)
+SUFFIXES = ("ing", "ed", "es", "s", "ly")
+CANONICAL = {word: group[0] for group in SAME_MEANING for word in group}
+
+
+def stem(word: str) -> str:
+    """A word without its inflection ("climbs", "climbed", "climbing": "climb"), kept whole
+    where that would leave fewer than 4 letters; then its group's word in SAME_MEANING."""
+    if word in CANONICAL:
+        return CANONICAL[word]
+    for suffix in SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            word = word[: -len(suffix)]
+            break
+    return CANONICAL.get(word, word)
+
+
+def written(text: str) -> list[str]:
+    """The words of `text` as written, lower case, formulas' dollars and markup dropped."""
+    plain = re.sub(r"[$*`_\\{}]", " ", text.lower())
+    return [w.strip(".,:;") for w in WORD.findall(plain) if w.strip(".,:;")]
 
 
 def words(text: str) -> list[str]:
-    """The words of `text`, lower case, formulas' dollars and markup dropped."""
-    plain = re.sub(r"[$*`_\\{}]", " ", text.lower())
-    return [w.strip(".,:;") for w in WORD.findall(plain) if w.strip(".,:;")]
+    """The words of `text` by stem and meaning (`stem`), one for each of `written`'s."""
+    return [stem(w) for w in written(text)]
 
 
 def telling(answer: str, options: Iterable[str]) -> list[str]:
@@ -69,15 +107,17 @@ def gives_away(step: Step, answer: str, options: Iterable[str], try_this: Iterab
     shape = alone_of_its_kind(answer, options)
     if shape:
         return shape
-    said = words(read_before_reveal(step, try_this))
-    pairs = set(zip(said, said[1:], strict=False))  # what the text says, two words at a time
+    read = read_before_reveal(step, try_this)
+    said, as_written = words(read), written(read)
+    pairs = {pair: i for i, pair in enumerate(zip(said, said[1:], strict=False))}  # two at a time
     tells = telling(answer, list(options))
     if not tells:
         return ""
-    phrase = next(
-        (f"{a} {b}" for a, b in zip(tells, tells[1:], strict=False) if (a, b) in pairs), ""
+    at = next(
+        (pairs[(a, b)] for a, b in zip(tells, tells[1:], strict=False) if (a, b) in pairs), None
     )
-    if phrase:
+    if at is not None:
+        phrase = f"{as_written[at]} {as_written[at + 1]}"
         return f"it says {phrase!r}, which tells the answer {answer!r}"
     found = [w for w in tells if w in said]
     if step.question and step.question.computed and found:  # a token: named among few others
@@ -87,5 +127,6 @@ def gives_away(step: Step, answer: str, options: Iterable[str], try_this: Iterab
             return f"it names the answer {answer!r} and {len(named)} of {len(others)} others"
         return ""
     if len(tells) >= 2 and len(found) * 3 >= len(tells) * 2:
-        return f"it says {', '.join(found)}: the words of the answer {answer!r}"
+        shown = [as_written[said.index(w)] for w in found]
+        return f"it says {', '.join(shown)}: the words of the answer {answer!r}"
     return ""

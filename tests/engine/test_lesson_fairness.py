@@ -31,6 +31,28 @@ def test_a_text_that_tells_the_answer_is_caught(narration, title, point_at):
     assert "nearly even" in gives_away(step(narration, title, point_at), OPTIONS[0], OPTIONS, ())
 
 
+@pytest.mark.parametrize(
+    ("narration", "title", "said"),
+    [
+        ("Look at the maps. Predict first.", "Almost uniform, untrained", "almost uniform"),
+        ("Untrained, the weights come out roughly flat.", "Untrained", "roughly flat"),
+        ("Predict first.", "About even before training", "about even"),
+    ],
+)
+def test_the_answer_in_other_words_is_caught(narration, title, said):
+    """ "Nearly even" said as "almost uniform", "roughly flat", "about even": the answer's
+    words by meaning (the check compared the words as written before, and passed all three)."""
+    found = gives_away(step(narration, title), OPTIONS[0], OPTIONS, ())
+    assert f"it says {said!r}" in found, found
+
+
+def test_inflected_words_tell_the_answer_too():
+    options = ("The validation loss climbs back up", "Both fall together", "Both stay flat")
+    narration = "Watch the validation losses climbing once the kernel may look itself up."
+    found = gives_away(step(narration), options[0], options, ())
+    assert "it says 'validation losses'" in found, found
+
+
 def test_a_text_that_sets_the_scene_passes():
     said = step("Before training, W_q and W_k are random. Predict where the class token looks.")
     assert gives_away(said, OPTIONS[0], OPTIONS, ()) == ""
