@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from attnviz.lessons.model import Step
+from attnviz.lessons.model import Lesson, LessonError, Step
 from attnviz.topics.fair_options import alone_of_its_kind
+from attnviz.topics.registry import scene
 
 STOP = {
     "the",
@@ -130,3 +131,27 @@ def gives_away(step: Step, answer: str, options: Iterable[str], try_this: Iterab
         shown = [as_written[said.index(w)] for w in found]
         return f"it says {', '.join(shown)}: the words of the answer {answer!r}"
     return ""
+
+
+def unfair(step: Step) -> str:
+    """Why the step's question gives its answer away ("" when it does not, or has no question):
+    a computed answer as the step's page computes it in the step's settings (this runs the
+    step's scene)."""
+    question = step.question
+    if question is None:
+        return ""
+    if question.computed:
+        page = scene(step.page)
+        values = page.values(step.params)
+        found = page.answers(page.run(page.config(values)), values)[question.computed]
+        return gives_away(step, found.answer, found.options, ())
+    return gives_away(step, question.answer, question.options, ())
+
+
+def check_fair(lesson: Lesson, name: str) -> None:
+    """Raise LessonError, on the step's line, for the first question that gives its answer away
+    before Reveal (the Lessons page's checker; the suite checks the bundled lessons)."""
+    for step in lesson.steps:
+        why = unfair(step)
+        if why:
+            raise LessonError(name, step.line, f"the question gives its answer away: {why}")

@@ -1,4 +1,5 @@
-"""Lessons in AppTest: the Lessons page lists every bundled lesson and checks a lesson file;
+"""Lessons in AppTest: the Lessons page lists every bundled lesson and checks a lesson file (a
+step on a page that does not exist, a question whose title gives its answer away);
 the first, the fullest and the last step of every bundled lesson open from their links with the
 presenter's bar and the step's settings in the page's widgets; a question blurs the figures
 until Reveal, and a computed answer follows the live page (change the input, the answer
@@ -48,6 +49,26 @@ def test_the_lessons_page_lists_every_bundled_lesson_and_checks_a_file():
     assert any("line 6" in e.value and "nowhere" in e.value for e in at.error), [
         e.value for e in at.error
     ]
+    at.text_area(key="lesson_text").set_value(GIVES_AWAY).run()
+    no_exception(at)
+    errors = [e.value for e in at.error]
+    assert any("line 5" in e and "'almost uniform'" in e for e in errors), errors
+
+
+GIVES_AWAY = """title = "x"
+summary = "y"
+seeds = []
+
+[[steps]]
+page = "vision-patches"
+title = "Almost uniform before training"
+narration = "Each small map is one head of one layer."
+views = ["vi_head_maps"]
+[steps.question]
+prompt = "Before any training, how are the class token's weights spread?"
+options = ["Nearly even over all patches", "All on the centre patch", "All on the corners"]
+answer = "Nearly even over all patches"
+"""  # the title says the answer in other words
 
 
 def binding_steps(lesson) -> list[int]:

@@ -42,7 +42,6 @@ _.val_scenes  # data/captions.py: tests/engine/test_caption_task.py, test_captio
 _.val_formats  # data/dates.py: tests/engine/test_dates.py
 _.max_in  # data/dates.py: tests/engine/test_dates.py
 _.seen_in_training  # data/tasks.py: tests/engine/test_task_splits.py
-_.gives_away  # lessons/fairness.py: tests/engine/test_lesson_fairness.py, test_lessons.py
 _.region_boxes  # models/captioner.py: tests/engine/test_caption_models.py
 _.pixel_maps  # topics/captioning/inference.py: tests/engine/test_caption_task.py
 _.sink_job  # topics/circuits/sinks.py: tests/engine/test_circuits_data.py
