@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from attnviz.lessons.fairness import gives_away
+from attnviz.lessons.fairness import unfair
 from attnviz.lessons.loader import LESSONS_DIR, bundled_lessons, parse_lesson
 from attnviz.lessons.model import LessonError, Step, computed_names, tables
 from attnviz.lessons.views_check import check_views, closed_views, unknown_views
@@ -277,13 +277,7 @@ def test_a_question_step_does_not_give_its_answer_away(slug, n, step):
     """Before Reveal the class reads the step's title, narration and what to point at (the stage
     shows nothing else of the page): none may say the answer. A computed answer is the one the
     step's scene computes for its settings."""
-    question, page = step.question, scene(step.page)
-    if question.computed:
-        values = page.values(step.params)
-        found = page.answers(page.run(page.config(values)), values)[question.computed]
-        answer, options = found.answer, found.options
-    else:
-        answer, options = question.answer, question.options
-    assert gives_away(step, answer, options, ()) == ""
+    question = step.question
+    assert unfair(step) == ""
     hides = step.views if question.hides is None else question.hides
     assert step.views and set(hides) <= set(step.views), "a question veils views it shows"

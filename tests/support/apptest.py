@@ -21,7 +21,7 @@ from tests.support.pages import ROOT
 
 def scan_components_once() -> None:
     """Every new AppTest scans the metadata of every installed package for Streamlit components
-    (about 0.4 s here, half of a small page's run); a served app does it once at its start. The
+    (about 0.1 s here per AppTest); a served app does it once at its start. The
     installed packages do not change during a test run, so the scan's result is kept."""
     scan = manifest_scanner.scan_component_manifests
     if not hasattr(scan, "cache_info"):
