@@ -19,12 +19,17 @@ import time
 import torch
 
 from attnviz.models.variant_attention import VARIANT_LABELS
+from attnviz.topics.attention_since_2017.configs import cache_table, readable_bytes
+from attnviz.topics.attention_since_2017.params import ALL_SEVEN
+from attnviz.topics.attention_since_2017.scene import (
+    SCENE,
+    cache_numbers,
+    first_token_shares,
+    so_far,
+)
+from attnviz.topics.attention_since_2017.task import uniform_share
 from attnviz.topics.live import train
 from attnviz.topics.registry import scene
-from attnviz.topics.since2017.configs import cache_table, readable_bytes
-from attnviz.topics.since2017.params import ALL_SEVEN
-from attnviz.topics.since2017.scene import SCENE, cache_numbers, first_token_shares, so_far
-from attnviz.topics.since2017.task import uniform_share
 
 CONTEXT = 8_192
 

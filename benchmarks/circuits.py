@@ -22,12 +22,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from attnviz.topics.circuits.grokking import grokking_step
-from attnviz.topics.circuits.induction import induction_bump, repeated_copy_loss
-from attnviz.topics.circuits.params import GROKKING, INDUCTION, SINKS
-from attnviz.topics.circuits.scene import SCENE, preset_jobs
-from attnviz.topics.circuits.sinks import eviction_losses, sink_shares
 from attnviz.topics.live import train
+from attnviz.topics.watch_circuits.grokking import grokking_step
+from attnviz.topics.watch_circuits.induction import induction_bump, repeated_copy_loss
+from attnviz.topics.watch_circuits.params import GROKKING, INDUCTION, SINKS
+from attnviz.topics.watch_circuits.scene import SCENE, preset_jobs
+from attnviz.topics.watch_circuits.sinks import eviction_losses, sink_shares
 
 INDUCTION_PRESETS = preset_jobs(INDUCTION)  # the page's presets, as their Start submits them
 GROKKING_PRESETS = preset_jobs(GROKKING)

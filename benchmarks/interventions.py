@@ -22,7 +22,7 @@ import time
 import numpy as np
 import torch
 
-from attnviz.topics.patching.params import NAMES, NAMES_SWAPPED
+from attnviz.topics.interventions.params import NAMES, NAMES_SWAPPED
 
 
 def timed(work) -> tuple[float, object]:
@@ -44,9 +44,9 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
 
-    from attnviz.topics.llm.bundled import bundled_llm
-    from attnviz.topics.patching import attribution, pairs, patching
-    from attnviz.topics.patching.acts import capture
+    from attnviz.topics.interventions import attribution, pairs, patching
+    from attnviz.topics.interventions.acts import capture
+    from attnviz.topics.language_model.bundled import bundled_llm
 
     lm = bundled_llm()
     pair = pairs.make_pair(lm, NAMES, NAMES_SWAPPED, "", "")

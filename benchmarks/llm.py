@@ -51,7 +51,7 @@ def timed(work) -> tuple[float, object]:
 
 def load_figures() -> tuple[float, float]:
     """(warm load s, reading the weights file's bytes alone s)."""
-    from attnviz.topics.llm import bundled
+    from attnviz.topics.language_model import bundled
 
     bundled.convert()  # so the load below is a warm one
     bundled.import_loaders()  # as the server's warm-up does before anyone opens the page
@@ -62,10 +62,10 @@ def load_figures() -> tuple[float, float]:
 
 
 def engine_figures(rng: random.Random) -> dict[str, float]:
-    from attnviz.topics.llm import forward, readouts
-    from attnviz.topics.llm.bundled import bundled_llm
-    from attnviz.topics.llm.decoding import Decoding
-    from attnviz.topics.llm.scene import SCENE
+    from attnviz.topics.language_model import forward, readouts
+    from attnviz.topics.language_model.bundled import bundled_llm
+    from attnviz.topics.language_model.decoding import Decoding
+    from attnviz.topics.language_model.scene import SCENE
 
     lm = bundled_llm()
     warm = forward.encode(lm, prompt_of(rng))[0]

@@ -1,5 +1,5 @@
 """The real ViT's speed and exactness (issue 45): scikit-image's bundled photos through our PyTorch
-DINOv2 ViT-S/14 (attnviz.topics.vision.dino, every layer's attention captured), beside
+DINOv2 ViT-S/14 (attnviz.topics.vision_patches.dino, every layer's attention captured), beside
 onnxruntime running the package's own ONNX file with the 12 softmax outputs and the final
 features added to the graph.
 
@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from attnviz.data.photos import PHOTOS
-from attnviz.topics.vision import dino
+from attnviz.topics.vision_patches import dino
 
 
 def oracle(threads: int):

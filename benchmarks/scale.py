@@ -7,7 +7,7 @@ on the upper half of the lengths, and where linear attention overtakes SDPA.
     python -m benchmarks.scale                  # CPU, 1 thread
     python -m benchmarks.scale --device cuda    # a GPU: naive up to 8,192, memory measured
 
-The measurement itself lives in attnviz/topics/scale/cost.py: the page runs it live.
+The measurement itself lives in attnviz/topics/attention_at_scale/cost.py: the page runs it live.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import argparse
 
 import torch
 
-from attnviz.topics.scale.cost import (
+from attnviz.topics.attention_at_scale.cost import (
     ALGORITHMS,
     D_HEAD,
     HEADS,

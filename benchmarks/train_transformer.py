@@ -19,7 +19,7 @@ from torch import nn
 
 from attnviz.core.hooks import hook_points, hooks_attached
 from attnviz.models.transformer import TinyTransformer
-from attnviz.topics.transformer.task import (
+from attnviz.topics.train_transformer.task import (
     PRESETS,
     TransformerJobSpec,
     model_config,

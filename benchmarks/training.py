@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from attnviz.figures.base import matrix_figure
-from attnviz.topics.kernel.task import KernelJobSpec, KernelTrainable
+from attnviz.topics.kernel_smoother.task import KernelJobSpec, KernelTrainable
 from attnviz.training.jobs import JobPool
 from attnviz.training.messages import RunStatus
 from attnviz.training.trainer import TrainConfig, Trainer

@@ -181,7 +181,7 @@ def print_speeds(train: dict[str, float], forward: dict[str, float]) -> None:
 def time_to_target() -> None:
     """Seconds and steps until the first evaluation at ≥ 95 % validation accuracy (ViT, CNN)."""
     try:
-        from attnviz.topics.vision.task import PRESETS, VisionJobSpec
+        from attnviz.topics.vision_patches.task import PRESETS, VisionJobSpec
     except ImportError:
         print("time to ≥ 95 % validation accuracy: task not available yet")
         return

@@ -1,17 +1,23 @@
 """Page: attention at scale (issue 30): why attention costs T² and how long-context models avoid
 it: masks for long inputs, linear attention, FlashAttention's tiles, the KV cache, and the cost
-measured here. Layout over its scene (attnviz.topics.scale.scene)."""
+measured here. Layout over its scene (attnviz.topics.attention_at_scale.scene)."""
 
 import streamlit as st
 
-from attnviz.topics.scale.scene import DEFAULT_TEXT, MAX_CHARS, MAX_TOKENS, SCENE, token_count
+from attnviz.topics.attention_at_scale.scene import (
+    DEFAULT_TEXT,
+    MAX_CHARS,
+    MAX_TOKENS,
+    SCENE,
+    token_count,
+)
 from attnviz.topics.scene import SceneInputError
 from attnviz.ui.common import layout
 from attnviz.ui.common.scene_cache import scene_run
 from attnviz.ui.common.settings import settings
 from attnviz.ui.common.widgets import draw, preset_buttons, reset_button
 from attnviz.ui.lecture.answers import publish
-from attnviz.ui.parts import scale as parts
+from attnviz.ui.parts import attention_at_scale as parts
 
 TABLE = SCENE.table
 

@@ -1,10 +1,10 @@
 """Attention since 2017 (issue 44): grouped-query, multi-query, latent, window + sink, gated and
 differential attention trained side by side with 2017's multi-head attention, and the KV cache
-of real models; layout over its scene (attnviz.topics.since2017.scene)."""
+of real models; layout over its scene (attnviz.topics.attention_since_2017.scene)."""
 
 import streamlit as st
 
-from attnviz.topics.since2017.scene import SCENE, readable_bytes, so_far
+from attnviz.topics.attention_since_2017.scene import SCENE, readable_bytes, so_far
 from attnviz.ui.common import layout
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.widgets import draw

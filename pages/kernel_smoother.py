@@ -1,12 +1,12 @@
 """Page 2: attention as a learned kernel smoother (seed 000), trained live: layout over its scene
-(attnviz.topics.kernel.scene)."""
+(attnviz.topics.kernel_smoother.scene)."""
 
 import numpy as np
 import streamlit as st
 
 from attnviz.core.kernels import LEARNED
 from attnviz.data.toy import DATASETS
-from attnviz.topics.kernel.scene import SCENE, measure, notes, samples
+from attnviz.topics.kernel_smoother.scene import SCENE, measure, notes, samples
 from attnviz.ui.common import downloads, layout
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.scene_cache import scene_run

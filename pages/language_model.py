@@ -1,10 +1,10 @@
 """Inside a language model: a real decoder LLM (the bundled SmolLM2-135M, offline), layout over
-its scene (attnviz.topics.llm.scene)."""
+its scene (attnviz.topics.language_model.scene)."""
 
 import streamlit as st
 
 from attnviz.io.user_text import md_literal
-from attnviz.topics.llm.scene import MAX_TOKENS, SCENE, decoding, model
+from attnviz.topics.language_model.scene import MAX_TOKENS, SCENE, decoding, model
 from attnviz.topics.scene import SceneInputError
 from attnviz.ui.common import layout
 from attnviz.ui.common.figures import show

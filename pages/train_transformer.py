@@ -1,13 +1,13 @@
 """Page 5: train a tiny transformer live and watch its attention form (seeds 002, 003): layout
-over its scene (attnviz.topics.transformer.scene)."""
+over its scene (attnviz.topics.train_transformer.scene)."""
 
 import streamlit as st
 
-from attnviz.topics.transformer.scene import SCENE, SEQUENCE_ACCURACY, probe
+from attnviz.topics.train_transformer.scene import SCENE, SEQUENCE_ACCURACY, probe
 from attnviz.ui.common import layout
 from attnviz.ui.common.scene_cache import scene_run
 from attnviz.ui.common.widgets import draw
-from attnviz.ui.parts.transformer import attention_by_layer, trained_tools
+from attnviz.ui.parts.train_transformer import attention_by_layer, trained_tools
 from attnviz.ui.training.page import TrainingPage
 from attnviz.ui.training.run_view import LiveRun
 

@@ -49,9 +49,9 @@ def generate(
     with `seed`), up to MAX_NEW tokens; the figure shows `layer`, `head`. A layer, head or count
     outside the model's ranges is an error that names them."""
     from attnviz.api.scenes import scene
-    from attnviz.topics.llm import readouts
-    from attnviz.topics.llm.bundled import bundled_llm
-    from attnviz.topics.llm.scene import GENERATION, SCENE, decoding
+    from attnviz.topics.language_model import readouts
+    from attnviz.topics.language_model.bundled import bundled_llm
+    from attnviz.topics.language_model.scene import GENERATION, SCENE, decoding
 
     if isinstance(new_tokens, bool) or not isinstance(new_tokens, int):
         raise SceneInputError("new_tokens is a whole number")

@@ -1,7 +1,7 @@
 """Figures of the "Inside a language model" page: the next token's distribution, the query heads
 grouped by the key/value head they share, the logit lens, head-score maps, the first token's
 share of attention, and the key/value cache's bytes per token. Figures compute nothing about
-the model: they draw arrays from attnviz.topics.llm."""
+the model: they draw arrays from attnviz.topics.language_model."""
 
 from __future__ import annotations
 

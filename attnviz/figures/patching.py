@@ -2,7 +2,7 @@
 (layer × position, layer × head) with the picked cell boxed, a patched run's next tokens, the
 estimate against the exact patch, direct logit attribution per head and MLP, the next tokens with
 heads knocked out, and the circuit's heads' attention from the last token. Figures draw arrays
-from attnviz.topics.patching; they compute nothing about the model."""
+from attnviz.topics.interventions; they compute nothing about the model."""
 
 from __future__ import annotations
 

@@ -3,10 +3,11 @@ the N×N score grid cut into tiles (tiles done shaded, the current one outlined)
 row max and row sum after a tile beside their final values, each query row's distance to
 standard attention (log scale), and decoding's work and cache memory with and without the cache.
 
-The views by the page's values (which run the engine) are attnviz/topics/scale/flash_views.py:
-figures take arrays, never engine types (tests/engine/test_layering.py). Every figure is built
-for a page column (titles wrapped at NARROW_TITLE, legends under the plot), so it reads at
-390 px wide and lecture mode's scale_fonts can enlarge it.
+The views by the page's values (which run the engine) are
+attnviz/topics/attention_at_scale/flash_views.py: figures take arrays, never engine types
+(tests/engine/test_layering.py). Every figure is built for a page column (titles wrapped at
+NARROW_TITLE, legends under the plot), so it reads at 390 px wide and lecture mode's scale_fonts can
+enlarge it.
 """
 
 from __future__ import annotations

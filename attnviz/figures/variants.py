@@ -1,6 +1,6 @@
-"""Figures of the attention variants trained side by side (attnviz.topics.since2017): every
-variant's loss and accuracy on one chart, its first token's share of attention, its KV cache and
-parameters as bars, and the real models' caches beside their multi-head reference. No torch."""
+"""Figures of the attention variants trained side by side (attnviz.topics.attention_since_2017):
+every variant's loss and accuracy on one chart, its first token's share of attention, its KV cache
+and parameters as bars, and the real models' caches beside their multi-head reference. No torch."""
 
 from __future__ import annotations
 

@@ -6,8 +6,9 @@ head view, its view aliases) is a question to its Scene (attnviz.topics.scene), 
 table keyed by url. Plain data (no streamlit import): a scene module is imported only when its
 scene is asked for, so reading the table loads no torch.
 
-Adding a page: a topic folder (attnviz/topics/<topic>/ with params.py and scene.py), a page
-script (pages/<page>.py) and one entry below.
+Adding a page: one name for it (its url, `-` written `_` in file names), a topic folder of that
+name (attnviz/topics/<name>/ with params.py and scene.py), a page script (pages/<name>.py) and
+one entry below.
 """
 
 from __future__ import annotations
@@ -43,20 +44,29 @@ class Page:
         return _import(self.topic.removesuffix(".scene") + ".params")
 
 
-def _entry(url, title, section, icon, blurb, script, topic=None) -> Page:
+def _entry(url, title, section, icon, blurb, scene: bool = True) -> Page:
+    """A page with one name: /soft-select is pages/soft_select.py, its scene
+    attnviz/topics/soft_select/scene.py (and its Streamlit parts attnviz/ui/parts/soft_select.py).
+    A one-word url's script ends in _page (/text: pages/text_page.py): Streamlit would serve a
+    script named as a url by itself, without app.py (tests/engine/test_page_contract.py)."""
+    name = url.replace("-", "_")
+    topic = f"attnviz.topics.{name}.scene" if scene else None
+    script = name if "-" in url or url == HOME_URL else f"{name}_page"
     return Page(url, title, section, icon, blurb, f"pages/{script}.py", topic)
 
 
-_TOPIC = "attnviz.topics.{}.scene"
+HOME_URL = "home"  # served at / (pages/home.py)
+
+
 PAGES: list[Page] = [
-    _entry("home", "Home", "Start", ":material/home:", "What each page teaches.", "home"),
+    _entry(HOME_URL, "Home", "Start", ":material/home:", "What each page teaches.", False),
     _entry(
         "lessons",
         "Lessons",
         "Start",
         ":material/slideshow:",
         "Guided stories across the pages for a lecture: predict, then reveal.",
-        "guided_lessons",
+        False,
     ),
     _entry(
         "soft-select",
@@ -64,8 +74,6 @@ PAGES: list[Page] = [
         "Foundations",
         ":material/join:",
         "A query picks from a table of keys and values: hard select vs softmax weights.",
-        "soft_select",
-        _TOPIC.format("soft_select"),
     ),
     _entry(
         "self-attention",
@@ -73,8 +81,6 @@ PAGES: list[Page] = [
         "Foundations",
         ":material/stairs:",
         "Every matrix of Q = zW_q + B_q … softmax(QKᵀ/√e)V with its numbers and shape.",
-        "self_attention_steps",
-        _TOPIC.format("self_attention"),
     ),
     _entry(
         "kernel-smoother",
@@ -82,8 +88,6 @@ PAGES: list[Page] = [
         "Learning attention",
         ":material/scatter_plot:",
         "f(x) = Σ α(x, x_s) g(x_s) / n(x): learn a dot-product or Mahalanobis kernel live.",
-        "kernel_smoother",
-        _TOPIC.format("kernel"),
     ),
     _entry(
         "recurrent",
@@ -91,8 +95,6 @@ PAGES: list[Page] = [
         "Recurrence",
         ":material/repeat:",
         "An RNN translates dates with and without attention: the alignment forms as it learns.",
-        "recurrent_networks",
-        _TOPIC.format("recurrent"),
     ),
     _entry(
         "text",
@@ -100,8 +102,6 @@ PAGES: list[Page] = [
         "Transformers",
         ":material/text_fields:",
         "Your sentence: tokens, positions, heads, masks; why positions and why ÷√d_k.",
-        "attention_on_text",
-        _TOPIC.format("text"),
     ),
     _entry(
         "train-transformer",
@@ -109,8 +109,6 @@ PAGES: list[Page] = [
         "Transformers",
         ":material/model_training:",
         "A tiny transformer learns reverse, sort, copy, … in seconds; watch its attention form.",
-        "train_transformer",
-        _TOPIC.format("transformer"),
     ),
     _entry(
         "watch-circuits",
@@ -118,8 +116,6 @@ PAGES: list[Page] = [
         "Transformers",
         ":material/hub:",
         "Induction heads, grokking and attention sinks form as you watch a tiny model train.",
-        "circuits",
-        _TOPIC.format("circuits"),
     ),
     _entry(
         "language-model",
@@ -127,8 +123,6 @@ PAGES: list[Page] = [
         "Transformers",
         ":material/forum:",
         "A real LLM (SmolLM2-135M) offline: next token, grouped heads, logit lens, sinks.",
-        "language_model",
-        _TOPIC.format("llm"),
     ),
     _entry(
         "interventions",
@@ -136,8 +130,6 @@ PAGES: list[Page] = [
         "Transformers",
         ":material/biotech:",
         "Why Mary, not John? Patch, attribute and knock out heads of the real LLM.",
-        "heads_that_answer",
-        _TOPIC.format("patching"),
     ),
     _entry(
         "attention-at-scale",
@@ -145,8 +137,6 @@ PAGES: list[Page] = [
         "Transformers",
         ":material/speed:",
         "Why attention costs T²: windows, linear attention, FlashAttention, the KV cache.",
-        "attention_at_scale",
-        _TOPIC.format("scale"),
     ),
     _entry(
         "attention-since-2017",
@@ -154,8 +144,6 @@ PAGES: list[Page] = [
         "Transformers",
         ":material/update:",
         "Grouped-query, latent, sink, gated, differential: trained side by side; real KV caches.",
-        "attention_since_2017",
-        _TOPIC.format("since2017"),
     ),
     _entry(
         "vision-patches",
@@ -163,8 +151,6 @@ PAGES: list[Page] = [
         "Vision",
         ":material/grid_view:",
         "A tiny ViT beside a CNN on digits and shapes: where each head looks, live.",
-        "vision",
-        _TOPIC.format("vision"),
     ),
     _entry(
         "captioning",
@@ -172,8 +158,6 @@ PAGES: list[Page] = [
         "Vision",
         ":material/image_search:",
         "A captioner writes what it sees; each word's attention is drawn on the image, live.",
-        "image_captioning",
-        _TOPIC.format("captioning"),
     ),
     _entry(
         "pretrained",
@@ -181,8 +165,6 @@ PAGES: list[Page] = [
         "Real models",
         ":material/psychology:",
         "Every layer and head of a real model (MiniLM), queries and keys, rollout, head types.",
-        "pretrained_explorer",
-        _TOPIC.format("pretrained"),
     ),
 ]
 HOME = PAGES[0]

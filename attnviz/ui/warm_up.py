@@ -34,6 +34,6 @@ def _warm() -> None:
     failure is left for the page to report)."""
     time.sleep(DELAY_S)
     with contextlib.suppress(Exception):
-        from attnviz.topics.llm.scene import SCENE
+        from attnviz.topics.language_model.scene import SCENE
 
         SCENE.ops.warm_up()

@@ -20,7 +20,7 @@ from tests.support.apptest import (
 )
 from tests.support.caption_oracles import scores_by_hand, seen_and_held
 
-PAGE = "pages/image_captioning.py"
+PAGE = "pages/captioning_page.py"
 
 
 page = training_page_fixture(PAGE, "cp")  # opens the page; Reset in teardown

@@ -10,7 +10,7 @@ from attnviz.topics.pretrained.sources import ENV
 from tests.support.apptest import figures, no_exception, open_page, plotly_array
 from tests.support.tiny_gpt2 import tiny_causal_lm
 
-PAGE = "pages/pretrained_explorer.py"
+PAGE = "pages/pretrained_page.py"
 
 
 def figure(at, start: str) -> dict:

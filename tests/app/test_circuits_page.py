@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnviz.topics.circuits.scene import BOS_NOTE, GROKKING_NOTE, ONE_LAYER, SINK_NOTES
+from attnviz.topics.watch_circuits.scene import BOS_NOTE, GROKKING_NOTE, ONE_LAYER, SINK_NOTES
 from tests.support.apptest import figures, no_exception, open_page, plotly_array, train_until_done
 
-PAGE = "pages/circuits.py"
+PAGE = "pages/watch_circuits.py"
 
 
 def titles(at) -> list[str]:

@@ -156,7 +156,7 @@ def test_closing_a_room_asks_once_and_keep_it_open_keeps_it(database):
 def test_a_student_who_opens_another_page_stays_in_the_room(database):
     code, key = database.open_room(SLUG)
     student = session({"room": code}, voter=VOTER)
-    student.switch_page("pages/attention_on_text.py").run()  # the sidebar: AppTest drops the URL
+    student.switch_page("pages/text_page.py").run()  # the sidebar: AppTest drops the URL
     no_exception(student)
     assert student.query_params.get(ROOM_PARAM) == code, "the address names the room again"
     assert any(f"Room {code}" in str(m.value) for m in student.markdown), "the room's panel"

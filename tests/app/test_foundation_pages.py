@@ -9,7 +9,7 @@ from attnviz.ui.common.matrix_editor import bad_cells_message
 from tests.support.apptest import figures, no_exception, open_page, plotly_array
 
 SOFT = "pages/soft_select.py"
-STEPS = "pages/self_attention_steps.py"
+STEPS = "pages/self_attention.py"
 
 
 def bar_values(at, title_start: str) -> np.ndarray:

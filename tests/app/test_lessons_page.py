@@ -38,7 +38,7 @@ def progress_text(at: AppTest) -> str:
 
 
 def test_the_lessons_page_lists_every_bundled_lesson_and_checks_a_file():
-    at = open_page("pages/guided_lessons.py")
+    at = open_page("pages/lessons_page.py")
     no_exception(at)
     assert len(lessons()) >= 5
     for slug in lessons():
@@ -155,7 +155,7 @@ def test_the_students_link_is_absolute_on_the_configured_public_url(monkeypatch)
 def test_a_hostile_public_url_is_refused_with_a_message(monkeypatch, value):
     """The Lessons page's list: every step's link stays a path, and the page says why."""
     monkeypatch.setenv(PUBLIC_URL_ENV, value)
-    at = open_page("pages/guided_lessons.py")
+    at = open_page("pages/lessons_page.py")
     no_exception(at)
     first = next(iter(lessons().values()))
     links = [c.value for c in at.code if c.language != "toml"]

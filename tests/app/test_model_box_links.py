@@ -15,8 +15,8 @@ from markdown_it import MarkdownIt
 from tests.engine.test_pretrained_sources import tiny_gpt2
 from tests.support.apptest import figures, no_exception, open_page, training_page_fixture
 
-PAGE = "pages/pretrained_explorer.py"
-vision_page = training_page_fixture("pages/vision.py", "vi")  # Reset in teardown
+PAGE = "pages/pretrained_page.py"
+vision_page = training_page_fixture("pages/vision_patches.py", "vi")  # Reset in teardown
 # what GFM's literal autolinks match in a text node (mdast-util-gfm-autolink-literal)
 AUTOLINK = re.compile(r"https?://|www\.|mailto:|xmpp:|[\w.+-]+@[\w-]+\.\w", re.IGNORECASE)
 

@@ -14,7 +14,7 @@ from tests.engine.test_pretrained import paper_rollout
 from tests.engine.test_pretrained_sources import tiny_gpt2
 from tests.support.apptest import figures, no_exception, open_page, plotly_array
 
-PAGE = "pages/pretrained_explorer.py"
+PAGE = "pages/pretrained_page.py"
 
 
 def figure(at, start: str) -> dict:

@@ -7,7 +7,7 @@ import pytest
 
 from tests.support.apptest import figures, head_views, no_exception, open_page, plotly_array
 
-PAGE = "pages/pretrained_explorer.py"
+PAGE = "pages/pretrained_page.py"
 
 
 def titles(at) -> list[str]:

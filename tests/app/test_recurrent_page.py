@@ -18,7 +18,7 @@ from tests.support.apptest import (
 )
 from tests.support.hand_seq2seq import hand_translate
 
-PAGE = "pages/recurrent_networks.py"
+PAGE = "pages/recurrent_page.py"
 
 
 page = training_page_fixture(PAGE, "rn")  # opens the page; Reset in teardown

@@ -4,7 +4,7 @@ so the test costs a fraction of a second)."""
 
 from __future__ import annotations
 
-from attnviz.ui.parts import scale as scale_parts
+from attnviz.ui.parts import attention_at_scale as scale_parts
 from tests.support.apptest import figures, no_exception, open_page, plotly_array
 
 PAGE = "pages/attention_at_scale.py"

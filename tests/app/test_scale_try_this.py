@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from attnviz.core.attention import row_entropy
-from attnviz.topics.scale.scene import SCENE
+from attnviz.topics.attention_at_scale.scene import SCENE
 
 URL = "attention-at-scale"
 

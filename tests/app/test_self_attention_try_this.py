@@ -8,7 +8,7 @@ import pytest
 
 from tests.support.apptest import figures, no_exception, open_page, plotly_array
 
-PAGE = "pages/self_attention_steps.py"
+PAGE = "pages/self_attention.py"
 
 
 def titles(at) -> list[str]:

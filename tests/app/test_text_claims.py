@@ -8,7 +8,7 @@ import pytest
 
 from tests.support.apptest import figures, head_views, no_exception, open_page, plotly_array
 
-PAGE = "pages/attention_on_text.py"
+PAGE = "pages/text_page.py"
 
 
 def grid(at) -> dict:

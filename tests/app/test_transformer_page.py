@@ -13,9 +13,9 @@ from streamlit.testing.v1 import AppTest
 from attnviz.data.tasks import TaskSpec, build_task
 from attnviz.models.checkpoint import save_model
 from attnviz.models.transformer import TinyTransformer, TransformerConfig
+from attnviz.topics.train_transformer.params import TABLE
+from attnviz.topics.train_transformer.task import model_config
 from attnviz.topics.training_params import train_config
-from attnviz.topics.transformer.params import TABLE
-from attnviz.topics.transformer.task import model_config
 from tests.support.apptest import figures, no_exception, open_page, plotly_array, train_until_done
 
 PAGE = "pages/train_transformer.py"

@@ -13,7 +13,7 @@ from tests.support.apptest import (
     training_page_fixture,
 )
 
-PAGE = "pages/vision.py"
+PAGE = "pages/vision_patches.py"
 
 
 page = training_page_fixture(PAGE, "vi")  # opens the page; Reset in teardown
@@ -132,8 +132,8 @@ def test_a_local_vit_folder_draws_its_class_token_per_head(page, tmp_path, monke
 def test_a_rerun_that_changes_neither_model_runs_neither_again(page, monkeypatch):
     from dataclasses import replace
 
-    import attnviz.topics.vision.scene as scene
-    import attnviz.ui.parts.vision as part
+    import attnviz.topics.vision_patches.scene as scene
+    import attnviz.ui.parts.vision_patches as part
     from attnviz.topics.operations import Operations
 
     calls = []

@@ -10,7 +10,7 @@ import pytest
 from tests.support.apptest import figures, no_exception, training_page_fixture
 
 pytestmark = pytest.mark.xdist_group("dino-real")
-PAGE = "pages/vision.py"
+PAGE = "pages/vision_patches.py"
 TITLES = (
     "DINO's maps: class token, layer 11",
     "60 % of each head's attention",
@@ -62,7 +62,7 @@ def test_your_own_photo_asks_for_an_upload(page):
 def test_a_rerun_that_changes_nothing_of_the_photo_builds_no_view_again(page, monkeypatch):
     from dataclasses import replace
 
-    import attnviz.ui.parts.vision_real as part
+    import attnviz.ui.parts.vision_patches_real as part
     from attnviz.topics.operations import Operations
 
     calls = []

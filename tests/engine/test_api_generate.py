@@ -16,7 +16,7 @@ PROMPT = "The capital of France is"
 
 
 def test_greedy_generation_is_hugging_faces_and_its_rows_are_drawn():
-    from attnviz.topics.llm.bundled import bundled_llm
+    from attnviz.topics.language_model.bundled import bundled_llm
 
     made = av.generate(PROMPT, new_tokens=4, layer=2, head=5)
     lm = bundled_llm()

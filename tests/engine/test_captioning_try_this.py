@@ -98,7 +98,7 @@ def words_image(at) -> str:
 
 @pytest.mark.try_this("captioning", 4)
 def test_a_new_random_scene_with_a_held_out_shape_holds_a_blue_triangle():
-    at = open_page("pages/image_captioning.py", {"cp_src": RANDOM})
+    at = open_page("pages/captioning_page.py", {"cp_src": RANDOM})
     no_exception(at)
     _, truth = says_and_truth(at)
     first = words_image(at)

@@ -11,15 +11,15 @@ import torch
 import torch.nn.functional as F
 
 from attnviz.models.transformer import TinyTransformer, TransformerConfig
-from attnviz.topics.circuits.data import (
+from attnviz.topics.watch_circuits.data import (
     fourier_spectrum,
     half_repeated,
     key_frequencies,
     modular_split,
     repeated_segments,
 )
-from attnviz.topics.circuits.grokking import sequences, weight_norm
-from attnviz.topics.circuits.sinks import eviction_losses, sink_job, window_mask
+from attnviz.topics.watch_circuits.grokking import sequences, weight_norm
+from attnviz.topics.watch_circuits.sinks import eviction_losses, sink_job, window_mask
 
 
 def test_every_repeated_target_copies_what_followed_its_earlier_occurrence():

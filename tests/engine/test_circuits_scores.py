@@ -1,5 +1,5 @@
-"""Head-type scores and the phase change (attnviz.topics.circuits.scores) against oracles written
-out here with explicit loops, on hand-built attention patterns."""
+"""Head-type scores and the phase change (attnviz.topics.watch_circuits.scores) against oracles
+written out here with explicit loops, on hand-built attention patterns."""
 
 import numpy as np
 import pytest
@@ -7,7 +7,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnviz.topics.circuits.scores import head_scores, phase_change_step
+from attnviz.topics.watch_circuits.scores import head_scores, phase_change_step
 
 
 def causal_rows(rng: np.random.Generator, layers: int, heads: int, t: int) -> np.ndarray:

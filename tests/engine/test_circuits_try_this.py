@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnviz.topics.circuits.scene import SCENE, ablation, phase_change, preset_jobs
+from attnviz.topics.watch_circuits.scene import SCENE, ablation, phase_change, preset_jobs
 from tests.support.trained import FINAL
 
 URL = "watch-circuits"

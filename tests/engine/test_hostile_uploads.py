@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from attnviz.topics.vision.uploads import read_image
+from attnviz.topics.vision_patches.uploads import read_image
 from tests.support.hostile_images import (
     animated,
     cut_in_half,
@@ -56,7 +56,7 @@ PATHS = {  # the page's call, with the model input of each image set (C, S): dig
 }
 CHILD = """
 import json, sys, time, tracemalloc
-from attnviz.topics.vision.uploads import SceneInputError, caption_upload, vision_upload
+from attnviz.topics.vision_patches.uploads import SceneInputError, caption_upload, vision_upload
 data = open(sys.argv[1], "rb").read()
 def status(field):  # this process's memory now (VmRSS) or at its peak (VmHWM), in bytes
     try:

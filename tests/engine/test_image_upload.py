@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from attnviz.topics.vision.uploads import MAX_UPLOAD_BYTES, read_image
+from attnviz.topics.vision_patches.uploads import MAX_UPLOAD_BYTES, read_image
 
 
 def encode(image: Image.Image, fmt: str = "PNG", **options) -> bytes:

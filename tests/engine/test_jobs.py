@@ -141,7 +141,7 @@ def test_a_spec_without_build_is_refused(pool):
 
 def test_specs_pickle_by_reference_and_name_their_changes():
     from attnviz.data.toy import DatasetSpec
-    from attnviz.topics.kernel.task import KernelJobSpec
+    from attnviz.topics.kernel_smoother.task import KernelJobSpec
 
     spec = KernelJobSpec(DatasetSpec("rings_2d"))
     assert pickle.loads(pickle.dumps(spec)) == spec

@@ -1,6 +1,6 @@
-"""The kernel page's "Try this" claims 1-4 (attnviz.topics.kernel.params.TRY_THIS), performed on
-the engine with the page's own settings (its parameter table and presets, mapped by its
-scene: attnviz.topics.kernel.scene) and trained as the worker trains them. Claim 5 (boxcar
+"""The kernel page's "Try this" claims 1-4 (attnviz.topics.kernel_smoother.params.TRY_THIS),
+performed on the engine with the page's own settings (its parameter table and presets, mapped by its
+scene: attnviz.topics.kernel_smoother.scene) and trained as the worker trains them. Claim 5 (boxcar
 gaps) is performed on the page itself: tests/app/test_kernel_page.py."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnviz.topics.kernel.scene import SCENE
-from attnviz.topics.kernel.task import KernelTrainable, view_data
+from attnviz.topics.kernel_smoother.scene import SCENE
+from attnviz.topics.kernel_smoother.task import KernelTrainable, view_data
 from attnviz.training.trainer import RunStatus, TrainConfig, Trainer
 
 TABLE = SCENE.table

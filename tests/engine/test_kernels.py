@@ -16,7 +16,7 @@ from attnviz.figures.kernel import fit_1d, fit_2d, gap_note, query_weights, weig
 from attnviz.figures.training import curves_figure
 from attnviz.models import kernel_smoother
 from attnviz.models.kernel_smoother import KernelSmoother, KernelSmootherConfig
-from attnviz.topics.kernel.task import (
+from attnviz.topics.kernel_smoother.task import (
     KernelJobSpec,
     KernelTrainable,
     NoSampleInReach,

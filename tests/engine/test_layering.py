@@ -89,25 +89,28 @@ def test_imports_between_rooms_only_run_downward():
 # The only crossings allowed between topics, each named: (importing topic, module it imports).
 # The vision page's real-ViT box validates a typed folder with the pretrained page's rules.
 TOPIC_CROSSINGS = {
-    ("vision", "attnviz.topics.pretrained.model"),
-    ("scale", "attnviz.topics.text.attention"),  # the maps under each mask: the text page's layer
+    ("vision_patches", "attnviz.topics.pretrained.model"),
+    (
+        "attention_at_scale",
+        "attnviz.topics.text.attention",
+    ),  # the maps under each mask: the text page's layer
     # the language-model page wraps its LLM as the pretrained page wraps causal LMs (one model
     # class, one generation with the KV cache, one masked-future blanking) and scores heads with
     # the circuits page's scores (issue 40: "reuse the circuits page's head scores")
-    ("llm", "attnviz.topics.pretrained.model"),
-    ("llm", "attnviz.topics.pretrained.generation"),
-    ("llm", "attnviz.topics.pretrained.analysis"),
-    ("llm", "attnviz.topics.circuits.scores"),
+    ("language_model", "attnviz.topics.pretrained.model"),
+    ("language_model", "attnviz.topics.pretrained.generation"),
+    ("language_model", "attnviz.topics.pretrained.analysis"),
+    ("language_model", "attnviz.topics.watch_circuits.scores"),
     # the interventions page runs the language-model page's model (its provider, its prompt
     # encoding, its memo of readouts) and wraps it as that page does (issue 41)
-    ("patching", "attnviz.topics.llm.scene"),
-    ("patching", "attnviz.topics.llm.forward"),
-    ("patching", "attnviz.topics.llm.readouts"),
-    ("patching", "attnviz.topics.pretrained.model"),
+    ("interventions", "attnviz.topics.language_model.scene"),
+    ("interventions", "attnviz.topics.language_model.forward"),
+    ("interventions", "attnviz.topics.language_model.readouts"),
+    ("interventions", "attnviz.topics.pretrained.model"),
     # the captioning page reads a person's photo with the vision page's bounded reader
-    ("captioning", "attnviz.topics.vision.uploads"),
+    ("captioning", "attnviz.topics.vision_patches.uploads"),
     # the vision page's real-ViT box reads a typed folder with the pretrained page's rules
-    ("vision", "attnviz.topics.pretrained.sources"),
+    ("vision_patches", "attnviz.topics.pretrained.sources"),
 }
 
 

@@ -1,6 +1,6 @@
-"""The language-model page's engine (attnviz.topics.llm) against oracles written here, on a tiny
-random Llama with grouped-query attention built in the test (tests/support/tiny_llama.py): the
-maps, the residual stream, the logit lens, generation, the next token, and the head scores."""
+"""The language-model page's engine (attnviz.topics.language_model) against oracles written here, on
+a tiny random Llama with grouped-query attention built in the test (tests/support/tiny_llama.py):
+the maps, the residual stream, the logit lens, generation, the next token, and the head scores."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from attnviz.topics.llm import forward, heads, lens, readouts
-from attnviz.topics.llm.decoding import Decoding
+from attnviz.topics.language_model import forward, heads, lens, readouts
+from attnviz.topics.language_model.decoding import Decoding
 from tests.support.tiny_llama import HEAD_DIM, HEADS, KV_HEADS, LAYERS, tiny_llama
 
 PROMPT = "the cat sat on the mat and the dog sat on the log"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from attnviz.topics.llm import bundled, readouts, scene
-from attnviz.topics.llm.scene import SCENE
+from attnviz.topics.language_model import bundled, readouts, scene
+from attnviz.topics.language_model.scene import SCENE
 from attnviz.topics.scene import SceneInputError, token_labels
 from tests.support.tiny_llama import tiny_llama
 

@@ -1,7 +1,7 @@
-"""The language-model page's "Try this" claims (attnviz.topics.llm.params.TRY_THIS), performed on
-the bundled SmolLM2-135M with the page's own presets through its scene, and the real model's
-maps against transformers' own eager attention. The model is loaded once per test worker (the
-first load on a machine converts the GGUF file and caches it)."""
+"""The language-model page's "Try this" claims (attnviz.topics.language_model.params.TRY_THIS),
+performed on the bundled SmolLM2-135M with the page's own presets through its scene, and the real
+model's maps against transformers' own eager attention. The model is loaded once per test worker
+(the first load on a machine converts the GGUF file and caches it)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import torch
 
-from attnviz.topics.llm import forward, heads, readouts
-from attnviz.topics.llm.bundled import bundled_llm
-from attnviz.topics.llm.params import FACT, NAMES
-from attnviz.topics.llm.scene import SCENE
+from attnviz.topics.language_model import forward, heads, readouts
+from attnviz.topics.language_model.bundled import bundled_llm
+from attnviz.topics.language_model.params import FACT, NAMES
+from attnviz.topics.language_model.scene import SCENE
 
 pytestmark = pytest.mark.slow
 

@@ -17,7 +17,7 @@ from markdown_it import MarkdownIt
 
 from attnviz.topics.pretrained.model import bundled_path, load
 from attnviz.topics.pretrained.sources import ENV, SourceError, literal, locate
-from attnviz.topics.vision.pretrained_vit import load_vit
+from attnviz.topics.vision_patches.pretrained_vit import load_vit
 from tests.engine.test_pretrained_sources import tiny_gpt2
 
 

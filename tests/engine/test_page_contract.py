@@ -10,6 +10,7 @@ import ast
 import functools
 import importlib.util
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -80,6 +81,26 @@ def test_no_page_script_is_named_as_a_url():
     urls = {entry.url for entry in all_pages() if entry is not HOME}
     named = [e.script for e in all_pages() if e.script.removeprefix("pages/")[:-3] in urls]
     assert named == []
+
+
+def test_a_page_has_one_name():
+    """A page's url names its script, topic folder and parts module (`-` written `_`; a one-word
+    url's script ends in _page, as Streamlit requires above): /interventions is
+    pages/interventions_page.py over attnviz/topics/interventions/ and
+    attnviz/ui/parts/interventions.py."""
+    names = {entry.url.replace("-", "_") for entry in all_pages()}
+    for entry in all_pages():
+        name = entry.url.replace("-", "_")
+        assert (ROOT / entry.script).exists() and Path(entry.script).stem in (name, f"{name}_page")
+        if entry.topic is not None:
+            assert entry.topic == f"attnviz.topics.{name}.scene", entry.url
+    parts = [p.stem for p in (ROOT / "attnviz/ui/parts").glob("*.py") if p.stem != "__init__"]
+    assert len(parts) > 10
+    strays = [p for p in parts if not any(p == n or p.startswith(f"{n}_") for n in names)]
+    assert strays == [], f"parts modules not named as a page: {strays}"
+    assert sorted(p.stem for p in (ROOT / "pages").glob("*.py")) == sorted(
+        Path(entry.script).stem for entry in all_pages()
+    )
 
 
 def test_the_product_has_no_import_cycle():

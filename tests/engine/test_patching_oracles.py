@@ -1,4 +1,4 @@
-"""The interventions page's engine (attnviz.topics.patching) against oracles written here, on a
+"""The interventions page's engine (attnviz.topics.interventions) against oracles written here, on a
 tiny random Llama with grouped-query attention (tests/support/tiny_llama.py): patches done with
 the test's own hooks on the whole model, the model's own forward pass, a finite difference, and
 a forward pass written out from the weights with heads knocked out."""
@@ -12,8 +12,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from attnviz.topics.patching import ablation, attribution, pairs, patching
-from attnviz.topics.patching.acts import capture
+from attnviz.topics.interventions import ablation, attribution, pairs, patching
+from attnviz.topics.interventions.acts import capture
 from tests.engine.test_llm_oracles import rms_norm, rotate
 from tests.support.tiny_llama import HEAD_DIM, HEADS, KV_HEADS, LAYERS, tiny_llama
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnviz.topics.llm import bundled
-from attnviz.topics.llm import scene as llm_scene
-from attnviz.topics.patching import readouts
-from attnviz.topics.patching.scene import SCENE, changes, columns
+from attnviz.topics.interventions import readouts
+from attnviz.topics.interventions.scene import SCENE, changes, columns
+from attnviz.topics.language_model import bundled
+from attnviz.topics.language_model import scene as llm_scene
 from attnviz.topics.scene import SceneInputError
 from tests.support.tiny_llama import tiny_llama
 

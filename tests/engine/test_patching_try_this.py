@@ -1,4 +1,4 @@
-"""The interventions page's "Try this" claims (attnviz.topics.patching.params.TRY_THIS),
+"""The interventions page's "Try this" claims (attnviz.topics.interventions.params.TRY_THIS),
 performed on the bundled SmolLM2-135M with the page's own presets through its scene. The model is
 loaded once per test worker; the names pair's sweep is computed once and shared."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnviz.topics.llm.bundled import bundled_llm
-from attnviz.topics.patching import readouts
-from attnviz.topics.patching.scene import SCENE
+from attnviz.topics.interventions import readouts
+from attnviz.topics.interventions.scene import SCENE
+from attnviz.topics.language_model.bundled import bundled_llm
 
 pytestmark = pytest.mark.slow
 

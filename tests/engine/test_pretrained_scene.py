@@ -78,7 +78,7 @@ def test_a_typed_model_is_loaded_through_the_loader_handed_in(monkeypatch):
     assert asked == ["some/model"]
 
 
-# the page's sections built only while open (pages/pretrained_explorer.py), by the start of the
+# the page's sections built only while open (pages/pretrained_page.py), by the start of the
 # figure or label a lesson step names in them, and the table key that opens each
 CLOSED_SECTIONS = {
     "Across layers and heads": "pe_open_layers",

@@ -21,7 +21,7 @@ from transformers import (
 
 from attnviz.topics.pretrained.model import bundled_path
 from attnviz.topics.pretrained.sources import ENV
-from attnviz.topics.vision.pretrained_vit import load_vit, pixel_values, vit_attention
+from attnviz.topics.vision_patches.pretrained_vit import load_vit, pixel_values, vit_attention
 
 TINY = dict(
     image_size=32,

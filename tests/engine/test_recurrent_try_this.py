@@ -107,7 +107,7 @@ def test_reverse_aligns_on_the_anti_diagonal_and_the_baseline_fails_on_long_stri
 
 @pytest.mark.try_this("recurrent", 4)
 def test_a_one_way_encoder_reads_one_triangle_and_a_two_way_adds_the_other():
-    at = open_page("pages/recurrent_networks.py", {"rn_open_states": "true", "rn_bi": "false"})
+    at = open_page("pages/recurrent_page.py", {"rn_open_states": "true", "rn_bi": "false"})
     titles = [f["layout"]["title"]["text"] for f in figures(at)]
     assert "forward: what state t has read" in titles
     assert "backward: what state t has read" not in titles

@@ -1,6 +1,6 @@
-"""The cost of one attention layer (attnviz.topics.scale.cost) at tiny lengths: the three kernels
-against the softmax written out and linear attention's explicit weights, the computed bytes
-against the tensors the naive steps really allocate, the log–log slope on rows with a known
+"""The cost of one attention layer (attnviz.topics.attention_at_scale.cost) at tiny lengths: the
+three kernels against the softmax written out and linear attention's explicit weights, the computed
+bytes against the tensors the naive steps really allocate, the log–log slope on rows with a known
 exponent, and the crossover found in rows written by hand."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import math
 import pytest
 import torch
 
-from attnviz.topics.scale.cost import (
+from attnviz.topics.attention_at_scale.cost import (
     KERNELS,
     computed_bytes,
     crossover,
@@ -20,7 +20,7 @@ from attnviz.topics.scale.cost import (
     slope,
     slopes,
 )
-from attnviz.topics.scale.linear import linear_attention
+from attnviz.topics.attention_at_scale.linear import linear_attention
 
 
 def test_the_kernels_compute_attention():

@@ -1,8 +1,8 @@
-"""FlashAttention step by step (attnviz/topics/scale/flash.py) against independent oracles:
-PyTorch's scaled_dot_product_attention for the output (hypothesis over N, d and block sizes),
-the row max and Σ exp(s − max) computed here for the running statistics, the paper's per-pass
-counts (Dao et al. 2022, Algorithm 0 and the proof of Theorem 2) for the slow-memory traffic;
-then the views, the notes and the FlashAttention Try-this claims on the page's values."""
+"""FlashAttention step by step (attnviz/topics/attention_at_scale/flash.py) against independent
+oracles: PyTorch's scaled_dot_product_attention for the output (hypothesis over N, d and block
+sizes), the row max and Σ exp(s − max) computed here for the running statistics, the paper's
+per-pass counts (Dao et al. 2022, Algorithm 0 and the proof of Theorem 2) for the slow-memory
+traffic; then the views, the notes and the FlashAttention Try-this claims on the page's values."""
 
 from __future__ import annotations
 
@@ -15,15 +15,15 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnviz.topics.scale.flash import (
+from attnviz.topics.attention_at_scale.flash import (
     FlashConfig,
     block_sizes,
     flash_forward,
     run_flash,
     standard_traffic,
 )
-from attnviz.topics.scale.flash_params import FLASH_PARAMS, FLASH_TRY_THIS
-from attnviz.topics.scale.flash_views import FLASH_VIEWS, flash_notes, flash_views
+from attnviz.topics.attention_at_scale.flash_params import FLASH_PARAMS, FLASH_TRY_THIS
+from attnviz.topics.attention_at_scale.flash_views import FLASH_VIEWS, flash_notes, flash_views
 
 DEFAULTS = {p.key: p.default for p in FLASH_PARAMS} | {"seed": 0, "device": "cpu"}
 

@@ -1,6 +1,6 @@
-"""Decoding with a KV cache (attnviz/topics/scale/kv_cache.py) against independent oracles: each
-step's cached logits equal the model's own full forward over the prefix and, for one case, a
-forward written here with einsum from the model's weights; the work per step is the sum over
+"""Decoding with a KV cache (attnviz/topics/attention_at_scale/kv_cache.py) against independent
+oracles: each step's cached logits equal the model's own full forward over the prefix and, for one
+case, a forward written here with einsum from the model's weights; the work per step is the sum over
 the matmuls' shapes; the cache's bytes are those of the tensors the cache really holds. Then
 the views, notes and the KV-cache Try-this claims."""
 
@@ -13,9 +13,9 @@ import plotly.graph_objects as go
 import pytest
 import torch
 
-from attnviz.topics.scale.flash_params import FLASH_PARAMS, FLASH_TRY_THIS
-from attnviz.topics.scale.flash_views import KV_VIEWS, kv_notes, kv_views
-from attnviz.topics.scale.kv_cache import KVConfig, build_model, cached_step, run_kv
+from attnviz.topics.attention_at_scale.flash_params import FLASH_PARAMS, FLASH_TRY_THIS
+from attnviz.topics.attention_at_scale.flash_views import KV_VIEWS, kv_notes, kv_views
+from attnviz.topics.attention_at_scale.kv_cache import KVConfig, build_model, cached_step, run_kv
 
 DEFAULTS = {p.key: p.default for p in FLASH_PARAMS} | {"seed": 0, "device": "cpu"}
 

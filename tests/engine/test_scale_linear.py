@@ -1,6 +1,6 @@
-"""Linear attention (attnviz.topics.scale.linear) against its formula written out with loops:
-w_ij = φ(q_i)·φ(k_j) / Σ_j' φ(q_i)·φ(k_j'), φ(x) = elu(x) + 1 (x + 1 for x > 0, eˣ otherwise);
-the O(T) form against the explicit weights; the softmax side against torch.softmax; the
+"""Linear attention (attnviz.topics.attention_at_scale.linear) against its formula written out with
+loops: w_ij = φ(q_i)·φ(k_j) / Σ_j' φ(q_i)·φ(k_j'), φ(x) = elu(x) + 1 (x + 1 for x > 0, eˣ
+otherwise); the O(T) form against the explicit weights; the softmax side against torch.softmax; the
 total-variation distance against ½ Σ |a − b| summed by hand."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnviz.topics.scale.linear import (
+from attnviz.topics.attention_at_scale.linear import (
     compare,
     feature_map,
     linear_attention,

@@ -1,6 +1,7 @@
-"""Masks for long inputs (attnviz.topics.scale.masks) against the conditions written out here as
-loops over (i, j), PyTorch's SDPA with each mask as attn_mask (the scene's maps included), the
-receptive field against min(t, L·(w − 1)), and the O(T) score count against the mask's sum."""
+"""Masks for long inputs (attnviz.topics.attention_at_scale.masks) against the conditions written
+out here as loops over (i, j), PyTorch's SDPA with each mask as attn_mask (the scene's maps
+included), the receptive field against min(t, L·(w − 1)), and the O(T) score count against the
+mask's sum."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attnviz.core.attention import scaled_dot_product_attention
-from attnviz.topics.scale.masks import (
+from attnviz.topics.attention_at_scale.masks import (
     MASKS,
     build_mask,
     count_scores,
@@ -20,7 +21,7 @@ from attnviz.topics.scale.masks import (
     reach_back,
     scores_computed,
 )
-from attnviz.topics.scale.scene import SCENE, qkv
+from attnviz.topics.attention_at_scale.scene import SCENE, qkv
 from attnviz.topics.text.attention import TextConfig, analyse
 
 

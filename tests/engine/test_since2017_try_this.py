@@ -7,9 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from attnviz.topics.since2017.configs import cache_table
-from attnviz.topics.since2017.params import CACHE_PRESET, SINK_PRESET
-from attnviz.topics.since2017.scene import SCENE, cache_numbers, first_token_shares, so_far
+from attnviz.topics.attention_since_2017.configs import cache_table
+from attnviz.topics.attention_since_2017.params import CACHE_PRESET, SINK_PRESET
+from attnviz.topics.attention_since_2017.scene import (
+    SCENE,
+    cache_numbers,
+    first_token_shares,
+    so_far,
+)
 from tests.support.trained import FINAL
 
 URL = "attention-since-2017"

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from attnviz.data.tasks import TASK_NAMES, TEXT_PATH, TaskSpec, build_task, seen_in_training
-from attnviz.topics.transformer.task import PRESETS, TransformerJobSpec
+from attnviz.topics.train_transformer.task import PRESETS, TransformerJobSpec
 
 PRESET_SPECS = {name: task for name, (task, _, _) in PRESETS.items()}
 SMALLEST = {"length": 4, "n_symbols": 3}  # the page's smallest digit space: 3**4 strings

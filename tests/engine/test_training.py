@@ -12,8 +12,8 @@ import torch
 from attnviz.data.tasks import TaskSpec
 from attnviz.data.toy import DatasetSpec
 from attnviz.models.kernel_smoother import KernelSmootherConfig
-from attnviz.topics.kernel.task import KernelJobSpec, KernelTrainable
-from attnviz.topics.transformer.task import TransformerJobSpec
+from attnviz.topics.kernel_smoother.task import KernelJobSpec, KernelTrainable
+from attnviz.topics.train_transformer.task import TransformerJobSpec
 from attnviz.training.messages import RunStatus
 from attnviz.training.trainer import BATCH_MODES, OPTIMIZERS, TrainConfig, Trainer
 

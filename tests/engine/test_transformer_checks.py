@@ -8,14 +8,14 @@ import dataclasses
 from attnviz.data.tasks import TaskSpec, build_task
 from attnviz.models.checkpoint import load_model, save_model
 from attnviz.models.transformer import TinyTransformer, TransformerConfig
-from attnviz.topics.transformer.checks import (
+from attnviz.topics.train_transformer.checks import (
     fit_problems,
     modular_answer,
     parse_input,
     split_known,
     trained_on,
 )
-from attnviz.topics.transformer.task import model_config
+from attnviz.topics.train_transformer.task import model_config
 
 SMALL = TransformerConfig(d_model=16, d_ff=32)
 

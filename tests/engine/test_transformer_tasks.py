@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from attnviz.data.tasks import IGNORE, TaskSpec, build_task
-from attnviz.topics.transformer.task import SEQUENCE_ACCURACY, run_input
+from attnviz.topics.train_transformer.task import SEQUENCE_ACCURACY, run_input
 from tests.support.trained import FINAL
 
 PAGE = "train-transformer"

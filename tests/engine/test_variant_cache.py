@@ -12,7 +12,7 @@ import pytest
 from attnviz.models.transformer import TransformerConfig
 from attnviz.models.variant_attention import VariantConfig
 from attnviz.models.variant_transformer import VariantModelConfig, cache_numbers_per_token
-from attnviz.topics.since2017.configs import SMOLLM2, cache_table
+from attnviz.topics.attention_since_2017.configs import SMOLLM2, cache_table
 
 BF16 = 2
 

@@ -13,7 +13,7 @@ from torch import nn
 
 import attnviz.core.rollout as core_rollout
 import attnviz.topics.pretrained.analysis as pretrained
-from attnviz.topics.vision.analysis import (
+from attnviz.topics.vision_patches.analysis import (
     class_token_map,
     mean_attention_distance,
     misclassified,

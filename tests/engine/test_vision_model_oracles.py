@@ -12,7 +12,7 @@ from attnviz.core.hooks import hook_points, hooks_attached, run_with_cache
 from attnviz.core.patches import patch_grid, patchify, unpatchify
 from attnviz.models.cnn import CNNConfig, SmallCNN
 from attnviz.models.vit import TinyViT, ViTConfig, vit_attention
-from attnviz.topics.vision.analysis import receptive_field
+from attnviz.topics.vision_patches.analysis import receptive_field
 from tests.engine.test_vision_analysis import gradient_support
 from tests.support import hand_math as hand
 from tests.support.hand_math import f64, layer_norm

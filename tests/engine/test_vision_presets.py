@@ -8,13 +8,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnviz.topics.vision.inference import (
+from attnviz.topics.vision_patches.inference import (
     CLASS_TOKEN,
     attention_on_ink,
     look,
     shuffled_accuracy,
 )
-from attnviz.topics.vision.task import PRESETS
+from attnviz.topics.vision_patches.task import PRESETS
 
 URL = "vision-patches"
 

@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from attnviz.data.images import ImageSetSpec
 from attnviz.figures.training import companions, curves_figure
 from attnviz.models.vit import ViTConfig
-from attnviz.topics.vision.inference import (
+from attnviz.topics.vision_patches.inference import (
     ALL_PATCHES,
     CLASS_TOKEN,
     look,
@@ -20,7 +20,7 @@ from attnviz.topics.vision.inference import (
     query_maps,
     shuffle_patches,
 )
-from attnviz.topics.vision.task import COMPANION, VisionJobSpec, cnn_config, vit_config
+from attnviz.topics.vision_patches.task import COMPANION, VisionJobSpec, cnn_config, vit_config
 from attnviz.training.trainer import TrainConfig, Trainer
 
 SPEC = VisionJobSpec(ImageSetSpec("digits", n_train=300), ViTConfig(patch=2, d_model=32, n_head=2))
@@ -126,7 +126,7 @@ def test_a_run_starts_from_the_same_weights_whether_or_not_its_cnn_was_sized_bef
     warm one for the same link)."""
     import numpy as np
 
-    from attnviz.topics.vision.task import PRESETS, VisionJobSpec, cnn_config
+    from attnviz.topics.vision_patches.task import PRESETS, VisionJobSpec, cnn_config
 
     data, vit, _ = PRESETS["Digits 8×8: patches of 2"]
     spec = VisionJobSpec(data, vit)

@@ -44,28 +44,28 @@ _.max_in  # data/dates.py: tests/engine/test_dates.py
 _.seen_in_training  # data/tasks.py: tests/engine/test_task_splits.py
 _.region_boxes  # models/captioner.py: tests/engine/test_caption_models.py
 _.pixel_maps  # topics/captioning/inference.py: tests/engine/test_caption_task.py
-_.sink_job  # topics/circuits/sinks.py: tests/engine/test_circuits_data.py
-_.use_model  # topics/llm/scene.py: tests/engine/test_llm_scene.py, test_patching_scene.py
+_.sink_job  # topics/watch_circuits/sinks.py: tests/engine/test_circuits_data.py
+_.use_model  # topics/language_model/scene.py: tests/engine/test_llm_scene.py, …patching_scene
 _.shown_when  # topics/params.py: tests/app/test_param_tables.py
 _.other_value  # topics/params.py: tests/app/test_param_tables.py, tests/engine/test_scenes.py
-_.patch_resid  # topics/patching/patching.py: tests/engine/test_patching_oracles.py
+_.patch_resid  # topics/interventions/patching.py: tests/engine/test_patching_oracles.py
 _.bundled_model_ready  # topics/pretrained/model.py: tests/engine/test_cold_start.py
 _.warm_in_background  # topics/pretrained/model.py: tests/engine/test_cold_start.py
 _.params_module  # topics/registry.py: tests/engine/test_scenes.py, test_try_this_claims.py
-_.linear_attention  # topics/scale/linear.py: tests/engine/test_scale_cost.py, test_scale_linear.py
-_.scores_computed  # topics/scale/masks.py: tests/engine/test_scale_masks.py
+_.linear_attention  # topics/attention_at_scale/linear.py: tests/engine/test_scale_*.py
+_.scores_computed  # topics/attention_at_scale/masks.py: tests/engine/test_scale_masks.py
 _.values_from_query  # topics/scene.py: tests/engine/test_scenes.py
-_.patch_index  # topics/vision/analysis.py: tests/engine/test_vision_analysis.py
-_.upsample  # topics/vision/analysis.py: tests/engine/test_vision_analysis.py
-_.attention_on_ink  # topics/vision/inference.py: tests/engine/test_vision_presets.py
+_.patch_index  # topics/vision_patches/analysis.py: tests/engine/test_vision_analysis.py
+_.upsample  # topics/vision_patches/analysis.py: tests/engine/test_vision_analysis.py
+_.attention_on_ink  # topics/vision_patches/inference.py: tests/engine/test_vision_presets.py
 _.ExplodingSpec  # training/testing_tasks.py: tests/engine/test_jobs.py
 
 # Called by tests and benchmarks (the module, then its users, above each name)
-# topics/circuits/scene.py: tests/engine/test_circuits_try_this.py, benchmarks/circuits.py
+# topics/watch_circuits/scene.py: tests/engine/test_circuits_try_this.py, benchmarks/circuits.py
 _.preset_jobs
 # topics/recurrent/timing.py: tests/engine/test_recurrence_benchmark.py, benchmarks/recurrence.py
 _.crossover_text
-# topics/since2017/scene.py: tests/engine/test_since2017_try_this.py,
+# topics/attention_since_2017/scene.py: tests/engine/test_since2017_try_this.py,
 # benchmarks/attention_variants.py
 _.first_token_shares
 # training/testing_tasks.py (the worker imports a job's spec by module): tests/engine/test_jobs.py,
@@ -73,8 +73,8 @@ _.first_token_shares
 _.SlowSpec
 
 # Called only by benchmarks
-_.induction_bump  # topics/circuits/induction.py: benchmarks/circuits.py
-_.sink_shares  # topics/circuits/sinks.py: benchmarks/circuits.py
+_.induction_bump  # topics/watch_circuits/induction.py: benchmarks/circuits.py
+_.sink_shares  # topics/watch_circuits/sinks.py: benchmarks/circuits.py
 
 # Called only by scripts and tests
 _.lesson_jobs  # lessons/recordings.py: scripts/record_runs.py, tests/engine/test_recordings.py

@@ -53,7 +53,7 @@ from attnviz.topics.operations import Operations
 from attnviz.topics.scene import Job, Scene, SceneInputError, Values
 from attnviz.topics.training_params import train_config
 from attnviz.topics.views import View, build
-from attnviz.topics.vision.uploads import caption_upload
+from attnviz.topics.vision_patches.uploads import caption_upload
 
 # isort: split
 # what the page reads of this topic besides SCENE (limits, types, labels), re-exported so that
@@ -61,7 +61,7 @@ from attnviz.topics.vision.uploads import caption_upload
 from attnviz.topics.captioning.task import BLEU as BLEU
 from attnviz.topics.captioning.task import HELD_OUT as HELD_OUT
 from attnviz.topics.captioning.task import TOKEN_ACCURACY as TOKEN_ACCURACY
-from attnviz.topics.vision.uploads import MAX_UPLOAD_MB as MAX_UPLOAD_MB
+from attnviz.topics.vision_patches.uploads import MAX_UPLOAD_MB as MAX_UPLOAD_MB
 
 EVERY = 50  # steps between evaluations and snapshots
 EXAMPLES = 4  # held-out scenes shown with what the model says (one row; 2 × 2 on a 1280×720 stage

@@ -16,7 +16,7 @@ from attnviz.ui.lecture.position import lessons
 from attnviz.ui.lecture.presenter import request_step
 
 TITLES = {entry.url: entry.title for entry in all_pages()}
-HERE = next(entry for entry in all_pages() if entry.script == "pages/guided_lessons.py")
+HERE = next(entry for entry in all_pages() if entry.script == "pages/lessons_page.py")
 
 
 def lesson_card(lesson: Lesson) -> None:

@@ -8,8 +8,8 @@ from __future__ import annotations
 import streamlit as st
 
 from attnviz.io.user_text import md_literal
-from attnviz.topics.llm.scene import model
-from attnviz.topics.patching.scene import SCENE, PatchOutcome, knocked_out, pick
+from attnviz.topics.interventions.scene import SCENE, PatchOutcome, knocked_out, pick
+from attnviz.topics.language_model.scene import model
 from attnviz.topics.scene import SceneInputError, Values
 from attnviz.ui.common import layout
 from attnviz.ui.common.figures import show

@@ -10,7 +10,7 @@ import streamlit as st
 from attnviz.figures.pretrained import token_map
 from attnviz.figures.text import shown
 from attnviz.io.user_text import md_literal
-from attnviz.topics.llm.scene import (
+from attnviz.topics.language_model.scene import (
     KIND_NAMES,
     KINDS,
     SCENE,

@@ -1,0 +1,76 @@
+"""Parameters of "Inside a language model": the prompt, how it starts (BOS, chat template), the
+layer, head and query shown, how the next token is chosen, and the folded sections.
+
+Layer and head ranges are the bundled SmolLM2-135M's (30 layers × 9 query heads in 3 groups).
+"""
+
+from attnviz.topics.language_model.heads import KIND_NAMES, KINDS
+from attnviz.topics.params import PageParams, Param
+
+FACT = "The capital of France is"
+NAMES = "When Mary and John went to the store, John gave a drink to"
+REPEATED = (
+    "piano orbit lemon cactus violet engine marble tiger "
+    "piano orbit lemon cactus violet engine marble tiger"
+)
+CODE = "def fibonacci(n):\n    if n < 2:\n        return n\n    return"
+CHAT = "What is the capital of France?"
+LAYERS, HEADS = 30, 9
+
+TRY_THIS: list[str] = [
+    "Press **A fact**: the model's most likely next token after 'The capital of France is' is "
+    "'▁Paris', with probability ≈ 0.77.",
+    "Press **Names (IOI)**: after '… John gave a drink to' the next token is '▁Mary' (≈ 0.92): "
+    "the name that is not repeated.",
+    "Press **A repeated sequence**: layer 18, head 6 is the induction head (the highest induction "
+    "score of all 270 heads); in its map each word of the second copy from '▁orbit' on puts "
+    "more than 0.85 of its weight on the word after its first copy.",
+    "Open **Attention sinks** on 'The capital of France is': the mean weight on the first token "
+    "is above one half in 27 of the 30 layers, and in 25 with a BOS token in front: the sink "
+    "stays, whichever token comes first.",
+    "Press **Names (IOI)**: in the **Logit lens**, '▁Mary' is the top token only after the last "
+    "layer; after every earlier layer it is '▁the' or a space.",
+]
+
+TABLE = PageParams(
+    prefix="lm",
+    params=(
+        Param("lm_text", "prompt", "text_area", FACT),
+        Param(
+            "lm_chat",
+            "wrap in the chat template (a user turn)",
+            "toggle",
+            False,
+            help="The model is an instruction-tuned chat model: its template marks whose turn it "
+            "is with <|im_start|> and <|im_end|>.",
+        ),
+        Param("lm_bos", "start with the BOS token", "toggle", False),
+        Param("lm_layer", "layer", "slider", 18, low=0, high=LAYERS - 1, step=1),
+        Param("lm_head", "head", "slider", 6, low=0, high=HEADS - 1, step=1),
+        Param("lm_sample", "sample instead of greedy", "toggle", False),
+        Param("lm_temp", "temperature", "slider", 0.8, low=0.1, high=2.0, step=0.1),
+        Param("lm_topk", "top-k (0 = all)", "slider", 50, low=0, high=200, step=1),
+        Param("lm_topp", "top-p", "slider", 0.95, low=0.05, high=1.0, step=0.05),
+        Param("lm_seed", "sampling seed", "number_input", 0, low=0, high=2**31 - 1, step=1),
+        Param("lm_new", "new tokens", "slider", 12, low=1, high=20, step=1),
+        Param("lm_gen_step", "step", "slider", 1, low=1, high=20, step=1),
+        Param("lm_kind", "score", "radio", "induction", choices=KINDS, format_func=KIND_NAMES.get),
+        Param("lm_open_gen", "Generation, token by token (open)", "toggle", False),
+        Param("lm_open_lens", "Logit lens (open)", "toggle", False),
+        Param("lm_open_heads", "Every head labelled (open)", "toggle", False),
+        Param("lm_open_sinks", "Attention sinks (open)", "toggle", False),
+    ),
+    presets={
+        "A fact": {"lm_text": FACT, "lm_chat": False, "lm_layer": 18, "lm_head": 6},
+        "Names (IOI)": {"lm_text": NAMES, "lm_chat": False, "lm_open_lens": True},
+        "A repeated sequence": {
+            "lm_text": REPEATED,
+            "lm_chat": False,
+            "lm_layer": 18,
+            "lm_head": 6,
+            "lm_open_heads": True,
+        },
+        "Code": {"lm_text": CODE, "lm_chat": False, "lm_open_gen": True},
+        "A chat turn": {"lm_text": CHAT, "lm_chat": True, "lm_open_gen": True},
+    },
+)

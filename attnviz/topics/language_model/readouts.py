@@ -1,0 +1,168 @@
+"""What the language-model page reads out of its model, each computed once per model and input
+and remembered (`memo`: a small table kept on the model object, so every session of a server
+shares it and a test's tiny model keeps its own): the forward pass, the next tokens, generation,
+the logit lens, the head scores, the sinks, the key/value cache's size, and the lesson answers.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from attnviz.topics.language_model import forward as fw
+from attnviz.topics.language_model import heads, lens
+from attnviz.topics.language_model.decoding import Decoding, chooser, top_tokens
+from attnviz.topics.pretrained.generation import Generation, generate_ids
+from attnviz.topics.pretrained.model import PretrainedModel
+
+MEMO_SIZE = 16  # inputs remembered per kind of readout
+_MEMO_LOCK = threading.Lock()
+
+
+def memo(lm: PretrainedModel, kind: str, key: Hashable, compute: Callable[[], Any]) -> Any:
+    """compute() once per (lm, kind, key), the MEMO_SIZE latest kept per kind."""
+    with _MEMO_LOCK:
+        table = lm.__dict__.setdefault("_readouts", {}).setdefault(kind, OrderedDict())
+        if key in table:
+            table.move_to_end(key)
+            return table[key]
+    value = compute()  # outside the lock: the model's own lock orders inference
+    with _MEMO_LOCK:
+        table[key] = value
+        while len(table) > MEMO_SIZE:
+            table.popitem(last=False)
+    return value
+
+
+def forward(lm: PretrainedModel, ids: list[int]) -> fw.Forward:
+    return memo(lm, "forward", tuple(ids), lambda: fw.run(lm, ids))
+
+
+@dataclass(frozen=True)
+class NextTokens:
+    labels: list[str]  # the 10 most likely, most likely first
+    probs: np.ndarray  # (10,)
+    chosen: str  # the token the decoding picks
+    chosen_index: int | None  # its place among the 10 (None when it is not among them)
+
+
+def next_tokens(lm: PretrainedModel, fwd: fw.Forward, decoding: Decoding, k: int = 10):
+    """The k most likely next tokens and the one `decoding` chooses (greedy: the first); the
+    page, its view and its lesson answer ask on every rerun, so it is remembered."""
+    return memo(lm, "next", (fwd.ids, decoding, k), lambda: _next_tokens(lm, fwd, decoding, k))
+
+
+def _next_tokens(lm: PretrainedModel, fwd: fw.Forward, decoding: Decoding, k: int) -> NextTokens:
+    ids, probs = top_tokens(fwd.last_logits, k)
+    chosen = int(chooser(decoding)(torch.from_numpy(fwd.last_logits)))
+    where = np.flatnonzero(ids == chosen)
+    labels = lm.readable([int(i) for i in ids])
+    return NextTokens(
+        labels, probs, lm.readable([chosen])[0], int(where[0]) if where.size else None
+    )
+
+
+def generation(lm: PretrainedModel, ids: tuple[int, ...], n_new: int, decoding: Decoding):
+    """`n_new` tokens after `ids` with each one's attention over time (Generation)."""
+
+    def compute() -> Generation:
+        return generate_ids(lm, torch.tensor([list(ids)]), n_new, chooser(decoding))
+
+    return memo(lm, "generation", (ids, n_new, decoding), compute)
+
+
+@dataclass(frozen=True)
+class LensView:
+    top: list[list[str]]  # (L, T) the top token's label
+    probs: np.ndarray  # (L, T) its probability
+    hover: list[list[str]]  # (L, T) its top 5 with probabilities, one per line
+
+
+def lens_view(lm: PretrainedModel, fwd: fw.Forward) -> LensView:
+    def compute() -> LensView:
+        result = lens.logit_lens(lm, fwd)
+        vocab = sorted({int(i) for i in result.ids.ravel()})
+        label = dict(zip(vocab, lm.readable(vocab), strict=True))
+        top = [[label[int(i)] for i in row] for row in result.ids[..., 0]]
+        hover = [
+            [
+                "<br>".join(f"{label[int(i)]}: {p:.3f}" for i, p in zip(ids, ps, strict=True))
+                for ids, ps in zip(row_ids, row_ps, strict=True)
+            ]
+            for row_ids, row_ps in zip(result.ids, result.probs, strict=True)
+        ]
+        return LensView(top, result.probs[..., 0], hover)
+
+    return memo(lm, "lens", fwd.ids, compute)
+
+
+def probe_scores(lm: PretrainedModel) -> dict[str, np.ndarray]:
+    """{kind: (L, H)} on the probe (heads.probe_scores), once per model."""
+    return memo(lm, "probe", None, lambda: heads.probe_scores(lm))
+
+
+@dataclass(frozen=True)
+class SinkView:
+    with_bos: np.ndarray  # (L, H)
+    without_bos: np.ndarray  # (L, H)
+    as_given: np.ndarray  # (L, H): the prompt as the page runs it
+    first_token: str  # the first token as given (BOS or the prompt's own)
+    first: str  # the prompt's own first token
+
+
+def sinks(lm: PretrainedModel, ids: tuple[int, ...]) -> SinkView:
+    """First-token shares of the prompt with the BOS token in front and without it."""
+    start = fw.bos_id(lm)
+    plain = list(ids[1:] if start is not None and ids[0] == start and len(ids) > 1 else ids)
+    with_bos = [start, *plain] if start is not None else plain
+    bare, front = forward(lm, plain), forward(lm, with_bos)
+    given = forward(lm, list(ids))
+    return SinkView(
+        heads.first_token_share(front.attentions),
+        heads.first_token_share(bare.attentions),
+        heads.first_token_share(given.attentions),
+        given.tokens[0],
+        bare.tokens[0],
+    )
+
+
+def kv_bytes_rows(lm: PretrainedModel) -> list[tuple[str, int]]:
+    """Bytes per token of the key/value cache: this model (grouped-query), multi-head attention
+    of the same width, and multi-query attention (one key/value head), at the model's dtype."""
+    per_head = 2 * lm.n_layers * lm.head_dim * next(lm.model.parameters()).element_size()
+    return [
+        (f"grouped-query: {lm.n_kv_heads} KV heads (this model)", per_head * lm.n_kv_heads),
+        (f"multi-head: {lm.n_heads} KV heads", per_head * lm.n_heads),
+        ("multi-query: 1 KV head", per_head),
+    ]
+
+
+def induction_question(lm: PretrainedModel) -> tuple[str, list[str]]:
+    """("L18 H6", options): the head scoring highest as induction head on the probe, offered
+    beside the best previous-token, first-token and local heads (each a different head)."""
+    scores = probe_scores(lm)
+    options: list[str] = []
+    for kind in ("induction", "previous", "first", "local", "duplicate"):
+        order = np.argsort(-np.nan_to_num(scores[kind], nan=-1.0), axis=None)
+        for flat in order:
+            layer, head = np.unravel_index(int(flat), scores[kind].shape)
+            name = f"L{layer} H{head}"
+            if name not in options:
+                options.append(name)
+                break
+    return options[0], sorted(options[:4])
+
+
+SHARES = ("under 25 %", "25–50 %", "50–75 %", "over 75 %")
+
+
+def share_question(fwd: fw.Forward) -> tuple[str, list[str]]:
+    """The mean weight every head puts on the first token (queries after it), as a range."""
+    share = float(heads.first_token_share(fwd.attentions).mean())
+    return SHARES[min(int(share * 4), 3)], list(SHARES)

@@ -1,0 +1,254 @@
+"""Inside a language model, as a scene: a prompt through the bundled SmolLM2-135M (a real
+decoder LLM: 30 layers, 9 query heads sharing 3 key/value heads, RoPE), and its views: the next
+token, one layer's heads grouped by the key/value head they read, one head's map, the key/value
+cache's bytes per token, generation with attention over time, the logit lens, every head
+labelled, and the attention sinks. Lesson answers: `next_token`, `induction_head`,
+`first_token_share`. Its `ops`: the model's `load` (and `is_loaded`), `predict` the next token,
+`generate`, `score_heads`, `count_kv_bytes`, and the server's `warm_up`.
+
+`run` makes one forward pass per prompt; the layer, head and kind settings only cut views from
+it. Generation, the lens, the head scores and the sinks are computed only when their view is
+asked for, and remembered per model and input (`memo`), so a move of a slider runs no model.
+The model comes from `model(device)`: the bundled one, or one handed in by `use_model` (tests use a
+tiny random Llama).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+
+from attnviz.figures import llm as fig
+from attnviz.figures.generation import generation_map, step_bars
+from attnviz.figures.pretrained import token_map
+from attnviz.figures.text import shown
+from attnviz.topics.fair_options import fair_order, kin_first
+from attnviz.topics.language_model import bundled, readouts
+from attnviz.topics.language_model.decoding import Decoding
+from attnviz.topics.language_model.forward import Forward, encode, group_of
+from attnviz.topics.language_model.params import TABLE, TRY_THIS
+from attnviz.topics.operations import Operations
+from attnviz.topics.pretrained.model import PretrainedModel
+from attnviz.topics.scene import Answer, Scene, SceneInputError, Values, token_labels
+from attnviz.topics.views import View
+
+# isort: split
+# what the page reads of this topic besides SCENE (limits, types, labels), re-exported so that
+# the UI reaches the topic only through its scene (tests/engine/test_layering.py)
+from attnviz.topics.language_model.bundled import ModelMissing as ModelMissing
+from attnviz.topics.language_model.forward import MAX_TOKENS as MAX_TOKENS
+from attnviz.topics.language_model.heads import KIND_NAMES as KIND_NAMES
+from attnviz.topics.language_model.heads import KINDS as KINDS
+from attnviz.topics.language_model.heads import labels as labels
+from attnviz.topics.pretrained.analysis import blank_future as blank_future
+
+_provider: Callable[[str], PretrainedModel] = bundled.bundled_llm
+
+
+def use_model(provider: Callable[[str], PretrainedModel]) -> None:
+    """Take the model from `provider(device)` from now on (tests hand in a tiny one)."""
+    global _provider
+    _provider = provider
+
+
+def model(device: str = "cpu") -> PretrainedModel:
+    """The page's model on `device`; SceneInputError saying how to install it when it is
+    missing."""
+    try:
+        return _provider(device)
+    except bundled.ModelMissing as err:
+        raise SceneInputError(str(err)) from None
+
+
+@dataclass(frozen=True)
+class LlmInput:
+    text: str
+    chat: bool  # wrapped in the chat template as a user turn
+    bos: bool  # the BOS token in front
+    device: str = "cpu"  # the sidebar's device: the model runs there
+
+
+@dataclass(frozen=True)
+class LlmOutcome:
+    given: LlmInput
+    fwd: Forward
+    cut: bool  # the prompt had more than forward.MAX_TOKENS tokens
+    model_name: str
+
+
+def config(values: Values) -> LlmInput:
+    text = values["lm_text"]
+    if not text.strip():
+        raise SceneInputError("Type a prompt above (it is empty).")
+    return LlmInput(text, bool(values["lm_chat"]), bool(values["lm_bos"]), values["device"])
+
+
+def prompt_ids(lm: PretrainedModel, given: LlmInput) -> tuple[list[int], bool]:
+    """The prompt's ids as the model reads them (chat template, BOS) and whether it was cut."""
+    text = given.text
+    if given.chat:
+        turn = [{"role": "user", "content": text}]
+        text = lm.tokenizer.apply_chat_template(turn, add_generation_prompt=True, tokenize=False)
+    return encode(lm, text, bos=given.bos and not given.chat)
+
+
+def run(given: LlmInput) -> LlmOutcome:
+    lm = model(given.device)
+    ids, cut = prompt_ids(lm, given)
+    return LlmOutcome(given, readouts.forward(lm, ids), cut, lm.name)
+
+
+def decoding(values: Values) -> Decoding:
+    if not values["lm_sample"]:
+        return Decoding()
+    return Decoding(
+        temperature=float(values["lm_temp"]),
+        top_k=int(values["lm_topk"]),
+        top_p=float(values["lm_topp"]),
+        seed=int(values["lm_seed"]),
+    )
+
+
+@dataclass(frozen=True)
+class Pick:
+    layer: int
+    head: int
+
+
+def pick(out: LlmOutcome, values: Values) -> Pick:
+    layers, heads = out.fwd.attentions.shape[:2]
+    return Pick(min(int(values["lm_layer"]), layers - 1), min(int(values["lm_head"]), heads - 1))
+
+
+# the readouts each view reads are computed once per model and input (`memo`), so views
+# sharing one (generation, the lens, the sinks) run it once
+
+
+def next_view(out: LlmOutcome, values: Values) -> go.Figure:
+    top = readouts.next_tokens(model(out.given.device), out.fwd, decoding(values))
+    return fig.next_token_figure(top.labels, top.probs, top.chosen_index)
+
+
+def gqa_view(out: LlmOutcome, values: Values) -> go.Figure:
+    lm, p = model(out.given.device), pick(out, values)
+    group = lm.n_heads // lm.n_kv_heads
+    return fig.grouped_heads(
+        blank_future(out.fwd.attentions[p.layer]), out.fwd.tokens, group, p.layer
+    )
+
+
+def head_map_view(out: LlmOutcome, values: Values) -> go.Figure:
+    lm, p = model(out.given.device), pick(out, values)
+    title = f"Layer {p.layer}, head {p.head} (reads KV head {group_of(lm, p.head)})"
+    maps = blank_future(out.fwd.attentions[p.layer, p.head])
+    return token_map(maps, shown(out.fwd.tokens), title)
+
+
+def _generated(out: LlmOutcome, values: Values):
+    """(the generation, the step shown, each new token's attention row (N, P + N))."""
+    lm, p = model(out.given.device), pick(out, values)
+    gen = readouts.generation(lm, out.fwd.ids, int(values["lm_new"]), decoding(values))
+    step = min(int(values["lm_gen_step"]), gen.n_new)
+    return gen, step, blank_future(gen.rows[p.layer, p.head])
+
+
+def generation_view(out: LlmOutcome, values: Values) -> go.Figure:
+    (gen, step, rows), p = _generated(out, values), pick(out, values)
+    title = f"Each new token's attention, layer {p.layer}, head {p.head}"
+    return generation_map(rows, gen.tokens, gen.n_prompt, step, title)
+
+
+def gen_step_view(out: LlmOutcome, values: Values) -> go.Figure:
+    gen, step, rows = _generated(out, values)
+    return step_bars(rows[step - 1], gen.tokens, gen.n_prompt, step)
+
+
+def lens_view(out: LlmOutcome, values: Values) -> go.Figure:
+    view = readouts.lens_view(model(out.given.device), out.fwd)
+    return fig.lens_figure(view.top, view.probs, view.hover, out.fwd.tokens)
+
+
+def lens_last_view(out: LlmOutcome, values: Values) -> go.Figure:
+    view, last = readouts.lens_view(model(out.given.device), out.fwd), out.fwd.tokens[-1]
+    return fig.lens_last_figure([r[-1] for r in view.top], view.probs[:, -1], last)
+
+
+def scores_view(out: LlmOutcome, values: Values) -> go.Figure:
+    kind = values["lm_kind"]
+    scores = readouts.probe_scores(model(out.given.device))[kind]
+    return fig.score_map(scores, KIND_NAMES[kind])
+
+
+def sinks_map_view(out: LlmOutcome, values: Values) -> go.Figure:
+    sinks = readouts.sinks(model(out.given.device), out.fwd.ids)
+    return fig.sink_map(sinks.as_given, shown([sinks.first_token])[0])
+
+
+def sinks_lines_view(out: LlmOutcome, values: Values) -> go.Figure:
+    sinks = readouts.sinks(model(out.given.device), out.fwd.ids)
+    return fig.sink_lines(sinks.with_bos, sinks.without_bos, sinks.first)
+
+
+GEN, LENS, SINKS = "lm_open_gen", "lm_open_lens", "lm_open_sinks"  # folded sections' toggles
+GENERATION = View("lm_generation", generation_view, section=GEN)  # api_generate draws it too
+VIEWS = (
+    View("lm_next", next_view, main=True),
+    View("lm_gqa", gqa_view),
+    View("lm_head_map", head_map_view),
+    View(
+        "lm_kv",
+        lambda out, values: fig.kv_bytes_figure(readouts.kv_bytes_rows(model(out.given.device))),
+    ),
+    GENERATION,
+    View("lm_gen_step_bars", gen_step_view, section=GEN),
+    View("lm_lens", lens_view, section=LENS),
+    View("lm_lens_last", lens_last_view, section=LENS),
+    View("lm_scores", scores_view, section="lm_open_heads"),
+    View("lm_sinks_map", sinks_map_view, section=SINKS),
+    View("lm_sinks_lines", sinks_lines_view, section=SINKS),
+)
+
+
+def next_answer(ranked: Sequence[str]) -> Answer:
+    """The top token, with three others of the top ten (of its kind first: a name among names)
+    as option labels ("▁Mary" is "Mary"), shuffled: neither rank nor shape tells the answer."""
+    labels = token_labels(kin_first(ranked[0], ranked[:10], 4))
+    return Answer.of(labels[0], fair_order(labels, " ".join(ranked[:10])))
+
+
+def answers(out: LlmOutcome, values: Values) -> dict[str, Answer]:
+    """`next_token` (greedy), `induction_head` ("L18 H6"), `first_token_share` (a range),
+    `attention_row`: the shown head's row of the last token (predict the attention)."""
+    lm, p = model(out.given.device), pick(out, values)
+    top = readouts.next_tokens(lm, out.fwd, Decoding())
+    row = out.fwd.attentions[p.layer, p.head, -1]  # (T,) the last token's weights
+    return {
+        "next_token": next_answer(top.labels),
+        "induction_head": Answer.of(*readouts.induction_question(lm)),
+        "first_token_share": Answer.of(*readouts.share_question(out.fwd)),
+        "attention_row": Answer.of_row(out.fwd.tokens, row),
+    }
+
+
+SCENE = Scene(
+    url="language-model",
+    table=TABLE,
+    try_this=tuple(TRY_THIS),
+    config=config,
+    run=run,
+    declared=VIEWS,
+    answers=answers,
+    answer_names=("next_token", "induction_head", "first_token_share", "attention_row"),
+    large_results=True,
+    ops=Operations(
+        load=bundled.bundled_llm,
+        is_loaded=bundled.bundled_llm_ready,
+        predict=readouts.next_tokens,
+        generate=readouts.generation,
+        score_heads=readouts.probe_scores,
+        count_kv_bytes=readouts.kv_bytes_rows,
+        warm_up=bundled.warm_up,
+    ),
+)
