@@ -56,8 +56,13 @@ MEASURE = """([names, controls]) => {
   const views = names.map((n) => {
     const el = document.querySelector('.st-key-view_' + CSS.escape(n));
     if (!el) return null;
-    const areas = [...el.querySelectorAll('.draglayer > g')].map((g) => {  // each subplot's
-      const drag = g.querySelector('.nsewdrag');  // plot area, and whether it draws a picture
+    const shown = (g) => {  // a chart a person can see (a stale copy being swapped is not)
+      const plot = g.closest('.js-plotly-plot');
+      return plot && plot.getBoundingClientRect().height > 0 && plot.checkVisibility();
+    };
+    const areas = [...el.querySelectorAll('.draglayer > g')].filter(shown).map((g) => {
+      const drag = g.querySelector('.nsewdrag');  // each subplot's plot area, and whether it
+      // draws a picture
       const id = [...g.classList].find((c) => /^x\\d*y\\d*$/.test(c));
       const svg = g.closest('.main-svg') && g.closest('.main-svg').parentElement;
       const sub = id && svg && svg.querySelector('.cartesianlayer .subplot.' + id);
