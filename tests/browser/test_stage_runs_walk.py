@@ -132,7 +132,23 @@ def revealed(tab, step, name: str) -> list[str]:
     return found + seen_now(tab, step, f"{name} revealed")
 
 
-@pytest.mark.parametrize(("slug", "number"), TRAINS, ids=[f"{s[:2]}-{n}" for s, n in TRAINS])
+# (lesson, step) -> what is not fixed yet (strict: a fix must remove its entry)
+MAPS = "the vision page's maps beside the curves are 75-94 px while it runs (issue 53, item 4)"
+KNOWN = {("07_attention_on_images", n): MAPS for n in (1, 2, 3, 4)}
+CASES = [
+    pytest.param(
+        slug,
+        number,
+        id=f"{slug[:2]}-{number}",
+        marks=[pytest.mark.xfail(strict=True, reason=KNOWN[slug, number])]
+        if (slug, number) in KNOWN
+        else [],
+    )
+    for slug, number in TRAINS
+]
+
+
+@pytest.mark.parametrize(("slug", "number"), CASES)
 def test_a_training_step_runs_on_the_stage_from_the_first_second_to_the_end(
     browser, app_url, slug, number
 ):

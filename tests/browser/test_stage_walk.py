@@ -66,8 +66,13 @@ MEASURE = """([names, controls]) => {
       const id = [...g.classList].find((c) => /^x\\d*y\\d*$/.test(c));
       const svg = g.closest('.main-svg') && g.closest('.main-svg').parentElement;
       const sub = id && svg && svg.querySelector('.cartesianlayer .subplot.' + id);
-      const image = !!(sub && sub.querySelector('.heatmaplayer image, .imagelayer image'));
-      return drag ? {h: drag.getBoundingClientRect().height, image} : null;
+      const pictures = sub ? [...sub.querySelectorAll('.heatmaplayer image, .imagelayer image')]
+        : [];
+      const image = pictures.length > 0;  // a picture kept square is drawn smaller than its
+      // plot area: its own height is what a person sees
+      const h = image ? Math.min(...pictures.map((i) => i.getBoundingClientRect().height))
+        : drag && drag.getBoundingClientRect().height;
+      return drag ? {h, image} : null;
     }).filter(Boolean);
     const least = (image) => {
       const hs = areas.filter((a) => a.image === image).map((a) => a.h);
