@@ -44,7 +44,42 @@ def on_stage(fig: go.Figure, across: int, high: int | None = None) -> go.Figure:
     _every_token(fig, across)
     if high is not None:
         _rows_apart(fig, high)
+        _square_pictures(fig, across, high)
     return fig
+
+
+def _square_pictures(fig: go.Figure, across: int, high: int) -> None:
+    """A picture kept square by Plotly (`scaleanchor`, `constrain="domain"`) made square by the
+    server for this room instead: its domains shrunk around their centres to one px per unit,
+    and Plotly's constraint dropped. Plotly writes the domain it constrained back into the
+    figure and, redrawn at another width (a stage fitting a view moved out of its column), it
+    constrains that again: L7's maps shrank to 32-93 px in a 470 px room while a run redrew
+    them."""
+    margin = fig.layout.margin
+    width = across - _or(margin.l, 80) - _or(margin.r, 80)
+    area = high - _or(margin.t, 100) - _or(margin.b, 80)
+    for name in [n for n in fig.layout if n.startswith("yaxis")]:
+        y = fig.layout[name]
+        x = fig.layout[f"xaxis{y.scaleanchor[1:]}"] if y.scaleanchor else None
+        if x is None or "domain" not in (x.constrain, y.constrain) or not (x.range and y.range):
+            continue
+        (x0, x1), (y0, y1) = x.domain or (0, 1), y.domain or (0, 1)
+        x_px = (x1 - x0) * width / abs(x.range[1] - x.range[0])  # px per unit
+        y_px = (y1 - y0) * area / abs(y.range[1] - y.range[0])
+        unit = min(x_px, y_px)
+        x.domain, y.domain = _shrunk(x0, x1, unit / x_px), _shrunk(y0, y1, unit / y_px)
+        y.scaleanchor = None
+        fig.layout.width = across  # drawn at the width it was squared for, not resized
+
+
+def _or(value: float | None, default: float) -> float:
+    return default if value is None else value
+
+
+def _shrunk(low: float, high: float, factor: float) -> tuple[float, float]:
+    """[low, high] shrunk by `factor` around its centre."""
+    centre, half = (low + high) / 2, (high - low) * factor / 2
+    return (centre - half, centre + half)
 
 
 def _panel_side(count: int, columns: int, width: float, area: float, name_px: float) -> float:

@@ -103,6 +103,7 @@ def overlay_trace(attention: np.ndarray, size: int, n: str = "", name: str = "")
 
 def _image_axes(size: int, domain_x: tuple, domain_y: tuple, n: str) -> tuple[dict, dict]:
     common = {"showticklabels": False, "showgrid": False, "zeroline": False, "ticks": ""}
+    common["constrain"] = "domain"  # the picture keeps its range (a stage squares its domain)
     x = {**common, "range": [-0.5, size - 0.5], "domain": list(domain_x), "anchor": f"y{n}"}
     y = {
         **common,

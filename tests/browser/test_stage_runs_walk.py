@@ -132,20 +132,7 @@ def revealed(tab, step, name: str) -> list[str]:
     return found + seen_now(tab, step, f"{name} revealed")
 
 
-# (lesson, step) -> what is not fixed yet (strict: a fix must remove its entry)
-MAPS = "the vision page's maps beside the curves are 75-94 px while it runs (issue 53, item 4)"
-KNOWN = {("07_attention_on_images", n): MAPS for n in (1, 2, 3, 4)}
-CASES = [
-    pytest.param(
-        slug,
-        number,
-        id=f"{slug[:2]}-{number}",
-        marks=[pytest.mark.xfail(strict=True, reason=KNOWN[slug, number])]
-        if (slug, number) in KNOWN
-        else [],
-    )
-    for slug, number in TRAINS
-]
+CASES = [pytest.param(slug, number, id=f"{slug[:2]}-{number}") for slug, number in TRAINS]
 
 
 @pytest.mark.parametrize(("slug", "number"), CASES)

@@ -3,10 +3,12 @@ projector gives each of two views side by side is about 580 px across."""
 
 from __future__ import annotations
 
+import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.figures.base import BASE_FONT
 from attnviz.figures.stage import STAGE_TEXT_MIN, on_stage
+from attnviz.figures.vision import Panel, panels_figure, patch_grid_figure
 
 ACROSS = 580
 
@@ -206,3 +208,40 @@ def test_a_runs_curves_keep_their_plots_on_a_stage_with_a_one_row_legend():
     assert shown == ["train (batch)", "validation", "train"]
     plot = 250 - fig.layout.margin.t - fig.layout.margin.b
     assert plot >= 60, f"{plot} px of plot"
+
+
+def _px_per_unit(fig: go.Figure, n: str, across: int, high: int) -> tuple[float, float]:
+    """How many px one unit of panel `n`'s x and y axes spans, drawn across × high px."""
+    m = fig.layout.margin
+    x, y = fig.layout[f"xaxis{n}"], fig.layout[f"yaxis{n}"]
+    width, area = across - m.l - m.r, high - m.t - m.b
+    x_px = (x.domain[1] - x.domain[0]) * width / abs(x.range[1] - x.range[0])
+    return x_px, (y.domain[1] - y.domain[0]) * area / abs(y.range[1] - y.range[0])
+
+
+def test_a_picture_is_squared_by_the_server_for_its_room_not_by_plotly():
+    """A square picture on a stage has one px per unit on both axes for the room it is drawn in
+    and no Plotly constraint left (redrawn at another width, Plotly constrained the domain it
+    had written back: L7's maps shrank to 32-93 px in a 470 px room during a run), and the
+    figure is drawn at the width it was squared for."""
+    grid = np.random.default_rng(0).random((1, 8, 8))
+    heads = [Panel(grid, f"head {h}", grid[0, ::2, ::2]) for h in range(8)]
+    names = ([f"head {h}" for h in range(4)], ["layer 0", "layer 1"])
+    cases = [
+        (patch_grid_figure(grid, 2, "Image 0 (a 7)"), [""], 773, 560),
+        (
+            panels_figure(heads, 4, "Where the class token looks", headers=names),
+            ["", "8"],
+            773,
+            544,
+        ),
+        (panels_figure(heads, 4, "Maps"), ["", "5"], 380, 560),
+    ]
+    for fig, panels, across, high in cases:
+        before = [fig.layout[f"yaxis{n}"].scaleanchor for n in panels]
+        on_stage(fig, across, high)
+        assert all(before) and fig.layout.width == across
+        for n in panels:
+            x_px, y_px = _px_per_unit(fig, n, across, high)
+            assert abs(x_px - y_px) < 1e-6 * x_px, (n, x_px, y_px)
+            assert fig.layout[f"yaxis{n}"].scaleanchor is None

@@ -43,6 +43,8 @@ def show(fig: go.Figure, name: str, **kwargs):
         if height:
             on_stage(fig, across or STAGE_WIDTH, height)
             fig.update_layout(height=height)
+            if fig.layout.width:  # a picture squared for the stage's width: drawn at that width
+                kwargs["width"] = "content"
     with here.view_place(shown):  # presenter mode: where the stage finds the view
         chart = st.plotly_chart(fig, config=export_config(glob.export_format, name), **kwargs)
         if line:

@@ -75,7 +75,7 @@ def stage_width(name: str) -> int | None:
         return None
     room, views = found
     across = len(views) if int(room[2]) == 1 else 1
-    return int(room[1]) // across - VIEW_GAP_PX
+    return (int(room[1]) - VIEW_GAP_PX * (across - 1)) // across
 
 
 def staged() -> bool:
