@@ -56,7 +56,8 @@ def started(spec: LiveSpec) -> dict:
         with torch.no_grad():  # as the Trainer evaluates
             history.add_evaluation(Evaluation.from_result(0, trainable.evaluate()))
             snapshot = trainable.snapshot()
-    return {"history": history, "snapshots": [(0, snapshot)], UNTRAINED: True}
+    metric = trainable.metric_name  # what the curves call its metric
+    return {"history": history, "snapshots": [(0, snapshot)], UNTRAINED: True, "metric": metric}
 
 
 def so_far(history: History, snapshots: list[tuple[int, dict]], step: int | None) -> dict:

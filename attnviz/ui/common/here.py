@@ -84,6 +84,11 @@ def staged() -> bool:
     return "lesson" in st.query_params and not st.session_state.get("lesson_controls", False)
 
 
+def stage_shows(name: str) -> bool:
+    """True when this session's presenter stage shows the view `name` alone."""
+    return tuple(st.session_state.get(STAGED) or ()) == (name,) and staged()
+
+
 def stage_mounted(views: tuple[str, ...]) -> None:
     """The stage of this run shows `views` (attnviz.ui.lecture.stage, before the page's views)."""
     st.session_state[STAGED] = views

@@ -57,7 +57,7 @@ from attnviz.training.trainer import TrainConfig
 from attnviz.ui.common.keyboard_focus import keyboard_focus
 from attnviz.ui.training.changes import page_values, remember
 from attnviz.ui.training.recorded import on_stage, pace, pace_control, replay, reveal_trained
-from attnviz.ui.training.run_view import DrawLive, LiveRun, draw_run
+from attnviz.ui.training.run_view import DrawLive, LiveRun, draw_run, draw_step_zero
 
 
 @st.cache_resource(show_spinner=False)
@@ -270,6 +270,7 @@ def training_panel(
     def live() -> None:
         if job is None:
             st.info("Press **Start** to train; the views below show the untrained model.")
+            draw_step_zero(scene.table.prefix, spec, planned.train.steps, model_name)
             draw_live(LiveRun(None, None, spec))
             return
         slot = _slot(scene.table.prefix)

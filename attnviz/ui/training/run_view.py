@@ -12,10 +12,12 @@ from typing import Any
 import streamlit as st
 
 from attnviz.figures.training import curves_figure
+from attnviz.topics import live
 from attnviz.topics.scene import Scene
 from attnviz.training.jobs import Job, JobState
 from attnviz.training.messages import RunStatus
 from attnviz.training.specs import JobSpec, spec_changes
+from attnviz.ui.common import here
 from attnviz.ui.common.figures import show
 from attnviz.ui.training.changes import describe_changes
 
@@ -111,6 +113,20 @@ def draw_curves(key: str, job: Job, state: JobState, model_name: str = "") -> No
             on_click="ignore",  # no rerun: one raced the file's fetch (a stuck button)
             icon=":material/download:",
         )
+
+
+def draw_step_zero(key: str, spec: JobSpec, steps: int, model_name: str = "") -> None:
+    """Before Start, on a presenter's stage that shows a run's curves alone: the untrained
+    model's evaluation at step 0 (its losses and metric as the run will start) on axes as long
+    as the run (`steps`) and a loss axis from 0, not an empty stage (L7 s3)."""
+    if not here.stage_shows(f"{key}_curves"):
+        return
+    start = live.started(spec)
+    figure = curves_figure(start["history"], start["metric"], model_name=model_name)
+    figure.update_xaxes(range=[0, steps])
+    figure.update_layout(yaxis_rangemode="tozero")
+    figure.update_traces(marker_size=10)
+    show(figure, f"{key}_curves", key=f"{key}_curves_chart")
 
 
 def draw_run(
