@@ -20,7 +20,6 @@ const CELL = "data-stage-cell";
 const SIDE_BY_SIDE_MIN = 760; // px of width under which two views stack instead (beside the lesson's text at 1280, 810)
 const MAX_ZOOM = 1.6;
 const TICK_MS = 200;
-const RELEASE_MS = 1000;
 const KEEP = [
   ".st-key-presenter_bar", // the lesson's bar: controls, narration, question
   '[class*="st-key-lesson_"]',
@@ -123,7 +122,7 @@ function runButtons(main) {
   return [...main.querySelectorAll('[class*="st-key-"]')].filter((el) => run.test(el.className));
 }
 
-// Tell the server the room the views have (px; the height rounded to ROUND): it draws each Plotly view at
+// Tell the server the room the views have (px, rounded to ROUND): it draws each Plotly view at
 // its share of that height, so a view is redrawn to fit rather than shrunk. A change reruns.
 const ROUND = 20;
 // The room is what the views themselves may take: the height under the first view's top, less
@@ -146,9 +145,7 @@ function report(component, views, doc, rows, kept) {
   const other = Math.max(0, within) + under;
   const main = doc.querySelector('[data-testid="stMainBlockContainer"]');
   const room = [win.innerHeight - GAP - Math.max(top, 0) - other, across(main, win)];
-  // the height rounded (it moves with what the stage shows), the width to the px: a picture the
-  // server squares for it (figures/stage.py) is drawn at that width
-  const sent = [Math.max(ROUND, Math.floor(room[0] / ROUND) * ROUND), Math.max(ROUND, Math.floor(room[1])), rows];
+  const sent = [...room.map((px) => Math.max(ROUND, Math.floor(px / ROUND) * ROUND)), rows];
   const key = sent.join("x");
   if (win.__attnvizStageRoom !== key) {
     win.__attnvizStageRoom = key;
@@ -175,28 +172,7 @@ function foldSidebar(doc, step) {
   if (button) button.click();
 }
 
-// The same widening as CSS rules over the step's view names, so that it holds from the first
-// layout of a block the page adds (a rerun's): Streamlit measures a chart's width as it mounts,
-// before a script could mark its column, and a view drawn in its page column for a moment kept
-// that width for a second (L7 s2's maps 535 px wide in a 773 px stage after Start).
-const RULES_ID = "attnviz-stage-rules";
-function rules(doc, names) {
-  let style = doc.getElementById(RULES_ID);
-  if (!style) {
-    style = doc.createElement("style");
-    style.id = RULES_ID;
-    doc.head.appendChild(style);
-  }
-  const views = names.map((name) => `.st-key-view_${CSS.escape(name)}`).join(", ");
-  const wide = "width: 100% !important; max-width: 100% !important; flex: 1 1 100% !important; min-width: 0 !important;";
-  style.textContent = !views ? "" : [
-    `html[data-stage] [data-testid="stColumn"]:has(${views}) { ${wide} }`,
-    `html[data-stage] [data-testid="stHorizontalBlock"]:has(${views}) > [data-testid="stColumn"]:not(:has(${views})) { display: none !important; }`,
-  ].join("\n");
-}
-
 function clear(doc) {
-  rules(doc, []);
   for (const el of doc.querySelectorAll(`[${OFF}]`)) el.removeAttribute(OFF);
   for (const el of doc.querySelectorAll(`[${WIDE}]`)) el.removeAttribute(WIDE);
   for (const el of doc.querySelectorAll(`[${VEIL}]`)) el.removeAttribute(VEIL);
@@ -214,11 +190,9 @@ export default function (component) {
   const doc = parentElement.ownerDocument || document;
   const win = doc.defaultView;
   if (data && data.step) foldSidebar(doc, data.step);
-  if (win.__attnvizStage) win.__attnvizStage(); // the previous step's stage, still mounted
-  if (win.__attnvizRelease) win.__attnvizRelease(); // or unmounted, the page not yet given back
+  if (win.__attnvizStage) win.__attnvizStage(); // the previous step's stage
   const names = (data && data.views) || [];
   const hidden = (data && data.hidden) || [];
-  rules(doc, data && data.on ? names : []);
   const stage = () => {
     const main = doc.querySelector('[data-testid="stMainBlockContainer"]');
     if (!main || !data.on) return;
@@ -252,32 +226,15 @@ export default function (component) {
   const timer = win.setInterval(stage, TICK_MS);
   const resize = () => stage();
   win.addEventListener("resize", resize);
-  // and at once when the page adds or replaces blocks (a run's poll redraws its views): a view
-  // left in its page column until the next tick was laid out by Plotly at that width first
-  const main = doc.querySelector('[data-testid="stMain"]') || doc.body;
-  const watcher = new win.MutationObserver(stage);
-  watcher.observe(main, { childList: true, subtree: true });
-  let pending = null;
-  const release = () => {
-    win.clearTimeout(pending);
-    if (win.__attnvizRelease === release) delete win.__attnvizRelease;
+  const cleanup = () => {
+    win.clearInterval(timer);
+    win.removeEventListener("resize", resize);
     doc.documentElement.removeAttribute("data-stage");
     doc.documentElement.removeAttribute("data-stage-step");
     doc.documentElement.removeAttribute("data-stage-settled");
     doc.documentElement.removeAttribute("data-stage-screen");
     clear(doc);
-  };
-  // The page is given back RELEASE_MS after the stage unmounts, unless a stage mounts meanwhile
-  // (a rerun mounts it again): given back at once, the views went back to their page columns
-  // between the two and Plotly laid them out at that width (L7 s2's maps drawn 535 px wide in a
-  // 773 px stage for a second after Start).
-  const cleanup = () => {
-    watcher.disconnect();
-    win.clearInterval(timer);
-    win.removeEventListener("resize", resize);
     if (win.__attnvizStage === cleanup) delete win.__attnvizStage;
-    win.__attnvizRelease = release;
-    pending = win.setTimeout(release, RELEASE_MS);
   };
   win.__attnvizStage = cleanup;
   return cleanup;
