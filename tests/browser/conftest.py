@@ -27,6 +27,7 @@ from tests.support.browser import (
 from tests.support.figure_text import read_figure_text
 from tests.support.page_moves import MOVES_AT, moves_seen
 from tests.support.pages import ROOT
+from tests.support.tabs import reset, watched
 
 
 @pytest.fixture(scope="session")
@@ -53,14 +54,21 @@ def shared_context(browser, browser_context_args):
     shared.close()
 
 
+@pytest.fixture(scope="session")
+def spare_tabs() -> list:
+    """Tabs of the shared context that finished tests left reusable (tests/support/tabs.py)."""
+    return []
+
+
 @pytest.fixture
-def context(shared_context):
-    """The shared context, left as a new one would be: no cookie, no stored value, no tab.
-    (Streamlit keeps the sidebar's folding in the origin's storage: a presenter step folded it
-    and the next test found no sidebar to click in.)"""
+def context(shared_context, spare_tabs):
+    """The shared context, left as a new one would be: no cookie, no stored value, no tab but a
+    reset spare one. (Streamlit keeps the sidebar's folding in the origin's storage: a presenter
+    step folded it and the next test found no sidebar to click in.)"""
     yield shared_context
     for tab in shared_context.pages:
-        tab.close()
+        if tab not in spare_tabs:
+            tab.close()
     for origin in shared_context.storage_state()["origins"]:
         tab = shared_context.new_page()
         tab.goto(f"{origin['origin']}/_stcore/health")  # a document of that origin
@@ -71,10 +79,13 @@ def context(shared_context):
 
 
 @pytest.fixture
-def page(context):
-    """A new tab of the shared context, at VIEWPORT (pytest-playwright's page, not its
-    context)."""
-    return context.new_page()
+def page(context, spare_tabs):
+    """A tab of the shared context as new, at VIEWPORT (pytest-playwright's page, not its
+    context): one an earlier test left, reset (tests/support/tabs.py), or a new one."""
+    tab = spare_tabs.pop() if spare_tabs else watched(context.new_page())
+    yield tab
+    if reset(tab, VIEWPORT):
+        spare_tabs.append(tab)
 
 
 @pytest.fixture(scope="session")
@@ -125,6 +136,7 @@ def page_probe(browser, app_url):
     a page less); a tab's session is its own."""
     found: dict[tuple[str, int, str], dict] = {}
     contexts: dict[tuple[int, int], object] = {}
+    tabs: dict[tuple[int, int], object] = {}  # each context's tab, reused (tests/support/tabs.py)
 
     def probe(url: str, viewport: dict, query: str, again: bool = False) -> dict:
         key = (url, viewport["width"], query)
@@ -134,8 +146,8 @@ def page_probe(browser, app_url):
             size = (viewport["width"], viewport["height"])
             if size not in contexts:
                 contexts[size] = browser.new_context(viewport=viewport)
-            page = contexts[size].new_page()
-            seen = record_requests(page)
+            page = tabs.pop(size, None) or contexts[size].new_page()
+            seen, heard = record_requests(page)
             try:
                 open_app_page(page, app_url, url, query)
                 wait_drawn(page)  # Plotly lays out its titles after the run ends
@@ -148,7 +160,11 @@ def page_probe(browser, app_url):
                     found[key]["moves"] = moves_seen(page, url)
                     found[key]["requests"] = list(seen)
             finally:
-                page.close()
+                page.remove_listener("request", heard)
+                if reset(page, viewport):
+                    tabs[size] = page
+                else:
+                    page.close()
         return found[key]
 
     yield probe

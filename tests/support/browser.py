@@ -4,6 +4,7 @@ how to launch Chromium, open a page of the app, wait for a rerun to finish, chec
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -253,11 +254,16 @@ def boxes_overlap(a: dict, b: dict, slack: float = 1.0) -> bool:
     return wide > slack and tall > slack
 
 
-def record_requests(page) -> list[str]:
-    """Start recording the URL of every request the page makes (a list that keeps growing)."""
+def record_requests(page) -> tuple[list[str], Callable]:
+    """Start recording the URL of every request the page makes: (a list that keeps growing, the
+    listener, for `page.remove_listener("request", listener)`)."""
     seen: list[str] = []
-    page.on("request", lambda request: seen.append(request.url))
-    return seen
+
+    def heard(request) -> None:
+        seen.append(request.url)
+
+    page.on("request", heard)
+    return seen, heard
 
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
