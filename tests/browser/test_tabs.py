@@ -12,9 +12,7 @@ pytestmark = pytest.mark.browser
 STORED = "() => localStorage.length + sessionStorage.length"
 
 
-def test_a_reset_tab_keeps_nothing_of_its_test_and_one_with_a_listener_is_not_reused(
-    page, app_url
-):
+def test_a_reset_tab_keeps_nothing_of_its_test_and_one_with_a_listener_is_not_reused(page, app_url):
     open_app_page(page, app_url, "home")
     by_the_app = page.evaluate(STORED)  # what Streamlit itself stores
     page.evaluate("() => { localStorage.setItem('a', '1'); sessionStorage.setItem('b', '2'); }")
