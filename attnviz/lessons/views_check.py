@@ -13,6 +13,10 @@ start): the Lessons page's checker and the suite call it.
 
 from __future__ import annotations
 
+import json
+import re
+from typing import Any
+
 from attnviz.lessons.model import Lesson, LessonError, Step
 from attnviz.topics.registry import HOME, scene
 
@@ -25,8 +29,8 @@ def known_views(step: Step) -> set[str]:
     if step.page == HOME.url:
         return set()
     page = scene(step.page)
-    _, views = page.compute(page.values(step.params))
-    names = {page.stands_for(name) for name in views} | set(page.page_views)
+    names = {page.stands_for(name) for name in _drawn(step.page, step.params)}
+    names |= set(page.page_views)
     names |= {name for section in page.section_views.values() for name in section}
     names |= set(page.run_views)
     if page.head_view is not None:
@@ -34,6 +38,39 @@ def known_views(step: Step) -> set[str]:
     if page.trains:
         names.add(f"{page.table.prefix}_curves")
     return names
+
+
+_DRAWN: dict[tuple[str, str], dict[str, str]] = {}  # the last few steps' views (the checks of a
+# step share one scene run)
+
+
+def _drawn(url: str, params: dict[str, Any]) -> dict[str, str]:
+    """{view: its title} of what the page draws unasked for these parameters."""
+    key = (url, json.dumps(params, sort_keys=True, default=str))
+    if key not in _DRAWN:
+        page = scene(url)
+        _, views = page.compute(page.values(params))
+        while len(_DRAWN) >= 8:
+            _DRAWN.pop(next(iter(_DRAWN)))
+        _DRAWN[key] = {name: _title(figure) for name, figure in views.items()}
+    return _DRAWN[key]
+
+
+def _title(figure: Any) -> str:
+    """A figure's title as text (markup dropped)."""
+    layout = figure.get("layout", {}) if isinstance(figure, dict) else figure.layout
+    title = layout.get("title") if isinstance(layout, dict) else layout.title
+    text = (title.get("text") if isinstance(title, dict) else getattr(title, "text", "")) or ""
+    return re.sub(r"<[^>]+>", " ", text.replace("<br>", " ")).strip()
+
+
+def drawn_views(step: Step) -> tuple[dict[str, str | None], dict[str, str]]:
+    """({each view the step's stage shows: its title, None when not known here (a view its
+    page draws, or one drawn only when asked)}, {each other view the page draws: its title})."""
+    page = scene(step.page)
+    drawn = {page.stands_for(name): title for name, title in _drawn(step.page, step.params).items()}
+    shown = {name: drawn.get(name) for name in step.views}
+    return shown, {name: title for name, title in drawn.items() if name not in shown}
 
 
 def closed_views(step: Step) -> dict[str, str]:

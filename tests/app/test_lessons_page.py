@@ -1,5 +1,6 @@
 """Lessons in AppTest: the Lessons page lists every bundled lesson and checks a lesson file (a
-step on a page that does not exist, a question whose title gives its answer away);
+step on a page that does not exist, a question whose title gives its answer away, a narration
+asking for a control its stage does not show);
 the first, the fullest and the last step of every bundled lesson open from their links with the
 presenter's bar and the step's settings in the page's widgets; a question blurs the figures
 until Reveal, and a computed answer follows the live page (change the input, the answer
@@ -53,6 +54,10 @@ def test_the_lessons_page_lists_every_bundled_lesson_and_checks_a_file():
     no_exception(at)
     errors = [e.value for e in at.error]
     assert any("line 5" in e and "'almost uniform'" in e for e in errors), errors
+    at.text_area(key="lesson_text").set_value(OFF_STAGE).run()
+    no_exception(at)
+    errors = [e.value for e in at.error]
+    assert any("line 5" in e and "'head slider', a control" in e for e in errors), errors
 
 
 GIVES_AWAY = """title = "x"
@@ -69,6 +74,16 @@ prompt = "Before any training, how are the class token's weights spread?"
 options = ["Nearly even over all patches", "All on the centre patch", "All on the corners"]
 answer = "Nearly even over all patches"
 """  # the title says the answer in other words
+OFF_STAGE = """title = "x"
+summary = "y"
+seeds = []
+
+[[steps]]
+page = "text"
+title = "Several heads"
+narration = "Four heads of 8 dimensions. Step through them with the head slider."
+views = ["query_row"]
+"""  # the stage shows the row alone: no head slider
 
 
 def binding_steps(lesson) -> list[int]:

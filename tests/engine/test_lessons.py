@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from attnviz.lessons.fairness import unfair
 from attnviz.lessons.loader import LESSONS_DIR, bundled_lessons, parse_lesson
 from attnviz.lessons.model import LessonError, Step, computed_names, tables
+from attnviz.lessons.stage_check import stage_faults
 from attnviz.lessons.views_check import check_views, closed_views, unknown_views
 from attnviz.lessons.writer import step_toml
 from attnviz.topics.params import CHOICE_WIDGETS, RANGE_WIDGETS, Param
@@ -82,6 +83,7 @@ def test_every_step_runs_on_its_scene_and_computes_its_answer(slug, index, step)
     assert views[page.main_view].data, "the step's main figure draws something"
     assert unknown_views(step) == [], "every view the step names is drawn by its page"
     assert closed_views(step) == {}, "no view the step names is in a section it leaves closed"
+    assert stage_faults(step) == [], "its narration names only what its stage shows"
     name = step.question.computed if step.question is not None else None
     if name:
         found = page.answers(result, values)[name]

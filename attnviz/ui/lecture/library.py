@@ -9,6 +9,7 @@ import streamlit as st
 from attnviz.lessons.fairness import check_fair
 from attnviz.lessons.loader import parse_lesson
 from attnviz.lessons.model import Lesson, LessonError
+from attnviz.lessons.stage_check import check_stage
 from attnviz.lessons.views_check import check_views
 from attnviz.topics.registry import all_pages
 from attnviz.ui.lecture.links import link_base, show_link
@@ -78,6 +79,7 @@ def check_a_lesson_file() -> None:
         lesson = parse_lesson(source, name)
         with st.spinner("Drawing each step's page to check the views it names…"):
             check_views(lesson, name)
+            check_stage(lesson, name)
             check_fair(lesson, name)
     except LessonError as err:
         st.error(str(err), icon=":material/error:")
