@@ -39,9 +39,11 @@ def progress_figure(
     loss: dict[str, np.ndarray],
     accuracy: dict[str, np.ndarray],
     colors: dict[str, str],
+    until: int | None = None,
 ) -> go.Figure:
     """Left: each variant's validation loss by step; right: its validation accuracy. One
-    colour a variant (the legend names it once)."""
+    colour a variant (the legend names it once). `until`: the x axes run from step 0 to it (a
+    run's length, before the run has more than its step 0), else to the data."""
     data = []
     for name in loss:
         data.append(_line(steps, loss[name], name, colors[name], "", True, "loss"))
@@ -55,6 +57,8 @@ def progress_figure(
         # Plotly reserves the legend's rows there before it places the ticks: they never meet
         "legend": {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0},
     }
+    if until:
+        layout["xaxis"]["range"] = layout["xaxis2"]["range"] = [0, until]
     return fast_figure(data, layout)
 
 

@@ -17,6 +17,8 @@ import json
 import re
 from typing import Any
 
+import plotly.graph_objects as go
+
 from attnviz.lessons.model import Lesson, LessonError, Step
 from attnviz.topics.registry import HOME, scene
 
@@ -58,10 +60,9 @@ def _drawn(url: str, params: dict[str, Any]) -> dict[str, str]:
 
 def _title(figure: Any) -> str:
     """A figure's title as text (markup dropped)."""
-    layout = figure.get("layout", {}) if isinstance(figure, dict) else figure.layout
-    title = layout.get("title") if isinstance(layout, dict) else layout.title
-    text = (title.get("text") if isinstance(title, dict) else getattr(title, "text", "")) or ""
-    return re.sub(r"<[^>]+>", " ", text.replace("<br>", " ")).strip()
+    shown = figure if isinstance(figure, go.Figure) else go.Figure(figure)
+    title = shown.layout.title.text or ""
+    return re.sub(r"<[^>]+>", " ", title.replace("<br>", " ")).strip()
 
 
 def drawn_views(step: Step) -> tuple[dict[str, str | None], dict[str, str]]:

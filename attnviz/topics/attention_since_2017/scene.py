@@ -86,15 +86,18 @@ def _colors(spec: VariantsJobSpec) -> dict[str, str]:
     return {_label(v): figs.COLORS[order.index(v)] for v in spec.variants}
 
 
-def progress(history: History, spec: VariantsJobSpec) -> go.Figure:
+def progress(history: History, spec: VariantsJobSpec, steps: int | None = None) -> go.Figure:
+    """The variants' curves; before a run has more than its step 0, on axes `steps` long."""
+
     def series(what: str) -> dict[str, np.ndarray]:
         return {
             _label(v): np.array([ex.get(f"{v} {what}", np.nan) for ex in history.extra])
             for v in spec.variants
         }
 
+    until = steps if len(history.eval_step) <= 1 else None
     return figs.progress_figure(
-        history.eval_step, series("loss"), series("accuracy"), _colors(spec)
+        history.eval_step, series("loss"), series("accuracy"), _colors(spec), until
     )
 
 
@@ -155,7 +158,9 @@ def first_view(d: Drawn, values: Values) -> go.Figure:
 
 
 VIEWS = (
-    View("sv_progress", lambda d, values: progress(d.history, d.spec), main=True),
+    View(
+        "sv_progress", lambda d, values: progress(d.history, d.spec, values["sv_steps"]), main=True
+    ),
     View("sv_first", first_view),
     View("sv_maps", lambda d, values: maps_figure(d.snap, d.spec, values, d.step)),
     # from the settings alone: a run changes neither
