@@ -50,3 +50,16 @@ def test_soft_select_terms_are_text_of_readable_numbers():
         "< 0.0001" if 0 < w * v < 5e-5 else f"{w * v:.4f}"
         for w, v in zip(weights, values, strict=True)
     ]
+
+
+def test_soft_select_bar_labels_never_use_e_notation():
+    """L1 s7's settings: a weight of 7.3e-05 (cosine, T = 0.1) was labelled "7.29e-05" beside
+    "< 0.0001" on the tinier ones; it reads "< 0.0001" too. Weights computed here from the keys."""
+    q = np.array([2.0, 2.0])
+    out = SOFT.run(SOFT.config(SOFT.values(ss_q1=2.0, ss_q2=2.0, ss_score="cosine", ss_temp=0.1)))
+    scores = out.keys @ q / (np.linalg.norm(out.keys, axis=1) * np.linalg.norm(q))
+    weights = np.exp(scores / 0.1 - (scores / 0.1).max())
+    weights /= weights.sum()
+    assert ((weights > 5e-5) & (weights < 1e-4)).any(), "the case of a weight of 0.00005-0.0001"
+    labels = list(SOFT.views(out, SOFT.values(), only={"weights"})["weights"].data[0].text)
+    assert labels == ["< 0.0001", "< 0.0001", "0.553", "< 0.0001", "0.447"], labels

@@ -94,10 +94,18 @@ def readable(value: float) -> str:
     return f"{value:.4f}"
 
 
+def bar_label(value: float) -> str:
+    """A bar's label: 3 significant digits, "< 0.0001" below that (`.3g` writes 7.29e-05 there),
+    whole numbers from 1000 on; never e-notation."""
+    if value != 0 and abs(value) < 1e-4:
+        return "< 0.0001" if value > 0 else "> −0.0001"
+    return f"{value:.3g}" if abs(value) < 1000 else f"{value:.0f}"
+
+
 def _bar_labels(fig: go.Figure, values: np.ndarray) -> go.Figure:
     """Label each bar with `readable` numbers (3 decimals are enough above the tiny ones), in
     margins given up front."""
-    fig.update_traces(text=[readable(v) if abs(v) < 5e-5 else f"{v:.3g}" for v in values])
+    fig.update_traces(text=[bar_label(v) for v in values])
     return fig.update_layout(margin=BARS_MARGIN)  # drawn once, not again by automargin
 
 
