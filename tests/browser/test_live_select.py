@@ -1,8 +1,10 @@
 """The soft-select page's live query view (issue 26) in Chromium: arrow keys on the handle change
 the weights in the page with no rerun, the weights equal an oracle written out here in torch
 from the parameters the engine exports (and the table), Σα = 1, and after the gesture's sync the
-server's weights figure shows the same numbers. A mutant of live_select.js without the
-temperature fails the oracle (checked by hand when this test was written)."""
+server's weights figure shows the same numbers; no key's name sits under another key, another
+name or the query (issue 54: the query covered "apple", apple's dot "lemon"). A mutant of
+live_select.js without the temperature fails the oracle (checked by hand when this test was
+written); the names as placed before issue 54 fail the names' check (cherry, grape, apple)."""
 
 from __future__ import annotations
 
@@ -37,6 +39,38 @@ PRESS_AND_READ = """() => {
 }"""
 
 
+# every name's box, every key's dot and the query's circle, as drawn (screen pixels)
+BOXES = """() => {
+  const host = [...document.querySelectorAll('[data-testid="stBidiComponentIsolated"]')]
+    .find((el) => el.shadowRoot && el.shadowRoot.querySelector('.lsv'));
+  const box = (el) => {
+    const r = el.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom];
+  };
+  const all = (sel) => [...host.shadowRoot.querySelectorAll(sel)].map(box);
+  return {labels: all('.lsv-label'), dots: all('.lsv-dot'), query: all('.lsv-q')[0],
+    names: [...host.shadowRoot.querySelectorAll('.lsv-label')].map((e) => e.textContent)};
+}"""
+
+
+def overlap(a: list[float], b: list[float]) -> float:
+    """The area two boxes share (px²)."""
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def covered_names(page) -> list[str]:
+    """Names of keys whose label a dot of another key, another name or the query covers (more
+    than 2 px² of it: a halo may touch)."""
+    seen = page.evaluate(BOXES)
+    found = []
+    for i, (name, label) in enumerate(zip(seen["names"], seen["labels"], strict=True)):
+        others = [d for j, d in enumerate(seen["dots"]) if j != i]
+        others += [b for j, b in enumerate(seen["labels"]) if j != i] + [seen["query"]]
+        if any(overlap(label, other) > 2 for other in others):
+            found.append(name)
+    return found
+
+
 def oracle(q: tuple[float, float], temperature: float, seed: int = 0) -> list[float]:
     """softmax(wᵀ tanh(W_q q + W_k k_j) / T) for the example table, written out in torch."""
     table = example_table()
@@ -57,6 +91,7 @@ def alphas(page) -> list[float]:
 @pytest.mark.timeout(60)
 def test_arrow_keys_move_the_query_in_the_browser_and_the_server_follows(page, app_url):
     open_app_page(page, app_url, "soft-select", "?ss_score=additive&ss_temp=0.5")
+    assert covered_names(page) == [], "a name sits under a dot, another name or the query"
     handle = page.locator(HANDLE)
     handle.focus()
     before = alphas(page)

@@ -118,15 +118,14 @@ function drawKeys(v, f) {
   v.dots.replaceChildren();
   v.rows = [];
   v.bars.replaceChildren();
+  const labels = [];
   v.marks = v.d.keys.map((k, i) => {
     const g = el("g", "lsv-key", v.dots, SVG);
     g.setAttribute("transform", `translate(${f.px(k[0])} ${f.py(k[1])})`);
     const dotEl = el("circle", "lsv-dot", g, SVG);
     const label = el("text", "lsv-label", g, SVG);
-    label.setAttribute("x", f.px(k[0]) > SIZE - 80 ? -9 : 9);
-    label.setAttribute("text-anchor", f.px(k[0]) > SIZE - 80 ? "end" : "start");
-    label.setAttribute("y", -8);
     label.textContent = v.d.names[i];
+    labels.push(label);
     const row = el("div", "lsv-row", v.bars);
     el("span", "lsv-name", row).textContent = v.d.names[i];
     const track = el("span", "lsv-track", row);
@@ -135,6 +134,43 @@ function drawKeys(v, f) {
     num.setAttribute("data-row", String(i));
     v.rows.push({ bar, num });
     return dotEl;
+  });
+  placeLabels(v, f, labels);
+}
+
+// Each name beside its key, on the side that covers least of the other keys (at their largest),
+// the query, the names placed before it and the plane's edge: up and right when that is clear.
+const SIDES = [[9, -8, "start"], [-9, -8, "end"], [9, 18, "start"], [-9, 18, "end"]];
+const span = (a0, a1, b0, b1) => Math.max(0, Math.min(a1, b1) - Math.max(a0, b0));
+const overlap = (a, b) => span(a[0], a[2], b[0], b[2]) * span(a[1], a[3], b[1], b[3]);
+
+function placeLabels(v, f, labels) {
+  const at = v.d.keys.map((k) => [f.px(k[0]), f.py(k[1])]);
+  const q = [f.px(v.q[0]), f.py(v.q[1])];
+  const square = ([x, y], r) => [x - r, y - r, x + r, y + r];
+  const blocks = [...at.map((p) => square(p, 14)), square(q, 12)]; // dots reach r = 14
+  labels.forEach((label, i) => {
+    let best = null;
+    for (const [dx, dy, anchor] of SIDES) {
+      label.setAttribute("x", dx);
+      label.setAttribute("y", dy);
+      label.setAttribute("text-anchor", anchor);
+      const b = label.getBBox();
+      const w = b.width || 8 * label.textContent.length, h = b.height || 16;
+      const left = b.width ? b.x : anchor === "start" ? dx : dx - w;
+      const [x, y] = [at[i][0] + left, at[i][1] + dy];
+      const box = [x, y - 0.8 * h, x + w, y + 0.2 * h]; // a baseline 0.2 of the height up
+      const area = (box[2] - box[0]) * (box[3] - box[1]);
+      const cost = blocks.reduce((sum, o, j) => sum + (j === i ? 0 : overlap(box, o)), 0)
+        + 4 * (area - overlap(box, [0, 0, SIZE, SIZE]));
+      if (!best || cost < best.cost) best = { cost, dx, dy, anchor, box };
+      if (cost === 0) break;
+    }
+    label.setAttribute("x", best.dx);
+    label.setAttribute("y", best.dy);
+    label.setAttribute("text-anchor", best.anchor);
+    label.setAttribute("data-side", `${best.dx},${best.dy}`);
+    blocks.push(best.box);
   });
 }
 
