@@ -39,14 +39,15 @@ def test_no_page_breaks_a_wcag_rule(page_probe, path, title, url):
     """axe-core's findings in the pages the layout checker opens anyway (page_probe): the
     projector in lecture mode with high contrast, and the phone. The 1920×1080 projector's are
     checked by tests/browser/test_every_page.py after a person's first moves."""
+    projector, phone = page_probe(url, PROJECTOR, LECTURE), page_probe(url, PHONE, "")
     found = {
-        "projector 1280×720, lecture mode, high contrast": page_probe(url, PROJECTOR, LECTURE)[
-            "axe"
-        ],
-        "phone 390×844": page_probe(url, PHONE, "")["axe"],
+        "projector 1280×720, lecture mode, high contrast": projector["axe"],
+        "phone 390×844": phone["axe"],
     }
     report = described(found)
     assert not report, f"{title}:\n{report}"
+    # 1.4.10 reflow: a line break never cuts an inline formula ("A =" | "softmax(QKᵀ/√d_k)")
+    assert projector["brokenFormulas"] == phone["brokenFormulas"] == [], title
 
 
 def question_step() -> tuple[str, int, str]:

@@ -229,7 +229,10 @@ LAYOUT_PROBE = """() => {
     .map((el) => parseFloat(getComputedStyle(el).fontSize));
   const slider = [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stSlider"]')]
     .find(vis);
-  return {overflow, figures, blocks: above, viewport: innerHeight, metricFonts,
+  const lines = (el) => new Set([...el.getClientRects()].map((r) => Math.round(r.top))).size;
+  const brokenFormulas = [...document.querySelectorAll('.katex')]  // an inline one on 2 lines
+    .filter((el) => vis(el) && !el.closest('.katex-display') && lines(el) > 1).map(txt);
+  return {overflow, figures, blocks: above, viewport: innerHeight, metricFonts, brokenFormulas,
     sidebar: side ? side.getAttribute('data-collapsed') : null,
     firstSlider: slider ? slider.getBoundingClientRect().top + scrollY : null};
 }"""
@@ -241,8 +244,9 @@ def layout_probe(page) -> dict:
     expander labels), `figures` (each visible Plotly figure's box in page coordinates and its
     title's left/right), `blocks` (the main area's top-level blocks, for saying what is above the
     first figure), `metricFonts` (px of each metric value's text), `viewport` (height),
-    `sidebar` (the sidebar's data-collapsed: "true" when folded) and `firstSlider` (the top of
-    the main area's first slider in page coordinates; None without one)."""
+    `sidebar` (the sidebar's data-collapsed: "true" when folded), `firstSlider` (the top of
+    the main area's first slider in page coordinates; None without one) and `brokenFormulas`
+    (the text of each inline formula that a line break cuts in two)."""
     page.evaluate("window.scrollTo(0, 0)")
     return page.evaluate(LAYOUT_PROBE)
 
