@@ -200,3 +200,30 @@ def test_an_upload_is_read_as_the_bundled_photos_are():
     Image.fromarray(pixels).save(data, format="PNG")
     look = see({"vi_photo": "your own photo"}, read_image(data.getvalue(), 224, 3))
     assert look.image.shape == (3, 224, 224) and look.weights.shape == (12, 6, 257, 257)
+
+
+def pixels(trace) -> np.ndarray:
+    """An image trace's picture as (H, W, 3) integers (its PNG data URI decoded)."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    data = base64.b64decode(trace.source.split(",", 1)[1])
+    return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"), dtype=np.int16)
+
+
+def test_the_maps_lie_over_the_photo_in_grey_and_the_photo_keeps_its_colours(cat):
+    """Issue 54: DINO's orange maps vanished on the orange cat; under a map the photo is grey
+    (its Rec. 601 luma, written out here), and the first panel is the photo in colour."""
+    from attnviz.topics.vision_patches.dino_scene import heads_figure
+
+    images = [t for t in heads_figure(cat, {"vi_photo": "cat"}).data if t.type == "image"]
+    assert len(images) == 1 + HEADS + 1  # the photo, each head, their mean
+    photo = pixels(images[0])
+    assert np.abs(photo[..., 0] - photo[..., 2]).mean() > 10, "the photo is in colour"
+    luma = photo @ np.array([0.299, 0.587, 0.114])
+    for trace in images[1:]:
+        grey = pixels(trace)
+        assert (grey[..., 0] == grey[..., 1]).all() and (grey[..., 1] == grey[..., 2]).all()
+        assert np.abs(grey[..., 0] - luma).max() <= 1.5

@@ -17,7 +17,13 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.data.photos import OBJECTS, PHOTOS, PhotosMissing
-from attnviz.figures.vision import Panel, distance_figure, panels_figure, patch_grid_figure
+from attnviz.figures.vision import (
+    Panel,
+    distance_figure,
+    in_grey,
+    panels_figure,
+    patch_grid_figure,
+)
 from attnviz.figures.vision_real import artifact_scatter
 from attnviz.topics.scene import Answer, SceneInputError, Values
 from attnviz.topics.views import View
@@ -63,9 +69,10 @@ def heads_figure(look: DinoLook, values: Values) -> go.Figure:
     mean; the object's box outlined (bundled photos)."""
     maps = dm.class_maps(look.weights, look.grid)  # (H, g, g)
     box = _outline(values, look)
+    grey = in_grey(look.image)  # the maps over the photo in grey: orange shows on any photo
     panels = [Panel(look.image, "the photo", box=box)]
-    panels += [Panel(look.image, f"head {h}", maps[h], box) for h in range(len(maps))]
-    panels.append(Panel(look.image, "mean of heads", maps.mean(0), box))
+    panels += [Panel(grey, f"head {h}", maps[h], box) for h in range(len(maps))]
+    panels.append(Panel(grey, "mean of heads", maps.mean(0), box))
     last = len(look.weights) - 1
     title = f"DINO's maps: class token, layer {last}"
     return panels_figure(panels, 4, title, 150)
@@ -77,7 +84,10 @@ def mass_figure(look: DinoLook) -> go.Figure:
     kept = dm.mass_mask(maps)  # (H, g, g) bool
     panels = [
         Panel(
-            look.image, f"head {h}", kept[h].astype(np.float32), detail=f"{kept[h].sum()} patches"
+            in_grey(look.image),
+            f"head {h}",
+            kept[h].astype(np.float32),
+            detail=f"{kept[h].sum()} patches",
         )
         for h in range(len(maps))
     ]
@@ -89,9 +99,10 @@ def rollout_figure(look: DinoLook, values: Values) -> go.Figure:
     """Rollout over all 12 layers beside the last layer alone (mean of heads)."""
     box = _outline(values, look)
     last = dm.class_maps(look.weights, look.grid).mean(0)
+    grey = in_grey(look.image)
     panels = [
-        Panel(look.image, "rollout", dm.rollout_map(look.weights, look.grid), box, "(12 layers)"),
-        Panel(look.image, "last layer", last, box, "(mean of heads)"),
+        Panel(grey, "rollout", dm.rollout_map(look.weights, look.grid), box, "(12 layers)"),
+        Panel(grey, "last layer", last, box, "(mean of heads)"),
     ]
     return panels_figure(panels, 2, "Rollout vs the last layer", 190)
 
@@ -111,7 +122,7 @@ def query_figure(look: DinoLook, values: Values) -> go.Figure:
     maps = dm.query_maps(look.weights, layer, patch, look.grid)  # (H, g, g)
     r, c = divmod(patch, look.grid)
     box = dm.box_pixels((r, r, c, c), look.patch)
-    panels = [Panel(look.image, f"head {h}", maps[h], box) for h in range(len(maps))]
+    panels = [Panel(in_grey(look.image), f"head {h}", maps[h], box) for h in range(len(maps))]
     title = f"Patch {patch} (row {r}, col. {c}), layer {layer}"
     return panels_figure(panels, 3, title, 150)
 
@@ -134,9 +145,9 @@ def artifacts_figure(read: DinoRead, values: Values) -> go.Figure:
     marked = np.zeros(look.grid * look.grid, np.float32)
     marked[list(found.found)] = 1.0
     panels = [
-        Panel(look.image, "attention", found.share, detail="(× an even share)"),
-        Panel(look.image, "norm", found.norm, detail="(× the median patch's)"),
-        Panel(look.image, "both large", marked.reshape(look.grid, look.grid)),
+        Panel(in_grey(look.image), "attention", found.share, detail="(× an even share)"),
+        Panel(in_grey(look.image), "norm", found.norm, detail="(× the median patch's)"),
+        Panel(in_grey(look.image), "both large", marked.reshape(look.grid, look.grid)),
     ]
     return panels_figure(panels, 3, f"Artifact tokens: {len(found.found)} found", 150)
 
