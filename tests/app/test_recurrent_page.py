@@ -118,7 +118,7 @@ def test_settings_change_the_untrained_models_and_the_task(page):
 
 def test_a_short_run_trains_both_models_and_the_sections_open(page):
     at = page()
-    at.slider(key="rn_steps").set_value(100).run()
+    at.slider(key="rn_steps").set_value(50).run()
     before = probe_map(at)
     at.button(key="rn_start").click().run()
     train_until_done(at, 180)
@@ -129,7 +129,7 @@ def test_a_short_run_trains_both_models_and_the_sections_open(page):
     assert "with attention validation exact match" in names
     assert "no attention validation exact match" in names, names
     assert probe_map(at) != before, "the trained model's alignment, not step 0's"
-    assert "step 100" in figure(at, "Alignment at")["layout"]["title"]["text"]
+    assert "step 50" in figure(at, "Alignment at")["layout"]["title"]["text"]
     timeline = at.select_slider(key="rn_timeline")
     timeline.set_value(timeline.options[0]).run()
     assert "step 0" in figure(at, "Alignment at")["layout"]["title"]["text"]
