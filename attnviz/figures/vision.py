@@ -62,13 +62,6 @@ def image_trace(image: np.ndarray, n: str = "") -> dict:
     return {"type": "image", "source": png_data_uri(rgb), **axes}
 
 
-def in_grey(image: np.ndarray) -> np.ndarray:
-    """A colour picture (3, H, W) in grey, still three channels (Rec. 601 luma): under an
-    orange map a photo's own orange (a cat, a red motorcycle) no longer hides the map."""
-    luma = np.tensordot(np.array([0.299, 0.587, 0.114], dtype=np.float32), image, axes=1)
-    return np.repeat(luma[None], 3, axis=0)  # (3, H, W)
-
-
 def png_data_uri(rgb: np.ndarray) -> str:
     """An (H, W, 3) uint8 image as a PNG data URI: a few hundred bytes for a 32 × 32 picture.
     Encoded once per picture (keyed by its pixels): a page's panels and reruns repeat images."""

@@ -91,9 +91,9 @@ def alphas(page) -> list[float]:
 @pytest.mark.timeout(60)
 def test_arrow_keys_move_the_query_in_the_browser_and_the_server_follows(page, app_url):
     open_app_page(page, app_url, "soft-select", "?ss_score=additive&ss_temp=0.5")
-    assert covered_names(page) == [], "a name sits under a dot, another name or the query"
     handle = page.locator(HANDLE)
-    handle.focus()
+    handle.focus()  # (waits for the view to be drawn)
+    assert covered_names(page) == [], "a name sits under a dot, another name or the query"
     before = alphas(page)
     assert before == pytest.approx(oracle((0.5, 0.5), 0.5), abs=6e-4)
     same_task = [float(x) for x in page.evaluate(PRESS_AND_READ)]

@@ -17,13 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.data.photos import OBJECTS, PHOTOS, PhotosMissing
-from attnviz.figures.vision import (
-    Panel,
-    distance_figure,
-    in_grey,
-    panels_figure,
-    patch_grid_figure,
-)
+from attnviz.figures.vision import Panel, distance_figure, panels_figure, patch_grid_figure
 from attnviz.figures.vision_real import artifact_scatter
 from attnviz.topics.scene import Answer, SceneInputError, Values
 from attnviz.topics.views import View
@@ -57,6 +51,13 @@ def see(values: Values, image: np.ndarray | None = None) -> DinoLook:
 def object_box(values: Values) -> tuple[str, dm.Box] | None:
     """(what, grid box) of the bundled photo's object; None for a person's own photo."""
     return OBJECTS.get(values["vi_photo"])
+
+
+def in_grey(image: np.ndarray) -> np.ndarray:
+    """A colour picture (3, H, W) in grey, still three channels (Rec. 601 luma): under an
+    orange map a photo's own orange (a cat, a red motorcycle) no longer hides the map."""
+    luma = np.tensordot(np.array([0.299, 0.587, 0.114], dtype=np.float32), image, axes=1)
+    return np.repeat(luma[None], 3, axis=0)  # (3, H, W)
 
 
 def _outline(values: Values, look: DinoLook):

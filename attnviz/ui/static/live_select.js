@@ -136,6 +136,8 @@ function drawKeys(v, f) {
     return dotEl;
   });
   placeLabels(v, f, labels);
+  // names measured in a fallback font are placed again once the page's font has loaded
+  document.fonts?.ready.then(() => { if (labels[0]?.isConnected) placeLabels(v, f, labels); });
 }
 
 // Each name beside its key, on the side that covers least of the other keys (at their largest),
