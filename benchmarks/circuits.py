@@ -56,7 +56,7 @@ def induction() -> None:
     for name, job in INDUCTION_PRESETS.items():
         run, seconds = timed(job)
         snap = run.snapshot
-        scores = snap["scores"]
+        scores = snap.scores
         model, data = run.restore(), job.spec.data.build(512, 1)
         layer = model.config.n_layer - 1
         best = int(np.argmax(scores["induction"][layer]))

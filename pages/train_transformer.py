@@ -73,7 +73,7 @@ def draw_live(run: LiveRun) -> None:
         )
         attention_by_layer(SCENE.views(scene_run(SCENE, values), values))
         return
-    maps = None if run.state.active else run.snapshot["attention"]  # (L, H, T, T) downloads
+    maps = None if run.state.active else run.snapshot.attention  # (L, H, T, T) downloads
     attention_by_layer(SCENE.views(run.snapshot, values), maps, example.tokens)
     if run.state.active:
         return

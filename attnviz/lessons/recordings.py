@@ -23,6 +23,7 @@ from attnviz.lessons.loader import LESSONS_DIR, bundled_lessons
 from attnviz.topics import live, registry
 from attnviz.topics.scene import Job
 from attnviz.training.recording import Recording, load, thinned
+from attnviz.training.snapshot import Snapshot
 
 RECORDINGS = LESSONS_DIR / "recordings"
 MOST_SNAPSHOTS = 6  # per recording: the timeline's stops (each holds the models' weights)
@@ -40,13 +41,13 @@ def stem(job: Job) -> Path:
 
 def recorded(job: Job) -> Recording | None:
     """The job's recorded run, or None when the lessons hold none for it."""
-    return _read(recording_key(job))
+    return _read(recording_key(job), job.spec.snapshot_type)
 
 
 @functools.lru_cache(maxsize=64)
-def _read(key: str) -> Recording | None:
+def _read(key: str, snapshot_type: type[Snapshot]) -> Recording | None:
     path = RECORDINGS / key
-    return load(path) if path.with_suffix(".json").exists() else None
+    return load(path, snapshot_type) if path.with_suffix(".json").exists() else None
 
 
 def lesson_jobs() -> dict[Path, tuple[str, Job, list[tuple[str, int]]]]:

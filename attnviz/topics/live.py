@@ -4,13 +4,16 @@ preset's TrainConfig, and a run trained to its end in this process (tests, noteb
 the server runs jobs in worker processes instead: attnviz.training.jobs).
 
     class VisionJobSpec:                      # frozen dataclass with a `device` field
+        snapshot_type = VisionSnapshot        # its snapshots (attnviz.training.snapshot)
         def build(self) -> VisionTrainable: ...
-        def restore(self, snapshot: dict) -> TrainedVision: ...   # models on the CPU, eval mode
+        def restore(self, snapshot: VisionSnapshot) -> TrainedVision: ...  # CPU, eval mode
 
     untrained(spec)                 # the step-0 snapshot, seeded as the run will be (cached)
-    started(spec)                   # a run's result at step 0: that snapshot and one evaluation
-    so_far(history, snapshots, step)  # a run's result as it stood at a timeline step
-    trained = train(Job(spec, cfg)) # -> TrainedRun: history, snapshots, the last snapshot
+    restored(spec, snapshot)        # spec.restore(snapshot), once per snapshot (read-only)
+    started(spec)                   # RunSoFar at step 0: that snapshot and one evaluation
+    at_start(spec)                  # RunSoFar at step 0 without the evaluation (no curves)
+    so_far(history, snapshots, step)  # RunSoFar: a run as it stood at a timeline step
+    trained = train(Job(spec, config))  # -> TrainedRun: history, snapshots, the last snapshot
 """
 
 from __future__ import annotations
@@ -25,9 +28,8 @@ import torch
 from attnviz.topics.scene import Job
 from attnviz.training.history import History
 from attnviz.training.messages import Evaluation
+from attnviz.training.snapshot import Snapshot
 from attnviz.training.trainer import Trainable, TrainConfig, Trainer
-
-UNTRAINED = "untrained"  # started()'s result says so: its views are "Step 0"
 
 
 @runtime_checkable
@@ -35,19 +37,49 @@ class LiveSpec(Protocol):
     """A live-training page's job spec (a frozen dataclass with a `device` field)."""
 
     device: str
+    snapshot_type: type[Snapshot]
 
     def build(self) -> Trainable: ...
-    def restore(self, snapshot: dict) -> Any: ...
+    def restore(self, snapshot: Any) -> Any: ...
+
+
+@dataclass(frozen=True)
+class RunSoFar:
+    """A run's result as it stood at one step: its evaluations and snapshots up to it, what its
+    metric is called, and whether it is the untrained model before Start (views say "Step 0")."""
+
+    history: History
+    snapshots: tuple[tuple[int, Snapshot], ...]  # (step, snapshot), in order
+    metric: str = "metric"
+    untrained: bool = False
+
+    @property
+    def last(self) -> tuple[int, Snapshot]:
+        """The last (step, snapshot)."""
+        return self.snapshots[-1]
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The last snapshot (as TrainedRun's)."""
+        return self.snapshots[-1][1]
 
 
 @functools.lru_cache(maxsize=32)
-def untrained(spec: LiveSpec) -> dict:
+def untrained(spec: LiveSpec) -> Snapshot:
     """The snapshot as a run starts (step 0, seeded as the run is), computed on the CPU."""
     return replace(spec, device="cpu").build().snapshot()
 
 
+@functools.lru_cache(maxsize=8)
+def restored(spec: LiveSpec, snapshot: Snapshot) -> Any:
+    """`spec.restore(snapshot)`, built once per spec and snapshot object (a snapshot compares by
+    identity) and shared: the views only read the models. A page's rerun that draws a paused
+    run's snapshot again, or restores it for two sections, rebuilds nothing."""
+    return spec.restore(snapshot)
+
+
 @functools.lru_cache(maxsize=16)
-def started(spec: LiveSpec) -> dict:
+def started(spec: LiveSpec) -> RunSoFar:
     """A run's result before Start (computed on the CPU, cached): one evaluation and one snapshot
     at step 0, seeded as the run will be; the global random generator is left as it was."""
     with torch.random.fork_rng(devices=[]):
@@ -57,10 +89,15 @@ def started(spec: LiveSpec) -> dict:
             history.add_evaluation(Evaluation.from_result(0, trainable.evaluate()))
             snapshot = trainable.snapshot()
     metric = trainable.metric_name  # what the curves call its metric
-    return {"history": history, "snapshots": [(0, snapshot)], UNTRAINED: True, "metric": metric}
+    return RunSoFar(history, ((0, snapshot),), metric, untrained=True)
 
 
-def so_far(history: History, snapshots: list[tuple[int, dict]], step: int | None) -> dict:
+def at_start(spec: LiveSpec) -> RunSoFar:
+    """The untrained model before Start, without an evaluation (no curves to draw)."""
+    return RunSoFar(History(), ((0, untrained(spec)),), untrained=True)
+
+
+def so_far(history: History, snapshots: list[tuple[int, Snapshot]], step: int | None) -> RunSoFar:
     """A run's result as it stood at `step` (None: its latest): the evaluations and snapshots up
     to it, as `started` gives step 0's (the timeline of the pages that draw a whole run)."""
     if step is not None:
@@ -70,7 +107,7 @@ def so_far(history: History, snapshots: list[tuple[int, dict]], step: int | None
         for name in ("eval_step", "val_loss", "train_metric", "val_metric", "extra"):
             setattr(cut, name, [getattr(history, name)[i] for i in keep])
         history = cut
-    return {"history": history, "snapshots": snapshots}
+    return RunSoFar(history, tuple(snapshots))
 
 
 def preset_train(
@@ -105,13 +142,13 @@ class TrainedRun:
 
     job: Job
     history: History
-    snapshots: list[tuple[int, dict]]  # (step, snapshot), in order
+    snapshots: list[tuple[int, Snapshot]]  # (step, snapshot), in order
     status: str  # the Trainer's RunStatus value ("done", "diverged", "stopped early")
     reason: str
     metric_name: str = "metric"  # what the curves call the run's metric
 
     @property
-    def snapshot(self) -> dict:
+    def snapshot(self) -> Snapshot:
         """The last snapshot (the trained model's)."""
         return self.snapshots[-1][1]
 

@@ -14,8 +14,7 @@ Any page can train its own model here: the spec is a frozen dataclass (never a l
 `build()` returns a `training.Trainable` (see attnviz.training.specs). The worker unpickles it,
 builds the Trainable, and runs a Trainer; the Trainable owns its device (put the device name in the
 spec). What crosses the process boundary is typed (attnviz.training.messages). `job.step()` pauses
-and returns once exactly one more step is done. `state.snapshots` holds (step, dict) pairs from
-`Trainable.snapshot()`, so keep them small (parameters, a few attention maps).
+and returns once exactly one more step is done. `state.snapshots`: (step, Trainable.snapshot()).
 
 Workers come from the pool's backend (attnviz.training.backends): by default a "forkserver" context
 that preloads PRELOAD (never a fork of the server), or Ray tasks on a cluster
@@ -48,6 +47,7 @@ from attnviz.training.backends import (
 )
 from attnviz.training.history import History
 from attnviz.training.messages import Command, Progress, RunStatus, WorkerArgs, WorkerError
+from attnviz.training.snapshot import Snapshot
 from attnviz.training.specs import JobSpec, check_spec
 from attnviz.training.trainer import TrainConfig
 
@@ -67,7 +67,7 @@ class JobState:
     queue_position: int = 0
     metric_name: str = "metric"
     history: History = field(default_factory=History)
-    snapshots: list[tuple[int, dict]] = field(default_factory=list)
+    snapshots: list[tuple[int, Snapshot]] = field(default_factory=list)
 
     @property
     def active(self) -> bool:

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from attnviz.training.snapshot import Snapshot
+
 
 class RunStatus(StrEnum):
     QUEUED = "queued"
@@ -96,7 +98,7 @@ class Progress:
     steps: list[int] = field(default_factory=list)
     train_loss: list[float] = field(default_factory=list)  # the batch loss of each of `steps`
     evaluations: list[Evaluation] = field(default_factory=list)
-    snapshots: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    snapshots: list[tuple[int, Snapshot]] = field(default_factory=list)
     ack: bool = False  # answers a Command.STEP
 
 

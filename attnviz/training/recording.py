@@ -3,11 +3,12 @@ lecture replays the run (attnviz.training.replay) instead of training it in fron
 
     recording = Recording(history, snapshots, "accuracy", 600, "done", "")
     save(stem, recording)      # stem.safetensors (every snapshot's arrays) + stem.json (the rest)
-    again = load(stem)         # the same numbers; arrays as NumPy arrays
+    again = load(stem, VisionSnapshot)  # the same numbers; arrays as NumPy arrays
     thinned(snapshots, 10)     # at most 10 snapshots, the first and the last kept
 
-A snapshot is a dict whose leaves are arrays (nested dicts allowed, e.g. one per model variant);
-it is stored under "<index>/<key>/<key>…" in the safetensors file (no pickle, nothing to run).
+A snapshot (attnviz.training.snapshot) is kept as its tree: a dict whose leaves are arrays
+(nested dicts allowed, e.g. one per model variant), stored under "<index>/<key>/<key>…" in the
+safetensors file (no pickle, nothing to run), and read back as the topic's snapshot type.
 Its float32 arrays are kept as float16 (HALF: a recording is a few hundred KB, not MB) and read
 back as float32: weights and maps to about 3 significant digits, enough to draw them.
 """
@@ -23,6 +24,7 @@ import numpy as np
 from safetensors.numpy import load_file, save_file
 
 from attnviz.training.history import History
+from attnviz.training.snapshot import Snapshot
 
 SEP = "/"  # between a snapshot's index and its nested keys (a state dict's keys hold dots)
 FORMAT = 1  # the JSON's "format": bumped when the layout changes
@@ -31,11 +33,11 @@ HALF = np.float16  # how float32 arrays are kept
 
 @dataclass(frozen=True)
 class Recording:
-    """A finished run as its viewers saw it: the history, the snapshots (step, dict of arrays),
-    what its metric is called, how many steps it had and how it ended."""
+    """A finished run as its viewers saw it: the history, the snapshots (step, snapshot), what
+    its metric is called, how many steps it had and how it ended."""
 
     history: History
-    snapshots: tuple[tuple[int, dict], ...]
+    snapshots: tuple[tuple[int, Snapshot], ...]
     metric_name: str
     total_steps: int
     status: str  # the run's last RunStatus value ("done", "stopped early", …)
@@ -48,7 +50,7 @@ class Recording:
         return max([0, *self.history.step, *self.history.eval_step])
 
 
-def thinned(snapshots: list[tuple[int, dict]], most: int) -> list[tuple[int, dict]]:
+def thinned(snapshots: list[tuple[int, Snapshot]], most: int) -> list[tuple[int, Snapshot]]:
     """At most `most` snapshots, spread evenly over the run, the first and the last kept."""
     if len(snapshots) <= most:
         return list(snapshots)
@@ -86,7 +88,7 @@ def save(stem: Path, recording: Recording) -> tuple[Path, Path]:
     """Write `stem`.safetensors and `stem`.json; returns both paths."""
     arrays: dict[str, np.ndarray] = {}
     for index, (_, snapshot) in enumerate(recording.snapshots):
-        _flatten(snapshot, str(index), arrays)
+        _flatten(snapshot.tree(), str(index), arrays)
     tensors, meta = stem.with_suffix(".safetensors"), stem.with_suffix(".json")
     save_file(arrays, str(tensors))
     about: dict[str, Any] = {
@@ -100,8 +102,9 @@ def save(stem: Path, recording: Recording) -> tuple[Path, Path]:
     return tensors, meta
 
 
-def load(stem: Path) -> Recording:
-    """The recording written by `save(stem, …)`; ValueError if its format is another."""
+def load(stem: Path, snapshot_type: type[Snapshot]) -> Recording:
+    """The recording written by `save(stem, …)`, its snapshots read back as `snapshot_type`;
+    ValueError if its format is another."""
     about = json.loads(stem.with_suffix(".json").read_text())
     if about.get("format") != FORMAT:
         raise ValueError(f"{stem.name}: recording format {about.get('format')}, not {FORMAT}")
@@ -109,7 +112,9 @@ def load(stem: Path) -> Recording:
     trees = _unflatten(load_file(str(stem.with_suffix(".safetensors"))), len(steps))
     return Recording(
         History(**about["history"]),
-        tuple(zip(steps, trees, strict=True)),
+        tuple(
+            (step, snapshot_type.from_tree(tree)) for step, tree in zip(steps, trees, strict=True)
+        ),
         about["metric_name"],
         about["total_steps"],
         about["status"],

@@ -7,6 +7,15 @@ from dataclasses import dataclass
 
 import torch
 
+from attnviz.training.snapshot import Snapshot
+
+
+@dataclass(frozen=True, eq=False)
+class ValueSnapshot(Snapshot):
+    """The one parameter's value."""
+
+    w: float
+
 
 class SlowQuadratic:
     """A one-parameter problem whose steps take `delay` seconds (so a test can catch it mid-run)."""
@@ -34,8 +43,8 @@ class SlowQuadratic:
             "val_metric": v,
         }
 
-    def snapshot(self) -> dict:
-        return {"w": float(self.w)}
+    def snapshot(self) -> ValueSnapshot:
+        return ValueSnapshot(float(self.w))
 
 
 @dataclass(frozen=True)

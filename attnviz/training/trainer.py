@@ -24,6 +24,7 @@ from torch import Tensor
 
 from attnviz.training.history import History
 from attnviz.training.messages import Evaluation, RunStatus
+from attnviz.training.snapshot import Snapshot
 
 OPTIMIZERS = ("sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam", "adamw")
 BATCH_MODES = ("full", "minibatch", "single")
@@ -72,7 +73,7 @@ class Trainable(Protocol):
     def parameters(self) -> list[Tensor]: ...
     def loss(self, batch: Tensor) -> Tensor: ...
     def evaluate(self) -> dict[str, float]: ...
-    def snapshot(self) -> dict: ...
+    def snapshot(self) -> Snapshot: ...
 
 
 def make_optimizer(name: str, params: list[Tensor], cfg: TrainConfig) -> torch.optim.Optimizer:
@@ -122,7 +123,7 @@ class Trainer:
         )
         self.generator = torch.Generator().manual_seed(config.seed)
         self.history = History()
-        self.snapshots: list[tuple[int, dict]] = []
+        self.snapshots: list[tuple[int, Snapshot]] = []
         self.step_count, self.status, self.reason = 0, RunStatus.RUNNING, ""
         self.last_loss = math.nan  # the batch loss of the latest step
         self.last_evaluation: Evaluation | None = None

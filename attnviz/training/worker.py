@@ -19,10 +19,10 @@ import queue
 import select
 import threading
 import time
-from typing import Any
 
 from attnviz.training.messages import Command, Progress, RunStatus, WorkerArgs, WorkerError
 from attnviz.training.pace import pace_delay, pace_mark
+from attnviz.training.snapshot import Snapshot
 from attnviz.training.trainer import Trainer
 
 SEND_EVERY = 0.1  # seconds between progress messages while running
@@ -83,7 +83,7 @@ class _Outbox:
         self.steps: list[int] = []
         self.losses: list[float] = []
         self.evaluations: list = []
-        self.snapshots: list[tuple[int, dict[str, Any]]] = []
+        self.snapshots: list[tuple[int, Snapshot]] = []
 
     def callbacks(self) -> dict[str, list]:
         return {"step": [self.on_step], "eval": [self.on_eval], "snapshot": [self.on_snapshot]}

@@ -81,8 +81,8 @@ def test_a_run_scores_the_captions_its_model_writes_and_snapshots_restore_it(spe
     assert extra[HELD_OUT] == pytest.approx(on_held.exact, abs=1e-6)
     assert history.train_metric[-1] == pytest.approx(on_train.exact, abs=1e-6)
     _, snap = trainer.snapshots[-1]
-    t, layers, heads, regions = snap["probe_attention"].shape
-    assert snap["probe_ids"].shape == (t,) and regions == 36
+    t, layers, heads, regions = snap.probe_attention.shape
+    assert snap.probe_ids.shape == (t,) and regions == 36
     assert (layers, heads) == ((1, 1) if spec.model.decoder == "gru" else (1, 2))
     pair = replace(spec, task=ONE_SHAPE).restore(snap)
     images, y = (part[:4] for part in trainer.task.val)
@@ -97,9 +97,9 @@ def test_untrained_is_the_snapshot_a_run_starts_from():
     first = Trainer(SPEC.build(), SHORT).snapshots[0][1]
     cached = untrained(SPEC)
     assert untrained(SPEC) is cached and isinstance(SPEC, LiveSpec)
-    np.testing.assert_array_equal(first["probe_ids"], cached["probe_ids"])
-    for name, array in first["model"].items():
-        np.testing.assert_array_equal(array, cached["model"][name])
+    np.testing.assert_array_equal(first.probe_ids, cached.probe_ids)
+    for name, array in first.model.items():
+        np.testing.assert_array_equal(array, cached.model[name])
 
 
 def test_caption_image_gives_words_and_a_map_per_word():

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from attnviz.topics import live
 from attnviz.topics.watch_circuits.scene import SCENE, ablation, phase_change, preset_jobs
 from tests.support.trained import FINAL
 
@@ -40,25 +41,25 @@ def test_two_layers_form_an_induction_head_after_a_marked_phase_change(trained):
     phase = phase_change(run.history)
     assert phase == steepest_gap_fall(run.history)
     assert 100 < phase < 900, phase
-    induction = run.snapshot["scores"]["induction"]  # (L, H)
+    induction = run.snapshot.scores["induction"]  # (L, H)
     assert induction[1].max() > 0.5, induction
-    before = [snap["scores"]["induction"][1].max() for s, snap in run.snapshots if s < phase - 50]
+    before = [snap.scores["induction"][1].max() for s, snap in run.snapshots if s < phase - 50]
     assert max(before) < 0.3, before  # the head was not there before the phase change
-    first, repeat = run.snapshot["loss_first_copy"], run.snapshot["loss_repeated_copy"]
+    first, repeat = run.snapshot.loss_first_copy, run.snapshot.loss_repeated_copy
     assert repeat < 0.5 * first, (first, repeat)
     marked = SCENE.views(run_result(run), SCENE.values(SCENE.table.preset(TWO)))["ci_progress"]
     assert [shape.x0 for shape in marked.layout.shapes] == [phase]
 
 
-def run_result(run) -> dict:
-    return {"history": run.history, "snapshots": run.snapshots}
+def run_result(run) -> live.RunSoFar:
+    return live.so_far(run.history, run.snapshots, None)
 
 
 @pytest.mark.try_this("watch-circuits", 2)
 def test_one_layer_does_not_form_one(trained):
     run = trained(URL, ONE)
-    assert np.nanmax(run.snapshot["scores"]["induction"]) < 0.3
-    first, repeat = run.snapshot["loss_first_copy"], run.snapshot["loss_repeated_copy"]
+    assert np.nanmax(run.snapshot.scores["induction"]) < 0.3
+    first, repeat = run.snapshot.loss_first_copy, run.snapshot.loss_repeated_copy
     assert repeat > 0.6 * first, (first, repeat)
     assert phase_change(run.history) is None
     marked = SCENE.views(run_result(run), SCENE.values(SCENE.table.preset(ONE)))["ci_progress"]
@@ -68,7 +69,7 @@ def test_one_layer_does_not_form_one(trained):
 @pytest.mark.try_this("watch-circuits", 3)
 def test_zeroing_the_induction_or_the_previous_token_head_raises_the_loss_above_3(trained):
     run = trained(URL, TWO)
-    scores = run.snapshot["scores"]
+    scores = run.snapshot.scores
     induction, previous = np.argmax(scores["induction"][1]), np.argmax(scores["previous"][0])
     base, losses = ablation(run.job.spec, run.snapshot)
     assert losses.shape == (2, 2)
@@ -88,7 +89,7 @@ def test_grokking_memorises_long_before_it_generalises(trained):
 def test_softmax_parks_attention_on_position_0(trained):
     run = trained(URL, "Sinks: softmax without BOS", stop_at=1000, every=FINAL)
     assert run.snapshots[-1][0] == 1000
-    assert run.snapshot["scores"]["sink"][1].max() >= 0.4, run.snapshot["scores"]["sink"]
+    assert run.snapshot.scores["sink"][1].max() >= 0.4, run.snapshot.scores["sink"]
 
 
 # each preset as the measurements describe it (README, benchmarks/circuits.py): experiment,

@@ -18,6 +18,7 @@ from attnviz.models import kernel_smoother
 from attnviz.models.kernel_smoother import KernelSmoother, KernelSmootherConfig
 from attnviz.topics.kernel_smoother.task import (
     KernelJobSpec,
+    KernelSnapshot,
     KernelTrainable,
     NoSampleInReach,
     metric_ellipse,
@@ -236,7 +237,7 @@ def test_the_page_defaults_count_undefined_points_and_the_loss_skips_them(name):
 
 def test_a_loss_with_every_point_undefined_ends_the_run_with_the_reason():
     task = KernelTrainable(KernelJobSpec(model=KernelSmootherConfig("epanechnikov", width=0.05)))
-    task.load_snapshot({"log_width": np.array(math.log(1e-5))})  # nothing within 1e-5
+    task.load_snapshot(KernelSnapshot({"log_width": np.array(math.log(1e-5))}))  # none within 1e-5
     with pytest.raises(NoSampleInReach, match="no training point has a sample within reach"):
         task.loss(torch.arange(5))
     with pytest.raises(NoSampleInReach, match="Widen the kernel or turn leave-one-out off"):

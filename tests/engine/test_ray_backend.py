@@ -86,7 +86,7 @@ def test_a_job_runs_to_done_on_the_cluster_with_its_history(make_pool):
     assert state.status == RunStatus.DONE and state.step == 200
     assert state.history.step == list(range(1, 201))
     assert state.history.eval_step == [0, 50, 100, 150, 200]
-    assert state.latest["w"] > 0.5, "the one parameter moved toward its optimum, 1"
+    assert state.latest.w > 0.5, "the one parameter moved toward its optimum, 1"
     assert job.process.exitcode == 0
 
 

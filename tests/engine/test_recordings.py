@@ -55,8 +55,9 @@ def assert_same_start(recording: Recording, run: live.TrainedRun, upto: int) -> 
         np.testing.assert_allclose(got, want, rtol=TOLERANCE, err_msg=name)
     (first, snap), (live_first, live_snap) = recording.snapshots[0], run.snapshots[0]
     assert first == live_first
-    want = leaves(live_snap)
-    got = leaves(snap)
+    assert type(snap) is type(live_snap)
+    want = leaves(live_snap.tree())
+    got = leaves(snap.tree())
     assert got.keys() == want.keys()
     for name, array in want.items():
         assert got[name].shape == array.shape, name  # (assert_allclose broadcasts)

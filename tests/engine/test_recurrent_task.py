@@ -36,8 +36,8 @@ def test_a_run_scores_both_models_and_snapshots_restore_them():
     assert {"token accuracy", f"{BASELINE} val_metric"} <= set(trainer.history.extra[-1])
     _, snap = trainer.snapshots[-1]
     task = trainer.task.task
-    assert snap["alignment"].shape == (task.max_out + 1, task.val_x.shape[1])
-    np.testing.assert_allclose(snap["alignment"].sum(-1), 1, atol=1e-5)
+    assert snap.alignment.shape == (task.max_out + 1, task.val_x.shape[1])
+    np.testing.assert_allclose(snap.alignment.sum(-1), 1, atol=1e-5)
     pair = SPEC.restore(snap)
     x, lengths, y = (part[:4] for part in trainer.task.val)
     trainer.task.model.eval()

@@ -50,8 +50,8 @@ def test_the_alignment_is_flat_at_first_and_then_a_diagonal_through_the_year(dat
     task = dates_run.restore().task
     text = task.input_texts[task.probe]
     assert first_step == 0
-    assert first["alignment"][:, : len(text)].max() < 0.3, "nearly flat before training"
-    years = last["alignment"][:4, : len(text)]  # the output's first 4 characters: the year
+    assert first.alignment[:, : len(text)].max() < 0.3, "nearly flat before training"
+    years = last.alignment[:4, : len(text)]  # the output's first 4 characters: the year
     assert years.argmax(1).tolist() == year_positions(text), (text, years.argmax(1))
     assert (years.max(1) > 0.5).all()
 
@@ -90,7 +90,7 @@ def test_reverse_aligns_on_the_anti_diagonal_and_the_baseline_fails_on_long_stri
     task = pair.task
     text = task.input_texts[task.probe]
     n = len(text)
-    align = run.snapshot["alignment"][:n, :n]
+    align = run.snapshot.alignment[:n, :n]
     assert (align.argmax(1) == np.arange(n)[::-1]).mean() >= 0.9, align.argmax(1)
     rows = length_accuracy(pair)
     attention, baseline = rows["with attention"], rows[BASELINE]

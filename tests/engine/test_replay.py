@@ -5,6 +5,8 @@ fake clock, no training."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pytest
 
@@ -12,6 +14,15 @@ from attnviz.training.history import History
 from attnviz.training.messages import Evaluation, RunStatus
 from attnviz.training.recording import Recording, load, save, thinned
 from attnviz.training.replay import REPLAYED, ReplayJob
+from attnviz.training.snapshot import Snapshot
+
+
+@dataclass(frozen=True, eq=False)
+class MadeUp(Snapshot):
+    attention: np.ndarray
+    variants: dict
+    log_width: np.ndarray
+    count: np.ndarray
 
 
 def made_up_run() -> Recording:
@@ -25,12 +36,12 @@ def made_up_run() -> Recording:
     snapshots = tuple(
         (
             s,
-            {
-                "attention": rng.random((2, 3, 3)),  # float64: kept as it is
-                "variants": {"a": {"w.0": rng.random(4).astype(np.float32), "ids": np.arange(3)}},
-                "log_width": np.full((), s / 100, np.float32),  # a scalar parameter: shape ()
-                "count": np.asarray(s),  # an int64 scalar (a batch norm's count)
-            },
+            MadeUp(
+                attention=rng.random((2, 3, 3)),  # float64: kept as it is
+                variants={"a": {"w.0": rng.random(4).astype(np.float32), "ids": np.arange(3)}},
+                log_width=np.full((), s / 100, np.float32),  # a scalar parameter: shape ()
+                count=np.asarray(s),  # an int64 scalar (a batch norm's count)
+            ),
         )
         for s in range(0, 101, 25)
     )
@@ -49,18 +60,20 @@ def test_a_recording_reads_back_the_same_numbers(tmp_path):
     run = made_up_run()
     tensors, meta = save(tmp_path / "run", run)
     assert tensors.suffix == ".safetensors" and meta.suffix == ".json"
-    again = load(tmp_path / "run")
+    again = load(tmp_path / "run", MadeUp)
     assert again.history == run.history and again.status == "done"
     assert [s for s, _ in again.snapshots] == [0, 25, 50, 75, 100]
     for (_, mine), (_, read) in zip(run.snapshots, again.snapshots, strict=True):
-        np.testing.assert_array_equal(read["attention"], mine["attention"])
+        assert type(read) is MadeUp
+        np.testing.assert_array_equal(read.attention, mine.attention)
         for name in ("log_width", "count"):  # shape () kept (a (1,) was refused on restore)
-            assert read[name].shape == () and read[name] == mine[name], (name, read[name])
-        np.testing.assert_array_equal(read["variants"]["a"]["ids"], mine["variants"]["a"]["ids"])
-        weights = read["variants"]["a"]["w.0"]  # float32, kept as float16: 3 digits
+            got, want = getattr(read, name), getattr(mine, name)
+            assert got.shape == () and got == want, (name, got)
+        np.testing.assert_array_equal(read.variants["a"]["ids"], mine.variants["a"]["ids"])
+        weights = read.variants["a"]["w.0"]  # float32, kept as float16: 3 digits
         assert weights.dtype == np.float32
-        np.testing.assert_allclose(weights, mine["variants"]["a"]["w.0"], rtol=1e-3)
-        assert not np.array_equal(weights, mine["variants"]["a"]["w.0"]), "kept at half"
+        np.testing.assert_allclose(weights, mine.variants["a"]["w.0"], rtol=1e-3)
+        assert not np.array_equal(weights, mine.variants["a"]["w.0"]), "kept at half"
     assert (again.metric_name, again.total_steps, again.eval_every) == ("accuracy", 100, 25)
 
 
@@ -117,4 +130,4 @@ def test_a_recording_of_another_format_is_refused(tmp_path):
     meta = tmp_path / "run.json"
     meta.write_text(meta.read_text().replace('"format":1', '"format":99'))
     with pytest.raises(ValueError, match="recording format 99, not 1"):
-        load(tmp_path / "run")
+        load(tmp_path / "run", MadeUp)

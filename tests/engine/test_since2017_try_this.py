@@ -25,7 +25,7 @@ def shares(run) -> dict[str, float]:
     recomputed here from the last snapshot's (L,) per-layer means of equal-sized layers."""
     snap = run.snapshots[-1][1]
     return {
-        v: float(sum(s["first_token"]) / len(s["first_token"])) for v, s in snap["variants"].items()
+        v: float(sum(s["first_token"]) / len(s["first_token"])) for v, s in snap.variants.items()
     }
 
 

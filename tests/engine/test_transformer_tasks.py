@@ -46,7 +46,7 @@ def test_reverse_attention_is_the_anti_diagonal_and_snapshot_restores(trained):
     run = trained(PAGE, "Reverse: 1 layer, 1 head", tt_steps=600, every=FINAL)
     step, snap = run.snapshots[-1]
     assert step == 600
-    maps = snap["attention"][0, 0]  # (T, T) layer 0, head 0
+    maps = snap.attention[0, 0]  # (T, T) layer 0, head 0
     t = maps.shape[0]
     assert maps[range(t), range(t - 1, -1, -1)].mean() > 0.5
     task, model = run.restore()

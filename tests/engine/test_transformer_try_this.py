@@ -17,7 +17,7 @@ REVERSE, COPY = "Reverse: 1 layer, 1 head", "Copy: causal decoder"
 
 def snapshot_at(run: TrainedRun, step: int) -> np.ndarray:
     """The probe's attention (L, H, T, T) at a snapshot step."""
-    return dict(run.snapshots)[step]["attention"]
+    return dict(run.snapshots)[step].attention
 
 
 def row_entropy(maps: np.ndarray) -> float:
@@ -45,7 +45,7 @@ def test_reverse_blurry_first_then_the_anti_diagonal(reverse_run):
     assert not is_anti_diagonal(early)
     assert row_entropy(early) > 0.9 * np.log(t), "still blurry at step 200"
     first = next(
-        step for step, snap in reverse_run.snapshots if is_anti_diagonal(snap["attention"][0, 0])
+        step for step, snap in reverse_run.snapshots if is_anti_diagonal(snap.attention[0, 0])
     )
     assert 300 <= first <= 500, f"the anti-diagonal first appears at step {first}"
     assert is_anti_diagonal(snapshot_at(reverse_run, 500)[0, 0])
@@ -56,10 +56,10 @@ def test_reverse_blurry_first_then_the_anti_diagonal(reverse_run):
 def test_timeline_goes_from_blurry_to_sharp(reverse_run):
     """Item 2: the first snapshot's rows are near uniform, the trained ones far sharper."""
     first, last = reverse_run.snapshots[0], reverse_run.snapshots[-1]
-    t = first[1]["attention"].shape[-1]
+    t = first[1].attention.shape[-1]
     assert first[0] == 0 and last[0] == 500
-    assert row_entropy(first[1]["attention"]) > 0.95 * np.log(t), "near uniform at step 0"
-    assert row_entropy(last[1]["attention"]) < 0.6 * row_entropy(first[1]["attention"])
+    assert row_entropy(first[1].attention) > 0.95 * np.log(t), "near uniform at step 0"
+    assert row_entropy(last[1].attention) < 0.6 * row_entropy(first[1].attention)
 
 
 @pytest.mark.try_this("train-transformer", 3)
@@ -67,7 +67,7 @@ def test_copy_looks_back_t_places_after_the_separator(trained):
     """Item 3: in layer 1, most rows from '|' (position T) on put their largest weight on the
     digit they must write next, T places back."""
     run = trained(PAGE, COPY, tt_steps=800)
-    maps = run.snapshots[-1][1]["attention"]  # (L, H, 2T, 2T)
+    maps = run.snapshots[-1][1].attention  # (L, H, 2T, 2T)
     t = maps.shape[-1] // 2
     rows = np.arange(t, 2 * t)
     hits = int((maps[1, 0, rows].argmax(-1) == rows - t).sum())

@@ -58,7 +58,7 @@ def test_training_scores_both_models_and_snapshots_restore_them():
     assert "CNN validation accuracy" in legend and "ViT validation accuracy" in legend
     step, snap = trainer.snapshots[-1]
     pair = SPEC.restore(snap)
-    assert torch.equal(pair.vit.embed.weight, torch.as_tensor(snap["vit"]["embed.weight"]))
+    assert torch.equal(pair.vit.embed.weight, torch.as_tensor(snap.vit["embed.weight"]))
     trained = trainer.task
     x = trained.val_x[:8]
     trained.vit.eval()
@@ -66,8 +66,8 @@ def test_training_scores_both_models_and_snapshots_restore_them():
         assert torch.allclose(pair.vit(x), trained.vit(x), atol=1e-5)
         assert torch.allclose(pair.cnn(x), trained.cnn(x), atol=1e-5)
     cfg = vit_config(pair.images, SPEC.vit)
-    assert snap["distance"].shape == (cfg.n_layer, cfg.n_head)
-    assert np.all(snap["distance"] >= 0) and np.all(snap["distance"] <= cfg.image_size * 1.5)
+    assert snap.distance.shape == (cfg.n_layer, cfg.n_head)
+    assert np.all(snap.distance >= 0) and np.all(snap.distance <= cfg.image_size * 1.5)
 
 
 def test_query_maps_pick_the_rows_of_the_chosen_query():
@@ -131,8 +131,8 @@ def test_a_run_starts_from_the_same_weights_whether_or_not_its_cnn_was_sized_bef
     data, vit, _ = PRESETS["Digits 8×8: patches of 2"]
     spec = VisionJobSpec(data, vit)
     cnn_config.cache_clear()
-    cold = spec.build().snapshot()["cnn"]  # sized here, between the seed and the CNN
-    warm = spec.build().snapshot()["cnn"]  # sized already
+    cold = spec.build().snapshot().cnn  # sized here, between the seed and the CNN
+    warm = spec.build().snapshot().cnn  # sized already
     assert cold.keys() == warm.keys()
     assert all(np.array_equal(cold[k], warm[k]) for k in cold)
 
@@ -141,13 +141,14 @@ def test_a_restored_pair_is_keyed_by_its_content():
     """What the page's caches key on: equal for a copy of the snapshot (a cache hands out a new
     one each rerun), different for other weights or other images."""
     snap = SPEC.build().snapshot()
-    copied = {
-        k: {n: a.copy() for n, a in v.items()} if k in ("vit", "cnn") else v
-        for k, v in snap.items()
-    }
+    copied = replace(
+        snap,
+        vit={n: a.copy() for n, a in snap.vit.items()},
+        cnn={n: a.copy() for n, a in snap.cnn.items()},
+    )
     key = SPEC.restore(snap).key
     assert SPEC.restore(copied).key == key
-    copied["cnn"][next(iter(copied["cnn"]))].flat[0] += 1.0
+    copied.cnn[next(iter(copied.cnn))].flat[0] += 1.0
     assert SPEC.restore(copied).key != key
     other = replace(SPEC, data=replace(SPEC.data, n_train=200))
     assert other.restore(snap).key != key

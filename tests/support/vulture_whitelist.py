@@ -12,6 +12,8 @@ from typing import Any
 _: Any = None  # vulture's whitelist marker: `_.name` marks `name` used
 
 # Protocols: Python, Jupyter, a library or a framework calls these by name
+_.loss_first_copy  # topics/watch_circuits/induction.py InductionSnapshot: loss_curve's getattr
+_.loss_repeated_copy
 _.__getattr__  # attnviz/__init__.py, attnviz/api/__init__.py: a module's lazy names (PEP 562)
 _.__dir__  # the same modules: dir() lists their public names
 _._repr_html_  # api/views.py HeadViewHTML: Jupyter displays it
@@ -44,6 +46,7 @@ _.max_in  # data/dates.py: tests/engine/test_dates.py
 _.seen_in_training  # data/tasks.py: tests/engine/test_task_splits.py
 _.region_boxes  # models/captioner.py: tests/engine/test_caption_models.py
 _.pixel_maps  # topics/captioning/inference.py: tests/engine/test_caption_task.py
+_.probe_attention  # topics/captioning/task.py CaptionSnapshot: tests/engine/test_caption_task.py
 _.sink_job  # topics/watch_circuits/sinks.py: tests/engine/test_circuits_data.py
 _.use_model  # topics/language_model/scene.py: tests/engine/test_llm_scene.py, …patching_scene
 _.shown_when  # topics/params.py: tests/app/test_param_tables.py

@@ -125,18 +125,20 @@ def qkv(tokens: list[str], cfg: TextConfig) -> tuple[torch.Tensor, ...]:
     return cache["hook_q"][0], cache["hook_k"][0], v[0]
 
 
-def run(cfg: ScaleConfig) -> ScaleOutcome:
-    found = tokenize(cfg.text, "word").tokens
+def run(config: ScaleConfig) -> ScaleOutcome:
+    found = tokenize(config.text, "word").tokens
     tokens = found[:MAX_TOKENS]
     t = len(tokens)
-    q, k, v = qkv(tokens, cfg.model())  # (H, T, Dh)
+    q, k, v = qkv(tokens, config.model())  # (H, T, Dh)
     masks, maps = {}, {}
     for kind in MASKS:
-        mask = cfg.mask_of(kind, t)
+        mask = config.mask_of(kind, t)
         _, weights = scaled_dot_product_attention(q, k, v, mask)  # (H, T, T)
         masks[kind], maps[kind] = mask.numpy(), weights.numpy()
-    first = layers_to_reach(torch.from_numpy(masks[cfg.mask]), cfg.layers).numpy()
-    return ScaleOutcome(cfg, tokens, len(found), masks, maps, first, compare(q, k, v, cfg.causal))
+    first = layers_to_reach(torch.from_numpy(masks[config.mask]), config.layers).numpy()
+    return ScaleOutcome(
+        config, tokens, len(found), masks, maps, first, compare(q, k, v, config.causal)
+    )
 
 
 def _head(values: Values) -> int:

@@ -2,7 +2,7 @@
 multi-query, latent, window + sink, gated, differential) trained side by side with multi-head
 attention on one decoder task (the job Start submits), and the KV cache of real models.
 
-A result is {"history": History, "snapshots": [(step, snapshot), …]} up to the step shown
+A result is a `live.RunSoFar` (the history and the snapshots up to the step shown)
 (`so_far` cuts a run's at a timeline step); `run` gives the untrained models' (step 0), so the
 same views draw the page before Start, every step of the timeline and a run trained in a
 notebook (`SCENE.train`). Views:
@@ -33,7 +33,12 @@ from attnviz.models.variant_transformer import cache_numbers_per_token
 from attnviz.topics import live
 from attnviz.topics.attention_since_2017.configs import BYTES, LLAMA3_8B, cache_table
 from attnviz.topics.attention_since_2017.params import TABLE, TRY_THIS
-from attnviz.topics.attention_since_2017.task import VariantsJobSpec, parameter_count, uniform_share
+from attnviz.topics.attention_since_2017.task import (
+    VariantsJobSpec,
+    VariantsSnapshot,
+    parameter_count,
+    uniform_share,
+)
 from attnviz.topics.live import so_far
 from attnviz.topics.operations import Operations
 from attnviz.topics.scene import Answer, Job, Scene, SceneInputError, Values
@@ -47,7 +52,6 @@ from attnviz.topics.attention_since_2017.configs import readable_bytes as readab
 from attnviz.training.history import History
 
 EVAL_EVERY, SNAPSHOT_EVERY = 20, 25
-UNTRAINED = live.UNTRAINED
 MAP_PX = 360  # px a map of the variants' grid is at least tall
 
 
@@ -72,9 +76,9 @@ def config(values: Values) -> Job:
     return Job(job_spec(values), train)
 
 
-def run(job: Job) -> dict:
+def run(config: Job) -> live.RunSoFar:
     """The untrained models' result: one evaluation and one snapshot at step 0."""
-    return live.started(job.spec)
+    return live.started(config.spec)
 
 
 def _label(variant: str) -> str:
@@ -111,9 +115,11 @@ def cache_numbers(spec: VariantsJobSpec) -> tuple[np.ndarray, np.ndarray]:
     return np.array(per_token), np.array([parameter_count(c) for c in configs.values()])
 
 
-def maps_figure(snapshot: dict, spec: VariantsJobSpec, values: Values, step: int) -> go.Figure:
+def maps_figure(
+    snapshot: VariantsSnapshot, spec: VariantsJobSpec, values: Values, step: int
+) -> go.Figure:
     layer, head = int(values["sv_layer"]), int(values["sv_head"])
-    maps = np.stack([snapshot["variants"][v]["attention"][layer, head] for v in spec.variants])
+    maps = np.stack([snapshot.variants[v]["attention"][layer, head] for v in spec.variants])
     tokens = build_task(spec.task).decode(build_task(spec.task).val_x[0])
     # short names, 4 maps a row; each map tall enough for its 16 query labels in lecture fonts
     fig = heads_grid(maps, tokens, names=list(spec.variants), cell_height=MAP_PX)
@@ -141,19 +147,19 @@ class Drawn:
     spec: VariantsJobSpec
     history: History
     step: int  # the last snapshot's step
-    snap: dict  # and the snapshot
+    snap: VariantsSnapshot  # and the snapshot
     names: list[str]  # the variants' labels, in order
 
 
-def read(result: dict, values: Values) -> Drawn:
+def read(result: live.RunSoFar, values: Values) -> Drawn:
     spec = job_spec(values)
-    step, snap = result["snapshots"][-1]
-    return Drawn(spec, result["history"], step, snap, [_label(v) for v in spec.variants])
+    step, snap = result.last
+    return Drawn(spec, result.history, step, snap, [_label(v) for v in spec.variants])
 
 
 def first_view(d: Drawn, values: Values) -> go.Figure:
     t = build_task(d.spec.task).train_x.shape[1]
-    shares = np.array([d.snap["variants"][v]["first_token"].mean() for v in d.spec.variants])
+    shares = np.array([d.snap.variants[v]["first_token"].mean() for v in d.spec.variants])
     return figs.first_token_figure(d.names, shares, uniform_share(t), d.step)
 
 
@@ -171,10 +177,10 @@ VIEWS = (
 )
 
 
-def first_token_shares(result: dict) -> dict[str, float]:
+def first_token_shares(result: live.RunSoFar) -> dict[str, float]:
     """Each variant's first-token share at the result's last snapshot."""
-    snap = result["snapshots"][-1][1]
-    return {v: float(s["first_token"].mean()) for v, s in snap["variants"].items()}
+    snap = result.last[1]
+    return {v: float(s["first_token"].mean()) for v, s in snap.variants.items()}
 
 
 def answers(result: dict, values: Values) -> dict[str, Answer]:

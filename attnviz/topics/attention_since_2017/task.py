@@ -16,6 +16,7 @@ over a causal row it would be the mean of 1/(i + 1), `uniform_share(T)`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import torch
@@ -27,10 +28,19 @@ from attnviz.data.tasks import IGNORE, SequenceTask, TaskSpec, build_task
 from attnviz.models.transformer import TransformerConfig, attention_maps
 from attnviz.models.variant_attention import VARIANTS, VariantConfig
 from attnviz.models.variant_transformer import VariantModelConfig, VariantTransformer
+from attnviz.training.snapshot import Snapshot
 
 EVAL_LIMIT = 512  # validation examples scored per evaluation
 FIRST_TOKEN_EXAMPLES = 64  # validation sequences the first token's share averages over
 DEFAULT_MODEL = TransformerConfig(n_layer=2, n_head=4, d_model=32, d_ff=64)
+
+
+@dataclass(frozen=True, eq=False)
+class VariantsSnapshot(Snapshot):
+    """Each variant's model at one step: variant -> {"attention": its maps on the probe
+    (L, H, T, T), "first_token": the weight on the first token (L, H), "state": its weights}."""
+
+    variants: dict[str, dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -61,12 +71,16 @@ class VariantsJobSpec:
             out[variant] = VariantTransformer(config)
         return out
 
-    def restore(self, snapshot: dict) -> tuple[SequenceTask, dict[str, VariantTransformer]]:
+    snapshot_type = VariantsSnapshot
+
+    def restore(
+        self, snapshot: VariantsSnapshot
+    ) -> tuple[SequenceTask, dict[str, VariantTransformer]]:
         """The task and each variant's model with the snapshot's weights (CPU, eval mode)."""
         task = build_task(self.task)
         models = self.models(task)
         for variant, model in models.items():
-            state = snapshot["variants"][variant]["state"]
+            state = snapshot.variants[variant]["state"]
             model.load_state_dict({k: torch.as_tensor(v) for k, v in state.items()})
             model.eval()
         return task, models
@@ -118,7 +132,7 @@ class VariantsTrainable:
             **extra,
         }
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> VariantsSnapshot:
         probe = self.val_x[self.task.probe : self.task.probe + 1]
         sample = self.val_x[:FIRST_TOKEN_EXAMPLES]
         out = {}
@@ -134,7 +148,7 @@ class VariantsTrainable:
                 "first_token": first_token_share(attention_maps(cache, n_layer)).cpu().numpy(),
                 "state": state,
             }
-        return {"variants": out}
+        return VariantsSnapshot(out)
 
 
 def token_loss(logits: Tensor, y: Tensor) -> Tensor:

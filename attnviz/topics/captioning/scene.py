@@ -48,7 +48,7 @@ from attnviz.topics.captioning.params import (
     TRY_THIS,
     head_views,
 )
-from attnviz.topics.captioning.task import CaptionJobSpec, TrainedCaptioner
+from attnviz.topics.captioning.task import CaptionJobSpec, CaptionSnapshot, TrainedCaptioner
 from attnviz.topics.operations import Operations
 from attnviz.topics.scene import Job, Scene, SceneInputError, Values
 from attnviz.topics.training_params import train_config
@@ -93,9 +93,9 @@ def config(values: Values) -> Job:
     return Job(spec, train_config("cp", values, eval_every=EVERY, snapshot_every=EVERY, seed=seed))
 
 
-def run(job: Job) -> dict:
+def run(config: Job) -> CaptionSnapshot:
     """The snapshot as the run starts (step 0)."""
-    return live.untrained(job.spec)
+    return live.untrained(config.spec)
 
 
 @dataclass(frozen=True)
@@ -167,11 +167,15 @@ class Captioned:
 
 
 def captioned(
-    snapshot: dict, values: Values, *, step: int | None = None, shown: Shown | None = None
+    snapshot: CaptionSnapshot,
+    values: Values,
+    *,
+    step: int | None = None,
+    shown: Shown | None = None,
 ) -> Captioned:
     """`snapshot` (the model at `step`, trained with the settings in `values`) captioning the
     image shown (`shown`; None: the one `values` name, random scene 0 or a validation image)."""
-    trained = config(values).spec.restore(snapshot)
+    trained = live.restored(config(values).spec, snapshot)
     shown = shown_image(trained.task, values) if shown is None else shown
     look = caption_image(trained.model, shown.image)
     return Captioned(trained, shown, shown_head(values, trained.model.config), look, step)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor
@@ -31,6 +32,7 @@ from attnviz.data.captions import (
 from attnviz.models.captioner import Captioner, CaptionerConfig, greedy_decode
 from attnviz.models.checkpoint import load_arrays, state_arrays
 from attnviz.topics.live import preset_train
+from attnviz.training.snapshot import Arrays, Snapshot
 from attnviz.training.trainer import TrainConfig
 
 EVAL_LIMIT = 400  # validation images decoded per evaluation
@@ -38,6 +40,15 @@ TRAIN_EVAL_LIMIT = 200  # training images decoded per evaluation (the train metr
 TOKEN_ACCURACY = "token accuracy"
 BLEU = "BLEU"
 HELD_OUT = "held-out exact match"
+
+
+@dataclass(frozen=True, eq=False)
+class CaptionSnapshot(Snapshot):
+    """The model's weights at one step, and its caption of the probe image with the attention."""
+
+    model: Arrays
+    probe_ids: np.ndarray  # (T,): the caption's token ids
+    probe_attention: np.ndarray  # (T, L, H, R): each word's cross-attention over the regions
 
 
 @dataclass(frozen=True)
@@ -49,11 +60,13 @@ class CaptionJobSpec:
     def build(self) -> CaptionTrainable:
         return CaptionTrainable(self)
 
-    def restore(self, snapshot: dict) -> TrainedCaptioner:
+    snapshot_type = CaptionSnapshot
+
+    def restore(self, snapshot: CaptionSnapshot) -> TrainedCaptioner:
         """The model with a snapshot's weights, on the CPU, in eval mode, and its task."""
         task = build_captions(self.task)
         model = Captioner(model_config(task, self.model))
-        return TrainedCaptioner(task, load_arrays(model, snapshot["model"]))
+        return TrainedCaptioner(task, load_arrays(model, snapshot.model))
 
 
 @dataclass
@@ -120,15 +133,13 @@ class CaptionTrainable:
             out[HELD_OUT] = evaluate_model(self.model, *self.held)[1]
         return out
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> CaptionSnapshot:
         p = self.task.probe
         image = self.task.val_images[p : p + 1].to(self.device)
         ids, weights = greedy_decode(self.model, image)  # (1, T), (1, T, L, H, R)
-        return {
-            "model": state_arrays(self.model),
-            "probe_ids": ids[0].cpu().numpy(),  # (T,)
-            "probe_attention": weights[0].cpu().numpy(),  # (T, L, H, R)
-        }
+        return CaptionSnapshot(
+            state_arrays(self.model), ids[0].cpu().numpy(), weights[0].cpu().numpy()
+        )
 
 
 def teacher_forced_loss(model: Captioner, images: Tensor, y: Tensor) -> Tensor:

@@ -42,7 +42,7 @@ class PairInput:
 
 @dataclass(frozen=True)
 class PatchOutcome:
-    given: PairInput
+    config: PairInput
     pair: Pair
     clean_tokens: list[str]
     corrupt_tokens: list[str]
@@ -61,15 +61,15 @@ def config(values: Values) -> PairInput:
     )
 
 
-def run(given: PairInput) -> PatchOutcome:
-    lm = model(given.device)
+def run(config: PairInput) -> PatchOutcome:
+    lm = model(config.device)
     try:
-        pair = make_pair(lm, given.clean, given.corrupt, given.right, given.wrong)
+        pair = make_pair(lm, config.clean, config.corrupt, config.right, config.wrong)
     except PairError as err:
         raise SceneInputError(str(err)) from None
     right, wrong = lm.readable([pair.right, pair.wrong])
     return PatchOutcome(
-        given,
+        config,
         pair,
         lm.readable(list(pair.clean)),
         lm.readable(list(pair.corrupt)),
@@ -108,7 +108,7 @@ class Pick:
 
 
 def pick(out: PatchOutcome, values: Values) -> Pick:
-    lm = model(out.given.device)
+    lm = model(out.config.device)
     return Pick(
         min(int(values["ip_layer"]), lm.n_layers - 1),
         min(int(values["ip_pos"]), len(out.pair.clean) - 1),
@@ -126,14 +126,14 @@ def diff_view(out: PatchOutcome, values: Values) -> go.Figure:
 
 
 def resid_view(out: PatchOutcome, values: Values) -> go.Figure:
-    lm, p = model(out.given.device), pick(out, values)
+    lm, p = model(out.config.device), pick(out, values)
     share = readouts.shares(lm, out.pair, readouts.resid_sweep(lm, out.pair).diff)
     title, x_title = "Patching the residual stream", f"position (* changed: {changes(out)})"
     return fig.patch_map(share, columns(out), title, x_title, (p.layer, p.pos))
 
 
 def cell_view(out: PatchOutcome, values: Values) -> go.Figure:
-    lm, p = model(out.given.device), pick(out, values)
+    lm, p = model(out.config.device), pick(out, values)
     sweep = readouts.resid_sweep(lm, out.pair)
     ids, probs = sweep.top_ids[p.layer, p.pos], sweep.top_probs[p.layer, p.pos]
     mark = next((i for i, t in enumerate(ids) if t == out.pair.right), None)
@@ -143,14 +143,14 @@ def cell_view(out: PatchOutcome, values: Values) -> go.Figure:
 
 def _estimates(out: PatchOutcome) -> tuple[np.ndarray, float]:
     """Attribution patching's estimate of each head (L, H) as a share, and the maps' bound."""
-    lm = model(out.given.device)
+    lm = model(out.config.device)
     est = readouts.estimate(lm, out.pair).heads / (out.diffs[0] - out.diffs[1])
     return est, max(0.1, float(np.abs(est).max()))  # one head brings back less than a layer
 
 
 def _exact(out: PatchOutcome) -> np.ndarray:
     """Each head patched exactly (one run per head), as a share (L, H)."""
-    lm = model(out.given.device)
+    lm = model(out.config.device)
     return readouts.shares(lm, out.pair, readouts.head_sweep(lm, out.pair).diff)
 
 
@@ -173,17 +173,17 @@ def agree_view(out: PatchOutcome, values: Values) -> go.Figure:
 
 
 def _heads(out: PatchOutcome) -> list[str]:
-    return [str(h) for h in range(model(out.given.device).n_heads)]
+    return [str(h) for h in range(model(out.config.device).n_heads)]
 
 
 def dla_view(out: PatchOutcome, values: Values) -> go.Figure:
-    parts = readouts.dla(model(out.given.device), out.pair)
+    parts = readouts.dla(model(out.config.device), out.pair)
     return fig.dla_map(parts.heads, parts.mlps, parts.total, parts.whole)
 
 
 def ablate_view(out: PatchOutcome, values: Values) -> go.Figure | None:
     """The heads knocked out (None when none is picked)."""
-    lm, picked = model(out.given.device), knocked_out(out, values)
+    lm, picked = model(out.config.device), knocked_out(out, values)
     if not picked:
         return None
     k = readouts.knocked(lm, out.pair, picked, values["ip_how"])
@@ -193,7 +193,7 @@ def ablate_view(out: PatchOutcome, values: Values) -> go.Figure | None:
 
 
 def circuit_view(out: PatchOutcome, values: Values) -> go.Figure:
-    lm = model(out.given.device)
+    lm = model(out.config.device)
     heads, rows = readouts.circuit(lm, out.pair)
     parts = readouts.dla(lm, out.pair).heads
     names = [f"L{l_} H{h} ({parts[l_, h]:+.2f})" for l_, h in heads]

@@ -22,7 +22,13 @@ from attnviz.figures.kernel import (
 from attnviz.models.kernel_smoother import KernelSmootherConfig
 from attnviz.topics import live
 from attnviz.topics.kernel_smoother.params import TABLE, TRY_THIS
-from attnviz.topics.kernel_smoother.task import KernelJobSpec, KernelTrainable, ViewData, view_data
+from attnviz.topics.kernel_smoother.task import (
+    KernelJobSpec,
+    KernelSnapshot,
+    KernelTrainable,
+    ViewData,
+    view_data,
+)
 from attnviz.topics.scene import Job, Scene, Values
 from attnviz.topics.training_params import train_config
 from attnviz.topics.views import View
@@ -66,9 +72,9 @@ def config(values: Values) -> Job:
     return Job(spec, train)
 
 
-def run(job: Job) -> dict:
+def run(config: Job) -> KernelSnapshot:
     """The untrained θ (step 0, seeded as Start will be)."""
-    return live.untrained(job.spec)
+    return live.untrained(config.spec)
 
 
 def query(values: Values, dim: int) -> np.ndarray:
@@ -76,7 +82,7 @@ def query(values: Values, dim: int) -> np.ndarray:
     return np.array([values["ks_qx"], values["ks_qy"]][:dim], dtype=np.float32)
 
 
-def measure(snapshot: dict, values: Values) -> tuple[KernelTrainable, ViewData]:
+def measure(snapshot: KernelSnapshot, values: Values) -> tuple[KernelTrainable, ViewData]:
     """The model with the snapshot's θ (on the CPU) and the numbers its views draw."""
     task = config(values).spec.restore(snapshot)
     return task, view_data(task, query(values, task.data.dim))

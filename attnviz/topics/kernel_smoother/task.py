@@ -16,6 +16,7 @@ training point is defined there is nothing to train on: `loss` and `evaluate` ra
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import torch
@@ -25,10 +26,25 @@ from torch import Tensor
 from attnviz.data.toy import DatasetSpec, ToyData, make_dataset
 from attnviz.models.kernel_smoother import KernelSmoother, KernelSmootherConfig
 from attnviz.training.devices import resolve_device
+from attnviz.training.snapshot import Arrays, Snapshot
 
 
 class NoSampleInReach(ValueError):
     """No training point has a sample within the kernel's reach: f is undefined everywhere."""
+
+
+@dataclass(frozen=True, eq=False)
+class KernelSnapshot(Snapshot):
+    """θ at one step (tiny), from which the page redraws every view."""
+
+    params: Arrays  # parameter name -> its array
+
+    def tree(self) -> dict[str, Any]:
+        return dict(self.params)  # a recording keeps the parameters at the top
+
+    @classmethod
+    def from_tree(cls, tree: dict[str, Any]) -> KernelSnapshot:
+        return cls(dict(tree))
 
 
 @dataclass(frozen=True)
@@ -41,7 +57,9 @@ class KernelJobSpec:
     def build(self) -> KernelTrainable:
         return KernelTrainable(self)
 
-    def restore(self, snapshot: dict) -> KernelTrainable:
+    snapshot_type = KernelSnapshot
+
+    def restore(self, snapshot: KernelSnapshot) -> KernelTrainable:
         """The Trainable on the CPU with the snapshot's θ (the page's views are drawn from it)."""
         task = replace(self, device="cpu").build()
         task.load_snapshot(snapshot)
@@ -136,15 +154,16 @@ class KernelTrainable:
             "val_metric": self.metric(val_pred, self.yv),
         }
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> KernelSnapshot:
         """The learned parameters (tiny), from which the page redraws every view."""
-        return {name: p.detach().cpu().numpy().copy() for name, p in self.model.named_parameters()}
+        named = self.model.named_parameters()
+        return KernelSnapshot({name: p.detach().cpu().numpy().copy() for name, p in named})
 
-    def load_snapshot(self, snap: dict) -> None:
+    def load_snapshot(self, snapshot: KernelSnapshot) -> None:
         with torch.no_grad():
             for name, p in self.model.named_parameters():
-                if name in snap:
-                    p.copy_(torch.as_tensor(snap[name]))
+                if name in snapshot.params:
+                    p.copy_(torch.as_tensor(snapshot.params[name]))
 
 
 def query_grid(data: ToyData, steps: int = 60) -> tuple[np.ndarray, list[np.ndarray]]:

@@ -72,7 +72,7 @@ class LlmInput:
 
 @dataclass(frozen=True)
 class LlmOutcome:
-    given: LlmInput
+    config: LlmInput
     fwd: Forward
     cut: bool  # the prompt had more than forward.MAX_TOKENS tokens
     model_name: str
@@ -85,19 +85,19 @@ def config(values: Values) -> LlmInput:
     return LlmInput(text, bool(values["lm_chat"]), bool(values["lm_bos"]), values["device"])
 
 
-def prompt_ids(lm: PretrainedModel, given: LlmInput) -> tuple[list[int], bool]:
+def prompt_ids(lm: PretrainedModel, config: LlmInput) -> tuple[list[int], bool]:
     """The prompt's ids as the model reads them (chat template, BOS) and whether it was cut."""
-    text = given.text
-    if given.chat:
+    text = config.text
+    if config.chat:
         turn = [{"role": "user", "content": text}]
         text = lm.tokenizer.apply_chat_template(turn, add_generation_prompt=True, tokenize=False)
-    return encode(lm, text, bos=given.bos and not given.chat)
+    return encode(lm, text, bos=config.bos and not config.chat)
 
 
-def run(given: LlmInput) -> LlmOutcome:
-    lm = model(given.device)
-    ids, cut = prompt_ids(lm, given)
-    return LlmOutcome(given, readouts.forward(lm, ids), cut, lm.name)
+def run(config: LlmInput) -> LlmOutcome:
+    lm = model(config.device)
+    ids, cut = prompt_ids(lm, config)
+    return LlmOutcome(config, readouts.forward(lm, ids), cut, lm.name)
 
 
 def decoding(values: Values) -> Decoding:
@@ -127,12 +127,12 @@ def pick(out: LlmOutcome, values: Values) -> Pick:
 
 
 def next_view(out: LlmOutcome, values: Values) -> go.Figure:
-    top = readouts.next_tokens(model(out.given.device), out.fwd, decoding(values))
+    top = readouts.next_tokens(model(out.config.device), out.fwd, decoding(values))
     return fig.next_token_figure(top.labels, top.probs, top.chosen_index)
 
 
 def gqa_view(out: LlmOutcome, values: Values) -> go.Figure:
-    lm, p = model(out.given.device), pick(out, values)
+    lm, p = model(out.config.device), pick(out, values)
     group = lm.n_heads // lm.n_kv_heads
     return fig.grouped_heads(
         blank_future(out.fwd.attentions[p.layer]), out.fwd.tokens, group, p.layer
@@ -140,7 +140,7 @@ def gqa_view(out: LlmOutcome, values: Values) -> go.Figure:
 
 
 def head_map_view(out: LlmOutcome, values: Values) -> go.Figure:
-    lm, p = model(out.given.device), pick(out, values)
+    lm, p = model(out.config.device), pick(out, values)
     title = f"Layer {p.layer}, head {p.head} (reads KV head {group_of(lm, p.head)})"
     maps = blank_future(out.fwd.attentions[p.layer, p.head])
     return token_map(maps, shown(out.fwd.tokens), title)
@@ -148,7 +148,7 @@ def head_map_view(out: LlmOutcome, values: Values) -> go.Figure:
 
 def _generated(out: LlmOutcome, values: Values):
     """(the generation, the step shown, each new token's attention row (N, P + N))."""
-    lm, p = model(out.given.device), pick(out, values)
+    lm, p = model(out.config.device), pick(out, values)
     gen = readouts.generation(lm, out.fwd.ids, int(values["lm_new"]), decoding(values))
     step = min(int(values["lm_gen_step"]), gen.n_new)
     return gen, step, blank_future(gen.rows[p.layer, p.head])
@@ -166,28 +166,28 @@ def gen_step_view(out: LlmOutcome, values: Values) -> go.Figure:
 
 
 def lens_view(out: LlmOutcome, values: Values) -> go.Figure:
-    view = readouts.lens_view(model(out.given.device), out.fwd)
+    view = readouts.lens_view(model(out.config.device), out.fwd)
     return fig.lens_figure(view.top, view.probs, view.hover, out.fwd.tokens)
 
 
 def lens_last_view(out: LlmOutcome, values: Values) -> go.Figure:
-    view, last = readouts.lens_view(model(out.given.device), out.fwd), out.fwd.tokens[-1]
+    view, last = readouts.lens_view(model(out.config.device), out.fwd), out.fwd.tokens[-1]
     return fig.lens_last_figure([r[-1] for r in view.top], view.probs[:, -1], last)
 
 
 def scores_view(out: LlmOutcome, values: Values) -> go.Figure:
     kind = values["lm_kind"]
-    scores = readouts.probe_scores(model(out.given.device))[kind]
+    scores = readouts.probe_scores(model(out.config.device))[kind]
     return fig.score_map(scores, KIND_NAMES[kind])
 
 
 def sinks_map_view(out: LlmOutcome, values: Values) -> go.Figure:
-    sinks = readouts.sinks(model(out.given.device), out.fwd.ids)
+    sinks = readouts.sinks(model(out.config.device), out.fwd.ids)
     return fig.sink_map(sinks.as_given, shown([sinks.first_token])[0])
 
 
 def sinks_lines_view(out: LlmOutcome, values: Values) -> go.Figure:
-    sinks = readouts.sinks(model(out.given.device), out.fwd.ids)
+    sinks = readouts.sinks(model(out.config.device), out.fwd.ids)
     return fig.sink_lines(sinks.with_bos, sinks.without_bos, sinks.first)
 
 
@@ -199,7 +199,7 @@ VIEWS = (
     View("lm_head_map", head_map_view),
     View(
         "lm_kv",
-        lambda out, values: fig.kv_bytes_figure(readouts.kv_bytes_rows(model(out.given.device))),
+        lambda out, values: fig.kv_bytes_figure(readouts.kv_bytes_rows(model(out.config.device))),
     ),
     GENERATION,
     View("lm_gen_step_bars", gen_step_view, section=GEN),
@@ -221,7 +221,7 @@ def next_answer(ranked: Sequence[str]) -> Answer:
 def answers(out: LlmOutcome, values: Values) -> dict[str, Answer]:
     """`next_token` (greedy), `induction_head` ("L18 H6"), `first_token_share` (a range),
     `attention_row`: the shown head's row of the last token (predict the attention)."""
-    lm, p = model(out.given.device), pick(out, values)
+    lm, p = model(out.config.device), pick(out, values)
     top = readouts.next_tokens(lm, out.fwd, Decoding())
     row = out.fwd.attentions[p.layer, p.head, -1]  # (T,) the last token's weights
     return {

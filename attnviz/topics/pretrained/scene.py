@@ -91,7 +91,7 @@ class PretrainedInput:
 
 @dataclass(frozen=True)
 class PretrainedOutcome:
-    given: PretrainedInput
+    config: PretrainedInput
     attended: Attended  # tokens, attentions (L, H, T, T), queries and keys (L, H, T, d_head)
     rollout: np.ndarray  # (T, T): rollout over all layers on the full maps, specials included
 
@@ -103,16 +103,16 @@ def config(values: Values) -> PretrainedInput:
     return PretrainedInput(values["pe_model"].strip(), text)
 
 
-def run(given: PretrainedInput) -> PretrainedOutcome:
+def run(config: PretrainedInput) -> PretrainedOutcome:
     """The model's tokens, attentions, queries and keys for the text (its first MAX_TOKENS
     tokens), and rollout; ModelError when the model cannot be loaded or cannot read the text."""
     try:
-        attended = model_for(given.model).extract(given.text, MAX_TOKENS)
+        attended = model_for(config.model).extract(config.text, MAX_TOKENS)
     except SourceError as err:  # its message quotes user text as code spans only
         raise ModelError(str(err)) from None
     except ValueError as err:  # a foreign message (e.g. the tokenizer's): quoted whole
         raise ModelError(f"the model could not read this text: {literal(str(err), 300)}") from None
-    return PretrainedOutcome(given, attended, rollout(attended.attentions))
+    return PretrainedOutcome(config, attended, rollout(attended.attentions))
 
 
 @dataclass(frozen=True)
@@ -282,7 +282,7 @@ def diff_view(d: Drawn, values: Values) -> go.Figure | None:
     other = values["pe_other"]
     if not other.strip():
         return None
-    second = d.second or run(PretrainedInput(d.out.given.model, other))
+    second = d.second or run(PretrainedInput(d.out.config.model, other))
     labels, diff = difference_of(d.out, second, values)
     p = d.pick
     title = f"First − second, layer {p.layer}, head {p.head} (common leading positions)"

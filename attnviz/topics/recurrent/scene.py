@@ -32,7 +32,7 @@ from attnviz.topics.recurrent.inference import (
     translate,
 )
 from attnviz.topics.recurrent.params import TABLE, TRY_THIS
-from attnviz.topics.recurrent.task import RecurrentJobSpec, TrainedRecurrent
+from attnviz.topics.recurrent.task import RecurrentJobSpec, RecurrentSnapshot, TrainedRecurrent
 from attnviz.topics.recurrent.timing import forward_times
 from attnviz.topics.scene import Job, Scene, SceneInputError, Values
 from attnviz.topics.training_params import train_config
@@ -69,14 +69,14 @@ def config(values: Values) -> Job:
     return Job(spec, train_config("rn", values, eval_every=EVERY, snapshot_every=EVERY, seed=seed))
 
 
-def run(job: Job) -> dict:
+def run(config: Job) -> RecurrentSnapshot:
     """The snapshot of both models as the run starts (step 0)."""
-    return live.untrained(job.spec)
+    return live.untrained(config.spec)
 
 
-def restored(snapshot: dict, values: Values) -> TrainedRecurrent:
+def restored(snapshot: RecurrentSnapshot, values: Values) -> TrainedRecurrent:
     """Both models of `snapshot`, trained with the settings in `values`."""
-    return config(values).spec.restore(snapshot)
+    return live.restored(config(values).spec, snapshot)
 
 
 def probe_figure(pair: TrainedRecurrent, alignment, step: int | None) -> go.Figure:
@@ -98,7 +98,7 @@ class Drawn:
     `step` (None: untrained, before Start) and, once asked for, the encoder's reading of the
     text typed."""
 
-    def __init__(self, snapshot: dict, values: Values, *, step: int | None = None):
+    def __init__(self, snapshot: RecurrentSnapshot, values: Values, *, step: int | None = None):
         self.snapshot, self.step = snapshot, step
         self.pair, self.text = restored(snapshot, values), values["rn_input"]
 
@@ -112,7 +112,7 @@ class Drawn:
 
 
 def alignment_view(d: Drawn, values: Values) -> go.Figure:
-    return probe_figure(d.pair, d.snapshot["alignment"], d.step)
+    return probe_figure(d.pair, d.snapshot.alignment, d.step)
 
 
 def your_alignment_view(d: Drawn, values: Values) -> go.Figure | None:

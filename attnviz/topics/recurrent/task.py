@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
@@ -31,12 +32,22 @@ from attnviz.data.dates import (
 from attnviz.models.checkpoint import load_arrays, state_arrays
 from attnviz.models.rnn import Seq2Seq, Seq2SeqConfig, alignment, greedy_decode
 from attnviz.topics.live import preset_train
+from attnviz.training.snapshot import Arrays, Snapshot
 from attnviz.training.trainer import TrainConfig
 
 EVAL_LIMIT = 500  # validation examples decoded per evaluation
 BASELINE = "no attention"  # the prefix of the baseline's numbers in evaluate()
 TOKEN_ACCURACY = "token accuracy"
 SCORES = ("additive", "dot", "general")
+
+
+@dataclass(frozen=True, eq=False)
+class RecurrentSnapshot(Snapshot):
+    """Both models' weights at one step, and the attention model's alignment on the probe."""
+
+    alignment: np.ndarray  # (Tout, Tin): output characters × input characters
+    model: Arrays
+    baseline: Arrays
 
 
 @dataclass(frozen=True)
@@ -48,13 +59,15 @@ class RecurrentJobSpec:
     def build(self) -> RecurrentTrainable:
         return RecurrentTrainable(self)
 
-    def restore(self, snapshot: dict) -> TrainedRecurrent:
+    snapshot_type = RecurrentSnapshot
+
+    def restore(self, snapshot: RecurrentSnapshot) -> TrainedRecurrent:
         """Both models with a snapshot's weights, on the CPU, in eval mode, and their task."""
         task = build_dates(self.task)
         config = model_config(task, self.model)
         model, baseline = Seq2Seq(config), Seq2Seq(baseline_config(config))
         return TrainedRecurrent(
-            task, load_arrays(model, snapshot["model"]), load_arrays(baseline, snapshot["baseline"])
+            task, load_arrays(model, snapshot.model), load_arrays(baseline, snapshot.baseline)
         )
 
 
@@ -121,7 +134,7 @@ class RecurrentTrainable:
             }
         return out
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> RecurrentSnapshot:
         self.model.eval()
         p = self.task.probe
         x, lengths, y = (
@@ -131,11 +144,9 @@ class RecurrentTrainable:
         )
         with torch.no_grad():
             align = alignment(self.model, x.to(self.device), lengths, y[:, :-1].to(self.device))
-        return {
-            "alignment": align[0].cpu().numpy(),  # (Tout, Tin)
-            "model": state_arrays(self.model),
-            "baseline": state_arrays(self.baseline),
-        }
+        return RecurrentSnapshot(
+            align[0].cpu().numpy(), state_arrays(self.model), state_arrays(self.baseline)
+        )
 
 
 def teacher_forced_loss(model: nn.Module, x: Tensor, lengths: Tensor, y: Tensor) -> Tensor:

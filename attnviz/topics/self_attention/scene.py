@@ -104,10 +104,10 @@ def config(values: Values) -> SelfAttentionConfig:
     return cfg
 
 
-def run(cfg: SelfAttentionConfig) -> SelfAttentionOutcome:
-    z, weights = layer_inputs(cfg)
-    steps = compute_steps(z, weights, causal=cfg.causal, scaled=cfg.scaled)
-    return SelfAttentionOutcome(cfg, z, weights, {s.key: s for s in steps})
+def run(config: SelfAttentionConfig) -> SelfAttentionOutcome:
+    z, weights = layer_inputs(config)
+    steps = compute_steps(z, weights, causal=config.causal, scaled=config.scaled)
+    return SelfAttentionOutcome(config, z, weights, {s.key: s for s in steps})
 
 
 def stages(values: Values) -> tuple[tuple[str, ...], ...]:

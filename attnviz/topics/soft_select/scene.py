@@ -75,15 +75,17 @@ def config(values: Values) -> SoftSelectConfig:
     )
 
 
-def run(cfg: SoftSelectConfig) -> SoftSelectOutcome:
-    table = read_table(cfg.table_text)
+def run(config: SoftSelectConfig) -> SoftSelectOutcome:
+    table = read_table(config.table_text)
     names = [str(n) for n in table["name"]]
     keys = table[["key 1", "key 2"]].to_numpy(dtype=np.float64)
     values = table[["value"]].to_numpy(dtype=np.float64)
-    params = score_params(2, cfg.seed)
-    select = soft_select(np.array(cfg.query), keys, values, cfg.score, cfg.temperature, params)
+    params = score_params(2, config.seed)
+    select = soft_select(
+        np.array(config.query), keys, values, config.score, config.temperature, params
+    )
     sweep = temperature_sweep(select.scores, SWEEP_T)
-    return SoftSelectOutcome(cfg, names, keys, values, select, sweep)
+    return SoftSelectOutcome(config, names, keys, values, select, sweep)
 
 
 def readable(value: float) -> str:

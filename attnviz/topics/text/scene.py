@@ -107,13 +107,13 @@ def config(values: Values) -> TextInput:
     return TextInput(text, cfg)
 
 
-def run(given: TextInput) -> TextOutcome:
-    attention = analyse(given.text, given.config)
+def run(config: TextInput) -> TextOutcome:
+    attention = analyse(config.text, config.config)
     if not attention.tokens:
         raise SceneInputError(
             "This text has no tokens for the word tokenizer: try the char or BPE tokenizer."
         )
-    return TextOutcome(given.text, given.config, attention)
+    return TextOutcome(config.text, config.config, attention)
 
 
 def head_and_query(out: TextOutcome, values: Values) -> tuple[int, int]:

@@ -26,6 +26,7 @@ from attnviz.topics.scene import Job, Scene, Values
 from attnviz.topics.train_transformer.params import TABLE, TRY_THIS
 from attnviz.topics.train_transformer.task import (
     TransformerJobSpec,
+    TransformerSnapshot,
     generate,
     head_ablation,
     run_input,
@@ -46,7 +47,6 @@ from attnviz.topics.train_transformer.checks import split_known as split_known
 from attnviz.topics.train_transformer.checks import trained_on as trained_on
 from attnviz.topics.train_transformer.task import SEQUENCE_ACCURACY as SEQUENCE_ACCURACY
 
-UNTRAINED = "untrained"  # run()'s snapshot says so: its views are "Step 0" maps, named tt_init_*
 EVAL_EVERY, SNAPSHOT_EVERY = 20, 25  # the page's evaluation and snapshot intervals (steps)
 
 
@@ -89,10 +89,10 @@ def config(values: Values) -> Job:
     return Job(TransformerJobSpec(task, model, values["device"]), train)
 
 
-def run(job: Job) -> dict:
-    """The untrained model's snapshot (step 0, seeded as Start will be), marked as such: its
-    probe attention (L, H, T, T) only, not its weights (the page caches it per setting)."""
-    return {"attention": live.untrained(job.spec)["attention"], UNTRAINED: True}
+def run(config: Job) -> live.RunSoFar:
+    """The untrained model (step 0, seeded as Start will be), without an evaluation: its views
+    are the "Step 0" maps, named tt_init_*."""
+    return live.at_start(config.spec)
 
 
 def layer_figures(
@@ -110,9 +110,12 @@ def layer_figures(
     return figs
 
 
-def read(snapshot: dict, values: Values) -> tuple[dict, list[str]]:
-    """The snapshot and the probe's tokens (what every view of one call reads)."""
-    return snapshot, probe(config(values).spec.task).tokens
+def read(
+    shown: live.RunSoFar | TransformerSnapshot, values: Values
+) -> tuple[live.RunSoFar | TransformerSnapshot, list[str]]:
+    """run()'s untrained model or a run's snapshot, and the probe's tokens (what every view of
+    one call reads)."""
+    return shown, probe(config(values).spec.task).tokens
 
 
 def _layer(name: str, layer: int, **where) -> View:
@@ -120,10 +123,12 @@ def _layer(name: str, layer: int, **where) -> View:
     of a run's snapshot; None for the other kind or a layer the model lacks."""
     untrained = name == "tt_init"
 
-    def build(read_: tuple[dict, list[str]], values: Values) -> go.Figure | None:
-        snapshot, tokens = read_
-        maps = snapshot["attention"]
-        if bool(snapshot.get(UNTRAINED)) != untrained or layer >= maps.shape[0]:
+    def build(read_: tuple, values: Values) -> go.Figure | None:
+        shown, tokens = read_
+        if isinstance(shown, live.RunSoFar) != untrained:
+            return None
+        maps = (shown.snapshot if untrained else shown).attention  # (L, H, T, T)
+        if layer >= maps.shape[0]:
             return None
         label = "Step 0" if untrained else ""
         return layer_figures(maps[layer : layer + 1], tokens, name, label, first=layer)[

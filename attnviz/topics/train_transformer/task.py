@@ -24,10 +24,19 @@ from attnviz.models.transformer import (
     attention_maps,
 )
 from attnviz.topics import live
+from attnviz.training.snapshot import Arrays, Snapshot
 from attnviz.training.trainer import TrainConfig
 
 EVAL_LIMIT = 512  # validation examples scored per evaluation
 SEQUENCE_ACCURACY = "val_sequence_accuracy"  # evaluate()'s extra key: exact-match rate
+
+
+@dataclass(frozen=True, eq=False)
+class TransformerSnapshot(Snapshot):
+    """The model's attention on the probe sequence at one step, and its weights."""
+
+    attention: np.ndarray  # (L, H, T, T)
+    state: Arrays
 
 
 @dataclass(frozen=True)
@@ -39,11 +48,13 @@ class TransformerJobSpec:
     def build(self) -> TransformerTrainable:
         return TransformerTrainable(self)
 
-    def restore(self, snapshot: dict) -> tuple[SequenceTask, TinyTransformer]:
+    snapshot_type = TransformerSnapshot
+
+    def restore(self, snapshot: TransformerSnapshot) -> tuple[SequenceTask, TinyTransformer]:
         """The task and a model with the snapshot's weights, on the CPU in eval mode."""
         task = build_task(self.task)
         model = TinyTransformer(model_config(task, self.model))
-        model.load_state_dict({k: torch.as_tensor(v) for k, v in snapshot["state"].items()})
+        model.load_state_dict({k: torch.as_tensor(v) for k, v in snapshot.state.items()})
         return task, model.eval()
 
 
@@ -96,13 +107,13 @@ class TransformerTrainable:
             SEQUENCE_ACCURACY: val_seq,
         }
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> TransformerSnapshot:
         self.model.eval()
         probe = self.val_x[self.task.probe : self.task.probe + 1]
         _, cache = run_with_cache(self.model, probe)
         maps = attention_maps(cache, self.config.n_layer)[:, 0]  # (L, H, T, T)
         state = {k: v.detach().cpu().numpy().copy() for k, v in self.model.state_dict().items()}
-        return {"attention": maps.cpu().numpy(), "state": state}
+        return TransformerSnapshot(maps.cpu().numpy(), state)
 
 
 def evaluate_model(model: TinyTransformer, x: Tensor, y: Tensor) -> tuple[float, float]:

@@ -67,6 +67,7 @@ from attnviz.topics.vision_patches.inference import uniform_distance as uniform_
 from attnviz.topics.vision_patches.params import OWN_PHOTO as OWN_PHOTO
 from attnviz.topics.vision_patches.params import PATCHES as PATCHES
 from attnviz.topics.vision_patches.task import TrainedVision as TrainedVision
+from attnviz.topics.vision_patches.task import VisionSnapshot as VisionSnapshot
 from attnviz.topics.vision_patches.uploads import MAX_UPLOAD_MB as MAX_UPLOAD_MB
 
 EVERY = 25  # steps between evaluations and snapshots
@@ -99,9 +100,9 @@ def config(values: Values) -> Job:
     return Job(spec, train_config("vi", values, eval_every=EVERY, snapshot_every=EVERY, seed=seed))
 
 
-def run(job: Job) -> dict:
+def run(config: Job) -> VisionSnapshot:
     """The snapshot of both models as the run starts (step 0)."""
-    return live.untrained(job.spec)
+    return live.untrained(config.spec)
 
 
 def images_and_vit(values: Values) -> tuple[ImageSet, ViTConfig]:
@@ -130,10 +131,10 @@ class Frame:
     look: ImageLook
 
 
-def read(snapshot: dict, values: Values, image: np.ndarray | None = None) -> Frame:
+def read(snapshot: VisionSnapshot, values: Values, image: np.ndarray | None = None) -> Frame:
     """Both models of `snapshot` on the validation image `vi_image`, or on `image` (a person's
     own, (C, H, W) in [0, 1], shaped as the training images)."""
-    pair = config(values).spec.restore(snapshot)
+    pair = live.restored(config(values).spec, snapshot)
     query = fit_query(values["vi_query"], pair.vit.config)
     caption = "your image"
     if image is None:
@@ -200,7 +201,7 @@ def compare_figure(frame: Frame) -> go.Figure:
 def distance_view(d: Drawn, values: Values) -> go.Figure:
     """Mean attention distance per layer and head at this snapshot (step 0's before a run)."""
     uniform = uniform_distance(d.frame.pair.vit.config)
-    return distance_figure(d.snapshot["distance"], uniform, DISTANCE_TITLE)
+    return distance_figure(d.snapshot.distance, uniform, DISTANCE_TITLE)
 
 
 def distance_time_view(d: Drawn, values: Values) -> go.Figure | None:
@@ -208,7 +209,7 @@ def distance_time_view(d: Drawn, values: Values) -> go.Figure | None:
     if d.timeline is None or len(d.timeline) < 2:
         return None
     steps = [step for step, _ in d.timeline]
-    stacked = np.stack([snap["distance"] for _, snap in d.timeline])  # (S, L, H)
+    stacked = np.stack([snap.distance for _, snap in d.timeline])  # (S, L, H)
     return distance_timeline(steps, stacked, uniform_distance(d.frame.pair.vit.config))
 
 
@@ -253,7 +254,7 @@ class Drawn:
 
     def __init__(
         self,
-        snapshot: dict,
+        snapshot: VisionSnapshot,
         values: Values,
         *,
         image: np.ndarray | None = None,

@@ -26,11 +26,21 @@ from attnviz.models.cnn import CNNConfig, SmallCNN, cnn_matching
 from attnviz.models.vit import TinyViT, ViTConfig, parameter_count, vit_attention
 from attnviz.topics.live import preset_train
 from attnviz.topics.vision_patches.analysis import mean_attention_distance
+from attnviz.training.snapshot import Arrays, Snapshot
 from attnviz.training.trainer import TrainConfig
 
 EVAL_LIMIT = 512  # images scored per evaluation
 DISTANCE_IMAGES = 64  # validation images behind each snapshot's mean attention distance
 COMPANION = "CNN"  # the prefix of the CNN's numbers in evaluate()
+
+
+@dataclass(frozen=True, eq=False)
+class VisionSnapshot(Snapshot):
+    """Both models' weights at one step, and the ViT's mean attention distance then."""
+
+    vit: Arrays
+    cnn: Arrays
+    distance: np.ndarray  # (L, H): pixels, averaged over DISTANCE_IMAGES validation images
 
 
 @dataclass(frozen=True)
@@ -42,15 +52,17 @@ class VisionJobSpec:
     def build(self) -> VisionTrainable:
         return VisionTrainable(self)
 
-    def restore(self, snapshot: dict) -> TrainedVision:
+    snapshot_type = VisionSnapshot
+
+    def restore(self, snapshot: VisionSnapshot) -> TrainedVision:
         """Both models with a snapshot's weights, on the CPU, in eval mode, and their images."""
         images = build_images(self.data)
         config = vit_config(images, self.vit)
         vit, cnn = TinyViT(config), SmallCNN(cnn_config(config))
         return TrainedVision(
             images,
-            load_arrays(vit, snapshot["vit"]),
-            load_arrays(cnn, snapshot["cnn"]),
+            load_arrays(vit, snapshot.vit),
+            load_arrays(cnn, snapshot.cnn),
             (self.data, config, weights_digest(snapshot)),
         )
 
@@ -66,12 +78,12 @@ class TrainedVision:
     key: tuple = ()
 
 
-def weights_digest(snapshot: dict) -> str:
+def weights_digest(snapshot: VisionSnapshot) -> str:
     """A digest of a snapshot's weights (both models): equal for equal weights, whichever copy
     of the snapshot (a cache hands out a new one each rerun). ~0.2 ms for the page's models."""
     digest = hashlib.blake2b(digest_size=16)
     for model in ("vit", "cnn"):
-        for name, array in sorted(snapshot[model].items()):
+        for name, array in sorted(getattr(snapshot, model).items()):
             digest.update(f"{model}.{name}{array.dtype}{array.shape}".encode())
             digest.update(np.ascontiguousarray(array).tobytes())
     return digest.hexdigest()
@@ -142,18 +154,16 @@ class VisionTrainable:
             f"{COMPANION} val_metric": cnn_val[1],
         }
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> VisionSnapshot:
         self.vit.eval()
         _, weights = vit_attention(self.vit, self.val_x[:DISTANCE_IMAGES])  # (L, B, H, N, N)
         cfg = self.vit_config
         distance = mean_attention_distance(
             weights.cpu().numpy(), cfg.grid, cfg.patch, cfg.n_special
         ).mean(1)  # (L, H): pixels, averaged over the images
-        return {
-            "vit": state_arrays(self.vit),
-            "cnn": state_arrays(self.cnn),
-            "distance": distance.astype(np.float32),
-        }
+        return VisionSnapshot(
+            state_arrays(self.vit), state_arrays(self.cnn), distance.astype(np.float32)
+        )
 
 
 def evaluate_model(model: nn.Module, x: Tensor, y: Tensor) -> tuple[float, float]:

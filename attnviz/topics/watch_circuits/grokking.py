@@ -21,9 +21,21 @@ from attnviz.models.checkpoint import load_arrays
 from attnviz.models.transformer import TinyTransformer, TransformerConfig
 from attnviz.topics.watch_circuits.data import fourier_spectrum, key_frequencies, modular_split
 from attnviz.topics.watch_circuits.induction import balanced_init
+from attnviz.training.snapshot import Arrays, Snapshot
 from attnviz.training.trainer import TrainConfig
 
 ONE_LAYER = TransformerConfig(n_layer=1, n_head=4, d_model=128, d_ff=512)
+
+
+@dataclass(frozen=True, eq=False)
+class GrokkingSnapshot(Snapshot):
+    """The model at one step: its embedding's Fourier spectrum, the key frequencies in it, the
+    weights' norm, and the weights."""
+
+    spectrum: np.ndarray  # (p // 2 + 1,): the embedding's power per frequency
+    key_frequencies: np.ndarray  # the frequencies that stand out
+    weight_norm: float
+    state: Arrays
 
 
 @dataclass(frozen=True)
@@ -40,9 +52,11 @@ class GrokkingJobSpec:
     def build(self) -> GrokkingTrainable:
         return GrokkingTrainable(self)
 
-    def restore(self, snapshot: dict) -> TinyTransformer:
+    snapshot_type = GrokkingSnapshot
+
+    def restore(self, snapshot: GrokkingSnapshot) -> TinyTransformer:
         """A model with the snapshot's weights, on the CPU in eval mode."""
-        return load_arrays(TinyTransformer(self.model_config()), snapshot["state"])
+        return load_arrays(TinyTransformer(self.model_config()), snapshot.state)
 
 
 def sequences(pairs: np.ndarray, p: int) -> tuple[Tensor, Tensor]:
@@ -98,16 +112,13 @@ class GrokkingTrainable:
             "key_frequencies": float(len(key_frequencies(spectrum))),
         }
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> GrokkingSnapshot:
         self.model.eval()
         spectrum = embedding_spectrum(self.model, self.spec.p)
         state = {k: v.detach().cpu().numpy().copy() for k, v in self.model.state_dict().items()}
-        return {
-            "spectrum": spectrum,
-            "key_frequencies": key_frequencies(spectrum),
-            "weight_norm": weight_norm(self.model),
-            "state": state,
-        }
+        return GrokkingSnapshot(
+            spectrum, np.asarray(key_frequencies(spectrum)), weight_norm(self.model), state
+        )
 
 
 def grokking_step(steps, val_accuracy, threshold: float = 0.95) -> int | None:

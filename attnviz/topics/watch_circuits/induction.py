@@ -10,6 +10,7 @@ attention maps (L, H, T, T) and the weights.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -28,6 +29,7 @@ from attnviz.models.transformer import (
 from attnviz.topics import live
 from attnviz.topics.watch_circuits.data import Segments, half_repeated, repeated_segments
 from attnviz.topics.watch_circuits.scores import head_scores, phase_change_step
+from attnviz.training.snapshot import Arrays, Snapshot
 from attnviz.training.trainer import TrainConfig
 
 N_PROBES = 64  # half-repeated sequences the head scores average over
@@ -58,6 +60,20 @@ ATTENTION_ONLY = TransformerConfig(n_layer=2, n_head=2, d_model=32, mlp=False, c
 INDUCTION_DATA = SegmentData(seg_min=8, seg_max=16, seed=0)  # the page's induction experiment
 
 
+@dataclass(frozen=True, eq=False)
+class InductionSnapshot(Snapshot):
+    """The model at one step: its maps and head scores on the probe, its validation losses (the
+    repeated copy's and the first copy's), and its weights."""
+
+    attention: np.ndarray  # (L, H, T, T): the first probe sequence's maps
+    probe: np.ndarray  # (T,): that sequence's token ids
+    scores: dict[str, np.ndarray]  # score kind ("previous", "induction", "sink") -> (L, H)
+    loss: float
+    loss_first_copy: float
+    loss_repeated_copy: float
+    state: Arrays
+
+
 @dataclass(frozen=True)
 class InductionJobSpec:
     data: SegmentData = field(default_factory=SegmentData)
@@ -71,9 +87,11 @@ class InductionJobSpec:
     def build(self) -> InductionTrainable:
         return InductionTrainable(self)
 
-    def restore(self, snapshot: dict) -> TinyTransformer:
+    snapshot_type = InductionSnapshot
+
+    def restore(self, snapshot: InductionSnapshot) -> TinyTransformer:
         """A model with the snapshot's weights, on the CPU in eval mode."""
-        return load_arrays(TinyTransformer(self.model_config()), snapshot["state"])
+        return load_arrays(TinyTransformer(self.model_config()), snapshot.state)
 
 
 def balanced_init(model: TinyTransformer) -> TinyTransformer:
@@ -150,22 +168,22 @@ class InductionTrainable:
         }
 
     @torch.no_grad()  # also when called outside the Trainer (live.train's last snapshot)
-    def snapshot(self) -> dict:
+    def snapshot(self) -> InductionSnapshot:
         self.model.eval()
         _, cache = run_with_cache(self.model, self.probe_ids)
         maps = attention_maps(cache, self.config.n_layer)  # (L, B, H, T, T)
         scores = head_scores(maps, self.probe_ids)
         state = {k: v.detach().cpu().numpy().copy() for k, v in self.model.state_dict().items()}
         last = self._measure(self.val_ids, self.val_data)
-        return {
-            "attention": maps[:, 0].cpu().numpy(),  # the first probe's maps (L, H, T, T)
-            "probe": self.probe_data.ids[0],
-            "scores": scores,
-            "loss": last["loss"],
-            "loss_first_copy": last["first"],
-            "loss_repeated_copy": last["repeat"],
-            "state": state,
-        }
+        return InductionSnapshot(
+            attention=maps[:, 0].cpu().numpy(),
+            probe=np.asarray(self.probe_data.ids[0]),
+            scores=scores,
+            loss=last["loss"],
+            loss_first_copy=last["first"],
+            loss_repeated_copy=last["repeat"],
+            state=state,
+        )
 
 
 def repeated_copy_loss(
@@ -189,19 +207,25 @@ def ablation_losses(model: TinyTransformer, data: Segments) -> np.ndarray:
     )
 
 
-def score_history(snapshots: list[tuple[int, dict]]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def score_history(
+    snapshots: Sequence[tuple[int, InductionSnapshot]],
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """(steps (S,), {score kind: (S, L, H)}) over a run's snapshots."""
     steps = np.array([s for s, _ in snapshots])
-    kinds = snapshots[0][1]["scores"].keys()
-    return steps, {k: np.stack([snap["scores"][k] for _, snap in snapshots]) for k in kinds}
+    kinds = snapshots[0][1].scores.keys()
+    return steps, {k: np.stack([snap.scores[k] for _, snap in snapshots]) for k in kinds}
 
 
-def loss_curve(snapshots: list[tuple[int, dict]], key: str = "loss_repeated_copy") -> np.ndarray:
+def loss_curve(
+    snapshots: Sequence[tuple[int, InductionSnapshot]], key: str = "loss_repeated_copy"
+) -> np.ndarray:
     """A snapshot number over the run, e.g. the repeated copy's loss. (S,)"""
-    return np.array([snap[key] for _, snap in snapshots])
+    return np.array([float(getattr(snap, key)) for _, snap in snapshots])
 
 
-def induction_bump(snapshots: list[tuple[int, dict]], min_drop: float = 0.5) -> int | None:
+def induction_bump(
+    snapshots: Sequence[tuple[int, InductionSnapshot]], min_drop: float = 0.5
+) -> int | None:
     """The phase change: the step at which the repeated copy's loss falls fastest *below the
     first copy's* (the early fall of both, learning token frequencies, does not count); None
     when no interval's fall exceeds `min_drop` nats."""

@@ -33,6 +33,7 @@ from attnviz.topics.watch_circuits.induction import (
     ATTENTION_ONLY,
     INDUCTION_DATA,
     InductionJobSpec,
+    InductionSnapshot,
     ablation_losses,
     repeated_copy_loss,
     score_history,
@@ -42,7 +43,6 @@ from attnviz.topics.watch_circuits.scores import phase_change_step
 from attnviz.topics.watch_circuits.sinks import SINK_DATA, eviction_losses
 from attnviz.training.history import History
 
-UNTRAINED = live.UNTRAINED
 PHASE_DROP = 0.5  # nats: the least fall of the loss gap that counts as a phase change
 HELD_OUT = 256  # sequences the ablation and eviction losses average over (validation's start)
 
@@ -77,10 +77,10 @@ def config(values: Values) -> Job:
     return Job(job_spec(values), train)
 
 
-def run(job: Job) -> dict:
+def run(config: Job) -> live.RunSoFar:
     """The untrained model's result: one evaluation and one snapshot at step 0, seeded as Start
     will be."""
-    return live.started(job.spec)
+    return live.started(config.spec)
 
 
 def extras(history: History, name: str) -> np.ndarray:
@@ -93,11 +93,11 @@ def phase_change(history: History) -> int | None:
     return phase_change_step(history.eval_step, gap, PHASE_DROP)
 
 
-def attention_figure(snapshot: dict, step: int, bos: bool) -> go.Figure:
+def attention_figure(snapshot: InductionSnapshot, step: int, bos: bool) -> go.Figure:
     """The last layer's heads on the first probe sequence (its second half repeats its first)."""
-    maps = snapshot["attention"]
+    maps = snapshot.attention
     layer = maps.shape[0] - 1
-    tokens = [str(int(i)) for i in snapshot["probe"]]
+    tokens = [str(int(i)) for i in snapshot.probe]
     if bos:
         tokens[0] = "BOS"
     fig = heads_grid(maps[layer], tokens, columns=maps.shape[1])
@@ -105,8 +105,8 @@ def attention_figure(snapshot: dict, step: int, bos: bool) -> go.Figure:
     return retitled(fig, title)
 
 
-def induction_views(result: dict, values: Values) -> dict:
-    history, snaps = result["history"], result["snapshots"]
+def induction_views(result: live.RunSoFar, values: Values) -> dict:
+    history, snaps = result.history, result.snapshots
     step, snap = snaps[-1]
     steps, scores = score_history(snaps)
     return {
@@ -121,8 +121,8 @@ def induction_views(result: dict, values: Values) -> dict:
     }
 
 
-def grokking_views(result: dict, values: Values) -> dict:
-    history, (step, snap) = result["history"], result["snapshots"][-1]
+def grokking_views(result: live.RunSoFar, values: Values) -> dict:
+    history, (step, snap) = result.history, result.last
     steps = np.array(history.eval_step)
     log_x = bool((steps > 0).any())
     keep = steps > 0 if log_x else np.ones(len(steps), bool)  # log steps: step 0 has no place
@@ -137,14 +137,12 @@ def grokking_views(result: dict, values: Values) -> dict:
         "ci_norm": lambda: figs.norm_figure(
             steps[keep], extras(history, "weight_norm")[keep], log_x
         ),
-        "ci_spectrum": lambda: figs.spectrum_figure(
-            snap["spectrum"], snap["key_frequencies"], step
-        ),
+        "ci_spectrum": lambda: figs.spectrum_figure(snap.spectrum, snap.key_frequencies, step),
     }
 
 
-def sink_views(result: dict, values: Values) -> dict:
-    snaps = result["snapshots"]
+def sink_views(result: live.RunSoFar, values: Values) -> dict:
+    snaps = result.snapshots
     step, snap = snaps[-1]
     steps, scores = score_history(snaps)
     bos, window = values["ci_bos"], values["ci_window"]
@@ -165,7 +163,7 @@ def sink_views(result: dict, values: Values) -> dict:
 BY_EXPERIMENT = {INDUCTION: induction_views, GROKKING: grokking_views, SINKS: sink_views}
 
 
-def experiment_views(result: dict, values: Values) -> dict:
+def experiment_views(result: live.RunSoFar, values: Values) -> dict:
     """The chosen experiment's views of `result` (run()'s or so_far()'s): name -> its builder."""
     return BY_EXPERIMENT[values["ci_exp"]](result, values)
 
@@ -231,7 +229,7 @@ BOS_NOTE = (
 )
 
 
-def ablation(spec: InductionJobSpec, snapshot: dict) -> tuple[float, np.ndarray]:
+def ablation(spec: InductionJobSpec, snapshot: InductionSnapshot) -> tuple[float, np.ndarray]:
     """(the repeated copy's loss, that loss with each head zeroed (L, H)) of the snapshot's
     model on the validation sequences' start."""
     model, data = spec.restore(snapshot), spec.data.build(HELD_OUT, 1)

@@ -22,7 +22,7 @@ TABLE = SCENE.table
 def views(out: PatchOutcome, values: Values, names: set[str]) -> dict:
     """The views `names` on this result, each remembered with the settings it read
     (attnviz.ui.common.view_cache): a move no view reads rebuilds no figure."""
-    return cached_views(SCENE, out, values, names, key=(out.given, id(model(out.given.device))))
+    return cached_views(SCENE, out, values, names, key=(out.config, id(model(out.config.device))))
 
 
 def pair_inputs() -> dict:
@@ -60,7 +60,7 @@ def _progress(text: str):
 
 def resid_patching(out: PatchOutcome, values: Values) -> None:
     """The exact sweep (with its progress the first time), the map, and the picked cell's run."""
-    lm = model(out.given.device)
+    lm = model(out.config.device)
     bar, tick = _progress("Patching every layer × position…")
     sweep = SCENE.ops.patch_residual(lm, out.pair, tick)
     bar.empty()
@@ -95,7 +95,7 @@ def resid_patching(out: PatchOutcome, values: Values) -> None:
 
 def heads_section(out: PatchOutcome, values: Values) -> None:
     with layout.lazy_expander("Patching each head", "ip_open_heads") as box:
-        lm = model(out.given.device)
+        lm = model(out.config.device)
         c1, c2 = st.columns(2)
         with c1:
             values["ip_hlayer"] = draw(TABLE, "ip_hlayer", high=lm.n_layers - 1)
@@ -119,7 +119,7 @@ def heads_section(out: PatchOutcome, values: Values) -> None:
 
 def _picked_head(out: PatchOutcome, values: Values) -> None:
     """The picked head patched exactly (one run) beside its estimate."""
-    lm, p = model(out.given.device), pick(out, values)
+    lm, p = model(out.config.device), pick(out, values)
     gap = out.diffs[0] - out.diffs[1]
     exact = (SCENE.ops.patch_head(lm, out.pair, p.head_layer, p.head) - out.diffs[1]) / gap
     guess = float(SCENE.ops.estimate(lm, out.pair).heads[p.head_layer, p.head]) / gap
@@ -167,7 +167,7 @@ def dla_section(out: PatchOutcome, values: Values) -> None:
             selection_mode="points",
             on_select=_add_head,
         )
-        parts = SCENE.ops.attribute(model(out.given.device), out.pair)
+        parts = SCENE.ops.attribute(model(out.config.device), out.pair)
         st.caption(
             f"Embedding {parts.embed:+.3f} + heads {parts.heads.sum():+.3f} + MLPs "
             f"{parts.mlps.sum():+.3f} = {parts.total:.4f}; the model's logit difference is "
@@ -191,7 +191,7 @@ def _add_head() -> None:
 
 def _top_heads(out: PatchOutcome) -> None:
     """Button: knock out the three heads with the largest parts."""
-    parts = SCENE.ops.attribute(model(out.given.device), out.pair).heads
+    parts = SCENE.ops.attribute(model(out.config.device), out.pair).heads
     top = [divmod(int(i), parts.shape[1]) for i in (-parts).argsort(axis=None)[:3]]
     st.session_state["ip_ablate"] = ", ".join(f"L{layer} H{head}" for layer, head in top)
 
@@ -214,9 +214,9 @@ def ablate_section(out: PatchOutcome, values: Values) -> None:
         if not picked:
             st.info("Name heads to knock out above, as L23 H3, L29 H1.")
             return
-        k = SCENE.ops.ablate(model(out.given.device), out.pair, picked, values["ip_how"])
+        k = SCENE.ops.ablate(model(out.config.device), out.pair, picked, values["ip_how"])
         show(views(out, values, {"ip_ablation"})["ip_ablation"], "ip_ablation")
-        top = model(out.given.device).readable([k.top])[0]
+        top = model(out.config.device).readable([k.top])[0]
         st.markdown(
             f"Logit difference {md_literal(out.right)} − {md_literal(out.wrong)}: "
             f"**{out.diffs[0]:+.2f}** with every head, **{k.diff:+.2f}** without; the most "

@@ -33,7 +33,7 @@ TABLE = SCENE.table
 def views(out: LlmOutcome, values: Values, names: set[str]) -> dict:
     """The views `names` on this result, each remembered with the settings it read
     (attnviz.ui.common.view_cache): a move no view reads rebuilds no figure."""
-    return cached_views(SCENE, out, values, names, key=(out.given, id(model(out.given.device))))
+    return cached_views(SCENE, out, values, names, key=(out.config, id(model(out.config.device))))
 
 
 def load_with_progress(device: str) -> bool:
@@ -66,7 +66,7 @@ def generation_section(out: LlmOutcome, values: Values) -> None:
         if not box.open:
             return
         gen = SCENE.ops.generate(
-            model(out.given.device), out.fwd.ids, int(values["lm_new"]), decoding(values)
+            model(out.config.device), out.fwd.ids, int(values["lm_new"]), decoding(values)
         )
         values["lm_gen_step"] = draw(TABLE, "lm_gen_step", high=gen.n_new) if gen.n_new > 1 else 1
         figs = views(out, values, {"lm_generation", "lm_gen_step_bars"})
@@ -97,7 +97,7 @@ def heads_section(out: LlmOutcome, values: Values) -> None:
         values["lm_kind"] = draw(TABLE, "lm_kind")
         if not box.open:
             return
-        lm = model(out.given.device)
+        lm = model(out.config.device)
         scores = SCENE.ops.score_heads(lm)
         st.markdown(
             "Scored on a random sequence of tokens repeated twice (after the BOS token), as "

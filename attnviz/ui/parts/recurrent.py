@@ -22,6 +22,7 @@ from attnviz.topics.recurrent.scene import (
     summary,
     timing_views,
 )
+from attnviz.training.snapshot import Snapshot
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.layout import lazy_expander
 from attnviz.ui.common.measured import measured
@@ -103,7 +104,7 @@ def _translations(result: Translation) -> None:
     columns[2].metric("the rule says", right if right is not None else "not a date it reads")
 
 
-def length_section(snapshot: dict, values: dict, shot: Hashable) -> None:
+def length_section(snapshot: Snapshot, values: dict, shot: Hashable) -> None:
     """Exact match by input length for both models (lazy: decodes the whole validation set, so
     once per snapshot `shot` names, also while a run polls twice a second)."""
     with lazy_expander(
@@ -125,7 +126,7 @@ def length_section(snapshot: dict, values: dict, shot: Hashable) -> None:
         )
 
 
-def encoder_section(snapshot: dict, values: dict, pair: TrainedRecurrent) -> None:
+def encoder_section(snapshot: Snapshot, values: dict, pair: TrainedRecurrent) -> None:
     """The encoder's states over time and what each has read, per direction."""
     with lazy_expander(
         "Inside the encoder: hidden states, one-way vs two-way", "rn_open_states"

@@ -21,6 +21,7 @@ from attnviz.topics.train_transformer.scene import (
     SCENE,
     TEXT_TASKS,
     TransformerJobSpec,
+    TransformerSnapshot,
     ablation_figure,
     fit_problems,
     generated_row_figure,
@@ -174,7 +175,7 @@ def save_and_load(
     return loaded, trained_on(extra)
 
 
-def trained_tools(spec: TransformerJobSpec, snapshot: dict, step: int) -> None:
+def trained_tools(spec: TransformerJobSpec, snapshot: TransformerSnapshot, step: int) -> None:
     """Save / load, then the tools in tabs, on the snapshot's model (or on a loaded model that
     fits the task)."""
     trained_task, trained = spec.restore(snapshot)

@@ -18,6 +18,7 @@ from attnviz.topics.vision_patches.scene import (
     Frame,
     SourceError,
     TrainedVision,
+    VisionSnapshot,
     cnn_receptive_field,
     images_and_vit,
     literal,
@@ -182,11 +183,15 @@ def distance_views(figs: dict, frame: Frame) -> None:
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _mistakes(key: tuple, _snapshot: dict, _values: dict, _frame: Frame) -> dict[str, go.Figure]:
+def _mistakes(
+    key: tuple, _snapshot: VisionSnapshot, _values: dict, _frame: Frame
+) -> dict[str, go.Figure]:
     return SCENE.views(_snapshot, _values, only={"vi_mistakes"}, frame=_frame)
 
 
-def mistake_gallery(snapshot: dict, values: dict, frame: Frame, own: np.ndarray | None) -> None:
+def mistake_gallery(
+    snapshot: VisionSnapshot, values: dict, frame: Frame, own: np.ndarray | None
+) -> None:
     """The ViT's most confident validation mistakes, each with its class token's rollout: built
     once per pair's content (`frame.pair.key`; it reads nothing else) and shared read-only
     (ui.common.figures.show copies a figure before styling it)."""
@@ -228,7 +233,7 @@ def shuffled_scores(pair: TrainedVision) -> None:
 
 
 def positions_experiment(
-    snapshot: dict, values: dict, frame: Frame, own, scored: bool = True
+    snapshot: VisionSnapshot, values: dict, frame: Frame, own, scored: bool = True
 ) -> None:
     """Shuffle the patches: a ViT without positions cannot tell; with positions, it can. The
     accuracies (both models over the validation set, twice) only when `scored` (not while a

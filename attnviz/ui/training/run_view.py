@@ -16,6 +16,7 @@ from attnviz.topics import live
 from attnviz.topics.scene import Scene
 from attnviz.training.jobs import Job, JobState
 from attnviz.training.messages import RunStatus
+from attnviz.training.snapshot import Snapshot
 from attnviz.training.specs import JobSpec, spec_changes
 from attnviz.ui.common import here
 from attnviz.ui.common.figures import show
@@ -29,7 +30,7 @@ class LiveRun:
     """What `draw_live` draws."""
 
     state: JobState | None  # the run's state; None before the first Start
-    snapshot: dict | None  # the chosen snapshot; None before a run, or if the settings changed
+    snapshot: Snapshot | None  # the chosen snapshot; None before a run, or if the settings changed
     spec: Any  # the settings of what the views show: the run's own when `snapshot` is given
     changed: list[str] = field(default_factory=list)  # spec fields changed since the run
     step: int | None = None  # the training step of `snapshot`
@@ -81,7 +82,7 @@ def _metric(state: JobState) -> str:
     return f"{value:.3f}" if state.metric_name == "R²" else f"{value:.0%}"
 
 
-def pick_snapshot(key: str, state: JobState) -> tuple[int | None, dict | None]:
+def pick_snapshot(key: str, state: JobState) -> tuple[int | None, Snapshot | None]:
     """(step, snapshot): the latest while running; a timeline slider over all of them
     otherwise. (None, None) before the first snapshot."""
     if not state.snapshots:
@@ -122,7 +123,7 @@ def draw_step_zero(key: str, spec: JobSpec, steps: int, model_name: str = "") ->
     if not here.stage_shows(f"{key}_curves"):
         return
     start = live.started(spec)
-    figure = curves_figure(start["history"], start["metric"], model_name=model_name)
+    figure = curves_figure(start.history, start.metric, model_name=model_name)
     figure.update_xaxes(range=[0, steps])
     figure.update_layout(yaxis_rangemode="tozero")
     figure.update_traces(marker_size=10)
