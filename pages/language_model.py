@@ -57,7 +57,11 @@ lm = model(values["device"])
 top = SCENE.ops.predict(lm, out.fwd, decoding(values))
 show(views(out, values, {"lm_next"})["lm_next"], "lm_next")
 how = "sampled" if values["lm_sample"] else "greedy: the most likely"
-st.caption(f"Chosen ({how}): {md_literal(top.chosen)}. Tokens: {len(out.fwd.ids)}.")
+st.caption(
+    f"Chosen ({how}): {md_literal(top.chosen)}. Tokens: {len(out.fwd.ids)}. Tokens are written "
+    "as the model reads them: ␣ is a space (␣Paris is “ Paris”), ⏎ a line break, and a token "
+    "seen again carries its count (the·1)."
+)
 publish(SCENE.answers(out, values))
 
 st.subheader("Every head of one layer, grouped by the keys and values it reads")

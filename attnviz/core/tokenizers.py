@@ -69,9 +69,12 @@ def _byte_of_char() -> dict[str, int]:
     return {chr(c): b for c, b in zip(chars, printable + extra, strict=True)}
 
 
+SPACE = "␣"  # how a label shows a space (a token's leading space: "␣Paris"), everywhere
+
+
 def readable_pieces(pieces: list[str]) -> list[str]:
     """Byte-level BPE pieces ('Ġcat', GPT-2's byte alphabet) as text: each piece's bytes decoded
-    as UTF-8, spaces as ▁. A character whose bytes are split over several pieces (ß is the 2
+    as UTF-8, spaces as ␣ (SPACE). A character whose bytes are split over several pieces (ß is the 2
     bytes C3 9F) is shown in each piece with the part it holds: 'ß‹1/2›', 'ß‹2/2›' (never the
     byte alphabet's 'Ã', 'Ł'). A piece outside the byte alphabet (a special token) stays as is."""
     table = _byte_of_char()
@@ -103,7 +106,7 @@ def _decoded_run(pieces: list[str], table: dict[str, int]) -> list[str]:
             elif k == 1 or not label:  # the first byte of the char held in this piece
                 last = min(n, k + len(span) - i - 1)  # as far as this piece's bytes go
                 label += char if (k, last) == (1, n) else f"{char}‹{_part(k, last, n)}›"
-        out.append(label.replace(" ", "▁"))
+        out.append(label.replace(" ", SPACE))
         at += len(span)
     return out
 

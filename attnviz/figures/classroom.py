@@ -21,7 +21,7 @@ MARK = " ✓"  # after the model's answer on the axis
 def option_label(option: str, answer: str | None) -> str:
     """An option as an axis label: escaped, cut to 40 characters, ✓ after the model's answer."""
     text = option if len(option) <= 40 else option[:39] + "…"
-    return html.escape(text) + (MARK if option == answer else "")
+    return html.escape(text, quote=False) + (MARK if option == answer else "")
 
 
 def letter(index: int) -> str:
@@ -35,7 +35,7 @@ def lettered_label(index: int, option: str, answer: str | None, width: int = 24)
     lines = textwrap.wrap(option, width) or [""]
     if len(lines) > 3:
         lines = [*lines[:2], lines[2][: width - 1] + "…"]
-    text = "<br>".join(html.escape(line) for line in lines)
+    text = "<br>".join(html.escape(line, quote=False) for line in lines)
     return f"<b>{letter(index)}</b>  {text}" + (MARK if option == answer else "")
 
 

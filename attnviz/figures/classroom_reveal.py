@@ -43,7 +43,9 @@ def shift_figure(
         show_numbers=True,
         number_format="d",
     )
-    trace["customdata"] = [[[html.escape(a), html.escape(b)] for b in after] for a in before]
+    trace["customdata"] = [
+        [[html.escape(a, quote=False), html.escape(b, quote=False)] for b in after] for a in before
+    ]
     trace["hovertemplate"] = "%{customdata[0]} → %{customdata[1]}: %{z} voters<extra></extra>"
     trace["showscale"] = False
     layout["height"] = height or max(260, 150 + 60 * len(rows))
@@ -61,7 +63,9 @@ def guesses_figure(
     head's `weights` (T,), all summing to 1, on one colour scale; ✓ marks the token the head
     weights most."""
     top = int(np.argmax(weights))
-    labels = [html.escape(t) + (" ✓" if i == top else "") for i, t in enumerate(tokens)]
+    labels = [
+        html.escape(t, quote=False) + (" ✓" if i == top else "") for i, t in enumerate(tokens)
+    ]
     rows = np.stack([*(share for _, share in taps), weights])  # (rounds + 1, T)
     trace, layout = heatmap_spec(
         rows,

@@ -68,7 +68,7 @@ def lens_figure(
     trace["customdata"] = np.array(hover, dtype=object)
     trace["hovertemplate"] = "%{y}, position %{x}<br>%{customdata}<extra></extra>"
     if t <= LENS_TEXT_MAX:
-        trace["text"] = np.array([[html.escape(s) for s in row] for row in top_labels])
+        trace["text"] = np.array([[html.escape(s, quote=False) for s in row] for row in top_labels])
         trace["texttemplate"] = "%{text}"
         trace["textfont"] = {"size": 11}
     layout["height"] = max(layout.get("height") or 0, 60 + 22 * layers + 120)
@@ -79,10 +79,10 @@ def lens_last_figure(top: list[str], probs: np.ndarray, position: str) -> go.Fig
     """The logit lens at one position: after each layer, its top token (written on the bar) and
     that token's probability (the bar)."""
     layers = [str(i + 1) for i in range(len(top))]
-    title = f"After each layer, the top next token at '{html.escape(position)}'"
+    title = f"After each layer, the top next token at '{html.escape(position, quote=False)}'"
     fig = bar_chart(probs, layers, title, "probability", "after layer", y_range=(0.0, 1.0))
     return fig.update_traces(
-        text=[html.escape(t) for t in top],
+        text=[html.escape(t, quote=False) for t in top],
         textposition="inside",
         textangle=-90,
         insidetextanchor="start",

@@ -19,7 +19,7 @@ from attnviz.figures.base import fast_figure, heatmap_spec
 
 def _label(token: str) -> str:
     """A raw token as label text: HTML-escaped (Plotly renders tags), spaces visible."""
-    return html.escape(str(token).replace(" ", "␣").replace("\n", "⏎")) or "∅"
+    return html.escape(str(token).replace(" ", "␣").replace("\n", "⏎"), quote=False) or "∅"
 
 
 def block_edges(t: int, size: int) -> np.ndarray:

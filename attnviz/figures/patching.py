@@ -28,7 +28,8 @@ EVERY_NTH_LAYER = 5  # 30 rows squeezed on a stage: every 5th layer named
 
 def diff_figure(names: list[str], diffs: list[float], right: str, wrong: str) -> go.Figure:
     """The logit difference right − wrong of each run (clean, corrupted, ...), as bars."""
-    title = f"Logit difference '{html.escape(right)}' − '{html.escape(wrong)}'"
+    right, wrong = html.escape(right, quote=False), html.escape(wrong, quote=False)
+    title = f"Logit difference '{right}' − '{wrong}'"
     fig = bar_chart(np.array(diffs), names, title, "logit difference")
     colors = [BAR_COLOR if d >= 0 else HIGHLIGHT_COLOR for d in diffs]
     bound = max(abs(d) for d in diffs) * 1.5 or 1.0  # room for the value over the bar
@@ -61,14 +62,15 @@ def patch_map(
         columns,
         [str(layer) for layer in range(layers)],
         title,
-        x_title=html.escape(x_title),  # it may name the prompts' tokens
+        x_title=html.escape(x_title, quote=False),  # it may name the prompts' tokens
         y_title="layer",
         zmin=-bound,
         zmax=bound,
         colorscale=DIVERGING,
     )
     trace["hovertemplate"] = (
-        f"layer %{{y}}, {html.escape(word)} %{{x}}<br>brings back %{{z:.0%}}<extra></extra>"
+        f"layer %{{y}}, {html.escape(word, quote=False)} %{{x}}"
+        "<br>brings back %{z:.0%}<extra></extra>"
     )
     trace["colorbar"] = {"tickformat": ".0%", "title": {"text": "brought back"}}
     _level_labels(layout, len(columns))

@@ -35,7 +35,7 @@ BAR_MAX = 64  # a query row of more tokens is drawn as a line
 def shown(tokens: list[str]) -> list[str]:
     """Tokens as labels: HTML-escaped (Plotly renders tags), spaces visible, repeats distinct."""
     return unique_labels(
-        [html.escape(t.replace(" ", "␣").replace("\n", "⏎")) or "∅" for t in tokens]
+        [html.escape(t.replace(" ", "␣").replace("\n", "⏎"), quote=False) or "∅" for t in tokens]
     )
 
 
@@ -146,7 +146,7 @@ def _head_trace(
 def _map_name(name: str, x: float, y: float) -> dict:
     """A map's name centred above it (paper coordinates)."""
     return {
-        "text": html.escape(name),
+        "text": html.escape(name, quote=False),
         "x": x,
         "y": y,
         "xref": "paper",

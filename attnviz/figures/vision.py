@@ -97,7 +97,7 @@ def overlay_trace(attention: np.ndarray, size: int, n: str = "", name: str = "")
         "showscale": False,
         "xaxis": f"x{n}",
         "yaxis": f"y{n}",
-        "hovertemplate": f"{html.escape(name)}<br>weight %{{z:.3f}}<extra></extra>",
+        "hovertemplate": f"{html.escape(name, quote=False)}<br>weight %{{z:.3f}}<extra></extra>",
     }
 
 
@@ -180,7 +180,7 @@ def _box_shape(box: tuple[float, float, float, float], n: str) -> dict:
 def _note(text: str, x: float, y: float, **extra) -> dict:
     """A label at paper (x, y), centred above that point unless told otherwise."""
     return {
-        "text": html.escape(text),
+        "text": html.escape(text, quote=False),
         "x": x,
         "y": y,
         "xref": "paper",

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 NUMBER = re.compile(r"\d")
-TOKEN_MARKS = " Ġ▁\"'"  # a token's leading space, as tokenizers and labels write it
+TOKEN_MARKS = " Ġ▁␣\"'"  # a token's leading space, as tokenizers and labels write it
 
 
 def _is_name(option: str, tokens: bool) -> bool:

@@ -68,12 +68,12 @@ class Answer:
 
 def token_labels(tokens: Sequence[str]) -> tuple[str, ...]:
     """Tokens as distinct option labels a phone can show and the classroom store keeps: spaces
-    (and SentencePiece's "▁") trimmed (a blank token is "␣", a newline "⏎"), at most 30
+    (and the labels' ␣) trimmed (a blank token is "␣", a newline "⏎"), at most 30
     characters, and a token that occurs more than once followed by its position ("the (0)",
     "the (7)")."""
     shown = []
     for token in tokens:
-        text = token.replace("\n", "⏎").replace("▁", " ").strip() or "␣"  # ▁: a space
+        text = token.replace("\n", "⏎").replace("␣", " ").replace("▁", " ").strip() or "␣"
         shown.append(text if len(text) <= 30 else text[:29] + "…")
     seen = {text: shown.count(text) for text in shown}
     return tuple(t if seen[t] == 1 else f"{t} ({i})" for i, t in enumerate(shown))

@@ -66,8 +66,8 @@ def test_gpt2_folder_loads_as_causal_lm_with_a_causal_mask(lm):
     np.testing.assert_allclose(got.attentions.sum(-1), 1, atol=1e-5)
     drawn = blank_future(got.attentions)
     assert np.isnan(drawn[..., upper]).all() and not np.isnan(drawn[..., ~upper]).any()
-    # tokens readable: no byte alphabet, spaces as ▁, and so in a text without any space
-    assert got.tokens[1].startswith("▁") and not any("Ġ" in tok for tok in got.tokens)
+    # tokens readable: no byte alphabet, spaces as ␣, and so in a text without any space
+    assert got.tokens[1].startswith("␣") and not any("Ġ" in tok for tok in got.tokens)
     assert "".join(lm.extract("naïve").tokens).replace("‹1/2›", "").startswith("na")
     assert not any("Ã" in tok for tok in lm.extract("naïve").tokens)
     control = lm.tokenizer.convert_tokens_to_ids("ā")  # byte 0x01 in GPT-2's byte alphabet

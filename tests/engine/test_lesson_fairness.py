@@ -72,7 +72,7 @@ def test_a_computed_token_named_alone_is_caught_but_a_quoted_sentence_is_not():
     [
         ("Undefined: n(x) = 0", ("Undefined: n(x) = 0", "Zero", "The mean"), "number"),
         ("Mary", ("Mary", "the", "his", "her"), "name"),
-        ("▁Mary", ("▁the", "▁Mary", "▁a"), "name"),
+        ("␣Mary", ("␣the", "␣Mary", "␣a"), "name"),
         ("Ask Bob", ("Ask Bob", "Ask again", "Wait"), "name"),
     ],
 )
@@ -96,11 +96,11 @@ def test_options_of_one_kind_pass(answer, options):
 
 
 def test_a_models_ranked_tokens_become_options_of_the_answers_kind_in_a_drawn_order():
-    ranked = ["▁Mary", "▁the", "▁them", "▁John", "▁her", "▁Elizabeth", "▁a"]
+    ranked = ["␣Mary", "␣the", "␣them", "␣John", "␣her", "␣Elizabeth", "␣a"]
     found = kin_first(ranked[0], ranked, 4)
-    assert found[0] == "▁Mary" and set(found) == {"▁Mary", "▁John", "▁Elizabeth", "▁the"}
-    assert alone_of_its_kind("▁Mary", found) == ""
-    assert alone_of_its_kind("▁Mary", ranked[:3]) != ""  # the top three: the one name
+    assert found[0] == "␣Mary" and set(found) == {"␣Mary", "␣John", "␣Elizabeth", "␣the"}
+    assert alone_of_its_kind("␣Mary", found) == ""
+    assert alone_of_its_kind("␣Mary", ranked[:3]) != ""  # the top three: the one name
     shown = fair_order(found, "key")
     assert shown == fair_order(found[::-1], "key") and sorted(shown) == sorted(found)
 

@@ -49,7 +49,7 @@ def test_answers_are_the_pages_own_numbers(tiny):
     answers = SCENE.answers(out, values)
     top = readouts.next_tokens(tiny, out.fwd, readouts.Decoding())
     found = answers["next_token"]
-    assert found.answer == token_labels(top.labels[:1])[0] in found.options  # "▁the" is "the"
+    assert found.answer == token_labels(top.labels[:1])[0] in found.options  # "␣the" is "the"
     assert len(found.options) == 4
     scores = readouts.probe_scores(tiny)["induction"]
     layer, head = divmod(int(scores.argmax()), scores.shape[1])

@@ -35,7 +35,7 @@ def next_token(out, lm) -> tuple[str, float]:
 @pytest.mark.try_this("language-model", 1)
 def test_a_fact_paris(lm):
     label, p = next_token(preset_run("A fact")[0], lm)
-    assert label == "▁Paris"
+    assert label == "␣Paris"
     assert p == pytest.approx(0.77, abs=0.005)
 
 
@@ -43,9 +43,9 @@ def test_a_fact_paris(lm):
 def test_names_mary(lm):
     out, _ = preset_run("Names (IOI)")
     label, p = next_token(out, lm)
-    assert label == "▁Mary"
+    assert label == "␣Mary"
     assert p == pytest.approx(0.92, abs=0.005)
-    assert "▁John" not in readouts.next_tokens(lm, out.fwd, readouts.Decoding()).labels[:2]
+    assert "␣John" not in readouts.next_tokens(lm, out.fwd, readouts.Decoding()).labels[:2]
 
 
 @pytest.mark.try_this("language-model", 3)
@@ -55,7 +55,7 @@ def test_repeated_sequence_induction_head(lm):
     best = np.unravel_index(np.nanargmax(scores), scores.shape)
     assert (int(best[0]), int(best[1])) == (values["lm_layer"], values["lm_head"]) == (18, 6)
     ids, row = np.array(out.fwd.ids), out.fwd.attentions[18, 6]
-    start = out.fwd.tokens.index("▁orbit", 3)  # the second copy's '▁orbit'
+    start = out.fwd.tokens.index("␣orbit", 3)  # the second copy's '␣orbit'
     for i in range(start, len(ids)):  # the token after the first copy of token i
         target = [j + 1 for j in range(i) if ids[j] == ids[i]]
         assert target, out.fwd.tokens[i]
@@ -77,8 +77,8 @@ def test_lens_mary_only_after_the_last_layer(lm):
     ids, _ = forward.encode(lm, NAMES)
     view = readouts.lens_view(lm, forward.run(lm, ids))
     last = [row[-1] for row in view.top]  # the last position's top token after each layer
-    assert last[-1] == "▁Mary"
-    assert set(last[:-1]) <= {"▁the", "▁", "\\xa0"}, last  # '\xa0': a no-break space
+    assert last[-1] == "␣Mary"
+    assert set(last[:-1]) <= {"␣the", "␣"}, last  # a no-break space shows as a space too
 
 
 def test_real_maps_equal_transformers_eager_attention(lm):
@@ -89,3 +89,32 @@ def test_real_maps_equal_transformers_eager_attention(lm):
         forward.run(lm, ids).attentions, torch.stack(ref.attentions)[:, 0].numpy(), atol=1e-6
     )
     assert lm.n_layers == 30 and lm.n_heads == 9 and lm.n_kv_heads == 3
+
+
+RAW_TEXT = ("▁", "Ġ", "&quot;", "&#x27;", "\\xa0", "\xa0")  # a tokenizer's or an escaper's marks
+
+
+def strings(tree) -> list[str]:
+    """Every string in a figure's JSON (titles, tick labels, cell and bar texts, hovers)."""
+    if isinstance(tree, str):
+        return [tree]
+    if isinstance(tree, dict):
+        return [s for value in tree.values() for s in strings(value)]
+    if isinstance(tree, list):
+        return [s for value in tree for s in strings(value)]
+    return []
+
+
+def test_model_text_is_shown_as_people_read_it(lm):
+    """Issue 54 item 5: a prompt with quotes, an apostrophe and a no-break space: no view writes
+    SentencePiece's or the byte alphabet's space, an HTML entity or an escape; ␣ marks spaces."""
+    values = SCENE.values({"lm_text": 'She said "don\'t go"\xa0to Paris, "and'})
+    out = SCENE.run(SCENE.config(values))
+    found = {
+        name: [s for s in strings(fig.to_plotly_json()) if any(m in s for m in RAW_TEXT)]
+        for name, fig in SCENE.views(out, values).items()
+        if fig is not None
+    }
+    assert {name: texts for name, texts in found.items() if texts} == {}
+    lens = strings(SCENE.views(out, values, {"lm_lens"})["lm_lens"].to_plotly_json())
+    assert '␣"' in lens and "␣Paris" in lens  # the quote after a space, not &quot;

@@ -28,10 +28,10 @@ def names(lm):
 @pytest.mark.try_this("interventions", 1)
 def test_names_pair_logit_differences(names):
     out, _ = names
-    assert (out.right, out.wrong) == ("▁Mary", "▁John")
+    assert (out.right, out.wrong) == ("␣Mary", "␣John")
     assert out.diffs[0] == pytest.approx(6.1, abs=0.05)
     assert out.diffs[1] == pytest.approx(-5.5, abs=0.05)
-    assert out.pair.differ == [9] and out.clean_tokens[9] == "▁John"  # the second name
+    assert out.pair.differ == [9] and out.clean_tokens[9] == "␣John"  # the second name
 
 
 @pytest.mark.try_this("interventions", 2)
@@ -74,8 +74,8 @@ def test_the_circuit_avoids_john_and_finds_mary(lm, names):
     parts = readouts.dla(lm, out.pair).heads
     looks = {head: int(row.argmax()) for head, row in zip(heads, rows, strict=True)}
     assert heads[0] == (23, 3) and looks[(23, 3)] == 9  # the second ' John'
-    assert out.clean_tokens[9] == "▁John"
-    mary = out.clean_tokens.index("▁Mary")
+    assert out.clean_tokens[9] == "␣John"
+    mary = out.clean_tokens.index("␣Mary")
     maps = readouts.forward(lm, list(out.pair.clean)).attentions
     assert [int(maps[23, h, -1].argmax()) for h in (0, 1)] == [mary, mary]
     assert looks[(24, 4)] == mary and parts[24, 4] < 0

@@ -51,7 +51,7 @@ def test_gpt2_folder_with_fused_c_attn_loads_and_its_queries_rebuild_its_attenti
     result = load(str(gpt2_folder)).extract("the cat saß on the mat")
     layers, heads, t, _ = result.attentions.shape
     assert (layers, heads) == (2, 2) and result.queries.shape == (2, 2, t, 8)
-    assert result.tokens[:2] == ["the", "▁c"] and "ß‹1/2›" in result.tokens  # decoded pieces
+    assert result.tokens[:2] == ["the", "␣c"] and "ß‹1/2›" in result.tokens  # decoded pieces
     q, k = torch.from_numpy(result.queries), torch.from_numpy(result.keys)
     scores = q @ k.transpose(-2, -1) / math.sqrt(8)  # GPT-2: causal softmax(q·k/√d)
     scores = scores.masked_fill(~torch.ones(t, t, dtype=torch.bool).tril(), float("-inf"))

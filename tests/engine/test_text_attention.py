@@ -109,8 +109,8 @@ def test_labels_are_html_escaped_and_views_build():
     ("text", "expected"),
     [
         ("saß", ["s", "a", "ß‹1/2›", "ß‹2/2›"]),
-        ("a 🚀", ["a", "▁", "🚀‹1/4›", "🚀‹2/4›", "🚀‹3/4›", "🚀‹4/4›"]),
-        ("a large", ["a", "▁l", "ar", "ge"]),
+        ("a 🚀", ["a", "␣", "🚀‹1/4›", "🚀‹2/4›", "🚀‹3/4›", "🚀‹4/4›"]),
+        ("a large", ["a", "␣l", "ar", "ge"]),
     ],
 )
 def test_bpe_tokens_show_text_never_the_byte_alphabet(text, expected):
@@ -150,7 +150,7 @@ def test_a_piece_holding_a_character_and_part_of_the_next_names_only_the_bytes_i
 @settings(max_examples=200, deadline=None)
 @given(
     text=st.text(
-        st.characters(exclude_characters="\u2039\u203a\u2581", exclude_categories=("Cs",)),
+        st.characters(exclude_characters="\u2039\u203a\u2423", exclude_categories=("Cs",)),
         min_size=1,
         max_size=12,
     ),
@@ -169,7 +169,7 @@ def test_labels_of_any_cut_give_back_the_text(text, cuts):
     labels = readable_pieces(["".join(char_of[b] for b in p) for p in pieces])
     assert len(labels) == len(pieces)
     marked = re.compile(r"(.)\u2039(\d+)(?:-\d+)?/\d+\u203a", re.DOTALL)
-    assert marked.sub(_first_part, "".join(labels)).replace("\u2581", " ") == text
+    assert marked.sub(_first_part, "".join(labels)).replace("\u2423", " ") == text
 
 
 def _first_part(match: re.Match) -> str:

@@ -90,7 +90,7 @@ NAMED_CHANGES = 3  # changed positions named in words; more are counted (an axis
 
 
 def changes(out: PatchOutcome) -> str:
-    """The changed positions in words: "▁John → ▁Mary at 9" (the first NAMED_CHANGES)."""
+    """The changed positions in words: "␣John → ␣Mary at 9" (the first NAMED_CHANGES)."""
     named = [
         f"{out.clean_tokens[p]} → {out.corrupt_tokens[p]} at {p}"
         for p in out.pair.differ[:NAMED_CHANGES]

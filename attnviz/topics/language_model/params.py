@@ -19,17 +19,17 @@ LAYERS, HEADS = 30, 9
 
 TRY_THIS: list[str] = [
     "Press **A fact**: the model's most likely next token after 'The capital of France is' is "
-    "'▁Paris', with probability ≈ 0.77.",
-    "Press **Names (IOI)**: after '… John gave a drink to' the next token is '▁Mary' (≈ 0.92): "
+    "'␣Paris', with probability ≈ 0.77.",
+    "Press **Names (IOI)**: after '… John gave a drink to' the next token is '␣Mary' (≈ 0.92): "
     "the name that is not repeated.",
     "Press **A repeated sequence**: layer 18, head 6 is the induction head (the highest induction "
-    "score of all 270 heads); in its map each word of the second copy from '▁orbit' on puts "
+    "score of all 270 heads); in its map each word of the second copy from '␣orbit' on puts "
     "more than 0.85 of its weight on the word after its first copy.",
     "Open **Attention sinks** on 'The capital of France is': the mean weight on the first token "
     "is above one half in 27 of the 30 layers, and in 25 with a BOS token in front: the sink "
     "stays, whichever token comes first.",
-    "Press **Names (IOI)**: in the **Logit lens**, '▁Mary' is the top token only after the last "
-    "layer; after every earlier layer it is '▁the' or a space.",
+    "Press **Names (IOI)**: in the **Logit lens**, '␣Mary' is the top token only after the last "
+    "layer; after every earlier layer it is '␣the' or a space.",
 ]
 
 TABLE = PageParams(

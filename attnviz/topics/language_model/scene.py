@@ -213,7 +213,7 @@ VIEWS = (
 
 def next_answer(ranked: Sequence[str]) -> Answer:
     """The top token, with three others of the top ten (of its kind first: a name among names)
-    as option labels ("▁Mary" is "Mary"), shuffled: neither rank nor shape tells the answer."""
+    as option labels ("␣Mary" is "Mary"), shuffled: neither rank nor shape tells the answer."""
     labels = token_labels(kin_first(ranked[0], ranked[:10], 4))
     return Answer.of(labels[0], fair_order(labels, " ".join(ranked[:10])))
 

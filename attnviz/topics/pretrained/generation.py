@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from attnviz.core.tokenizers import SPACE
 from attnviz.topics.pretrained.model import PretrainedModel
 
 MAX_NEW = 32  # new tokens at most
@@ -41,7 +42,7 @@ class Generation:
     @property
     def text(self) -> str:
         """The generated tokens as text (what the model wrote after the prompt)."""
-        return "".join(self.tokens[self.n_prompt :]).replace("▁", " ")
+        return "".join(self.tokens[self.n_prompt :]).replace(SPACE, " ")
 
 
 def cache_length(past) -> int:

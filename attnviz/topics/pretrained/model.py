@@ -13,7 +13,7 @@ through `core.hooks.module_cache`. A lock makes one model object safe to share b
 A folder whose config is a decoder-only language model (`is_causal`: GPT-2 and its kin) is loaded
 with AutoModelForCausalLM, so it can also generate (topics.pretrained.generation); its maps are
 causal (each token sees only itself and earlier ones: the upper triangle is exactly 0). Byte-level
-BPE pieces ('Ġcat') are always shown decoded ('▁cat'), for every text of such a tokenizer.
+BPE pieces ('Ġcat') are always shown decoded ('␣cat'), for every text of such a tokenizer.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import torch
 
 from attnviz.core.hf_import import HF_LOCK
 from attnviz.core.hooks import module_cache
-from attnviz.core.tokenizers import readable_pieces
+from attnviz.core.tokenizers import SPACE, readable_pieces
 from attnviz.topics.pretrained.sources import (
     Source,
     SourceError,
@@ -82,13 +82,19 @@ def is_byte_level(tokenizer) -> bool:
     return any("ByteLevel" in type(part).__name__ or "ByteLevel" in repr(part) for part in parts)
 
 
+SPACES = {"\xa0": SPACE, "\u3000": SPACE, "\t": "⇥"}  # spaces a label shows as marks
+
+
 def printable(label: str) -> str:
     """A decoded byte-level piece with its control characters written as escapes ('\\x01'),
-    so that no label is an invisible character or a box (a line break stays: labels show it)."""
+    so that no label is an invisible character or a box (a line break stays: labels show it); a
+    no-break space is a space (␣), a tab ⇥."""
 
     def shown(c: str) -> str:
         if c.isprintable() or c == "\n":
             return c
+        if c in SPACES:
+            return SPACES[c]
         return f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}"
 
     return "".join(shown(c) for c in label)
@@ -156,11 +162,12 @@ class PretrainedModel:
         )
 
     def readable(self, ids: list[int]) -> list[str]:
-        """Token strings as a reader sees them: byte-level BPE pieces ('Ġcat') decoded ('▁cat')
-        whenever the tokenizer is byte-level (decided once per model, not per text)."""
+        """Token strings as a reader sees them: byte-level BPE pieces ('Ġcat') decoded ('␣cat')
+        whenever the tokenizer is byte-level (decided once per model, not per text), and
+        SentencePiece's space ('▁cat') shown as the same ␣."""
         raw = self.tokenizer.convert_ids_to_tokens(ids)
         if not (self.byte_level or any(t.startswith("Ġ") for t in raw)):
-            return raw  # WordPiece and the like are readable as they are
+            return [t.replace("▁", SPACE) for t in raw]  # WordPiece's are readable as they are
         return [printable(label) for label in readable_pieces(raw)]
 
     def _heads(self, outputs: list[torch.Tensor]) -> np.ndarray:
