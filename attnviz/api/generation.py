@@ -46,7 +46,8 @@ def generate(
     seed: int = 0,
 ) -> Generated:
     """Continue `prompt` with the bundled language model (greedy, or sampled at `temperature`
-    with `seed`), up to MAX_NEW tokens; the figure shows `layer`, `head`. A layer, head or count
+    with `seed`), up to MAX_NEW tokens, stopping after the model's end of its turn
+    (<|im_end|>); the figure shows `layer`, `head`. A layer, head or count
     outside the model's ranges is an error that names them."""
     from attnviz.api.scenes import scene
     from attnviz.topics.language_model import readouts

@@ -42,3 +42,27 @@ def test_greedy_generation_is_hugging_faces_and_its_rows_are_drawn():
 def test_out_of_range_names_the_range(kwargs, message):
     with pytest.raises(SceneInputError, match=message):
         av.generate(PROMPT, **kwargs)
+
+
+def test_generation_stops_at_the_end_of_the_models_turn_unless_asked_not_to():
+    """Issue 54 item 5: a chat turn ends at <|im_end|>, as Hugging Face's `generate` given the
+    model's end ids ends it (the oracle); asked to go on, it writes all 20 tokens."""
+    from attnviz.topics.language_model import readouts
+    from attnviz.topics.language_model.bundled import bundled_llm
+    from attnviz.topics.language_model.scene import SCENE
+    from attnviz.topics.pretrained.generation import end_ids
+
+    lm = bundled_llm()
+    values = SCENE.values({"lm_text": "What is the capital of France? One word.", "lm_chat": True})
+    ids = SCENE.run(SCENE.config(values)).fwd.ids
+    made = readouts.generation(lm, ids, 20, readouts.Decoding())
+    stops = sorted(end_ids(lm))
+    assert lm.tokenizer.convert_tokens_to_ids("<|im_end|>") in stops
+    with torch.no_grad():
+        expected = lm.model.generate(
+            torch.tensor([list(ids)]), max_new_tokens=20, do_sample=False, eos_token_id=stops
+        )[0, len(ids) :].tolist()
+    assert made.new_ids == expected and made.ended and made.n_new < 20
+    assert made.tokens[-1] == "<|im_end|>" and "im_end" not in made.text
+    assert made.rows.shape[2:] == (made.n_new, len(ids) + made.n_new)
+    assert readouts.generation(lm, ids, 20, readouts.Decoding(), past_end=True).n_new == 20

@@ -18,7 +18,7 @@ import torch
 from attnviz.topics.language_model import forward as fw
 from attnviz.topics.language_model import heads, lens
 from attnviz.topics.language_model.decoding import Decoding, chooser, top_tokens
-from attnviz.topics.pretrained.generation import Generation, generate_ids
+from attnviz.topics.pretrained.generation import Generation, end_ids, generate_ids
 from attnviz.topics.pretrained.model import PretrainedModel
 
 MEMO_SIZE = 16  # inputs remembered per kind of readout
@@ -68,13 +68,21 @@ def _next_tokens(lm: PretrainedModel, fwd: fw.Forward, decoding: Decoding, k: in
     )
 
 
-def generation(lm: PretrainedModel, ids: tuple[int, ...], n_new: int, decoding: Decoding):
-    """`n_new` tokens after `ids` with each one's attention over time (Generation)."""
+def generation(
+    lm: PretrainedModel,
+    ids: tuple[int, ...],
+    n_new: int,
+    decoding: Decoding,
+    past_end: bool = False,
+) -> Generation:
+    """Up to `n_new` tokens after `ids` with each one's attention over time (Generation): it
+    stops at the model's end of text or of its turn, unless `past_end`."""
+    stop = frozenset() if past_end else end_ids(lm)
 
     def compute() -> Generation:
-        return generate_ids(lm, torch.tensor([list(ids)]), n_new, chooser(decoding))
+        return generate_ids(lm, torch.tensor([list(ids)]), n_new, chooser(decoding), stop_ids=stop)
 
-    return memo(lm, "generation", (ids, n_new, decoding), compute)
+    return memo(lm, "generation", (ids, n_new, decoding, past_end), compute)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from attnviz.topics.pretrained.model import PretrainedModel
 
 MAX_NEW = 32  # new tokens at most
 MAX_PROMPT = 128  # prompt tokens at most (the first ones)
+END_TOKENS = ("<|im_end|>", "<|eot_id|>", "<|endoftext|>", "<|end|>")  # ends of a turn or text
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class Generation:
     rows: np.ndarray  # (L, H, N, P + N): generated token k's attention row; 0 past P + k
     cache_lengths: list[int]  # the KV cache's length once token k is in it: P + k, k = 1..N
     prompt_cut: bool  # the prompt had more than MAX_PROMPT tokens (or than the model's window)
+    ended: bool = False  # the last new token is the model's end of text or of its turn
 
     @property
     def n_new(self) -> int:
@@ -41,8 +43,10 @@ class Generation:
 
     @property
     def text(self) -> str:
-        """The generated tokens as text (what the model wrote after the prompt)."""
-        return "".join(self.tokens[self.n_prompt :]).replace(SPACE, " ")
+        """The generated tokens as text (what the model wrote after the prompt, its end token
+        left out)."""
+        written = self.tokens[self.n_prompt : len(self.tokens) - self.ended]
+        return "".join(written).replace(SPACE, " ")
 
 
 def cache_length(past) -> int:
@@ -90,15 +94,26 @@ def generate(
     return generate_ids(pm, ids, n_new, _chooser(temperature, seed), cut)
 
 
+def end_ids(pm: PretrainedModel) -> frozenset[int]:
+    """The ids that end what a model writes: its end of text and, for a chat model, its end
+    of turn (SmolLM2's <|im_end|>, Llama 3's <|eot_id|>)."""
+    tok = pm.tokenizer
+    found = {tok.eos_token_id} if tok.eos_token_id is not None else set()
+    vocab = tok.get_vocab()
+    return frozenset(found | {vocab[t] for t in END_TOKENS if t in vocab})
+
+
 def generate_ids(
     pm: PretrainedModel,
     ids: torch.Tensor,
     n_new: int,
     choose: Callable[[torch.Tensor], torch.Tensor],
     cut: bool = False,
+    stop_ids: frozenset[int] = frozenset(),
 ) -> Generation:
-    """`n_new` tokens after the prompt `ids` (1, P), each chosen by `choose` (logits (V,) ->
-    id (1, 1)), with the KV cache, and each one's attention row (see the module text)."""
+    """Up to `n_new` tokens after the prompt `ids` (1, P), each chosen by `choose` (logits (V,)
+    -> id (1, 1)), with the KV cache, and each one's attention row (see the module text); it
+    stops after a token of `stop_ids` (end_ids: the model's end of text or of its turn)."""
     p, device = ids.shape[1], pm.model.device
     rows = np.zeros((pm.n_layers, pm.n_heads, n_new, p + n_new), dtype=np.float32)
     new_ids, lengths = [], []
@@ -116,9 +131,13 @@ def generate_ids(
             lengths.append(cache_length(out.past_key_values))
             seen = torch.stack(out.attentions)[:, 0, :, -1]  # (L, H, P + step + 1)
             rows[:, :, step, : seen.shape[-1]] = seen.float().cpu().numpy()
+            if new_ids[-1] in stop_ids:
+                break
             next_id = choose(out.logits[0, -1])
+    n = len(new_ids)
     tokens = pm.readable(ids[0].tolist() + new_ids)
-    return Generation(tokens, p, new_ids, rows, lengths, cut)
+    ended = bool(new_ids) and new_ids[-1] in stop_ids
+    return Generation(tokens, p, new_ids, rows[:, :, :n, : p + n], lengths, cut, ended)
 
 
 def step_rows(gen: Generation, layer: int, head: int | None) -> np.ndarray:
