@@ -73,8 +73,8 @@ def generation_section(out: LlmOutcome, values: Values) -> None:
         show(figs["lm_generation"], "lm_generation")
         step = min(int(values["lm_gen_step"]), gen.n_new)
         how = "sampled" if values["lm_sample"] else "greedy"
-        ended = f" The model ended its turn after {gen.n_new} tokens." if gen.ended else ""
-        st.caption(f"Generated ({how}): {md_literal(gen.text)}.{ended}")
+        ended = f" (the model ended its turn after {gen.n_new} tokens)" if gen.ended else ""
+        st.caption(f"Generated ({how}){ended}: {md_literal(gen.text)}")
         st.metric(f"KV cache length at step {step}", f"{gen.cache_lengths[step - 1]} tokens")
         show(figs["lm_gen_step_bars"], "lm_gen_step_bars")
 
