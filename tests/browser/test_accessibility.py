@@ -34,6 +34,9 @@ def tab(browser):
     context.close()
 
 
+TITLE_TOP_PX = 64  # the title's top at 390×844 in normal mode: clear of the header's buttons
+
+
 @pytest.mark.parametrize(("path", "title", "url"), PAGES, ids=[u for _, _, u in PAGES])
 def test_no_page_breaks_a_wcag_rule(page_probe, path, title, url):
     """axe-core's findings in the pages the layout checker opens anyway (page_probe): the
@@ -48,6 +51,8 @@ def test_no_page_breaks_a_wcag_rule(page_probe, path, title, url):
     assert not report, f"{title}:\n{report}"
     # 1.4.10 reflow: a line break never cuts an inline formula ("A =" | "softmax(QKᵀ/√d_k)")
     assert projector["brokenFormulas"] == phone["brokenFormulas"] == [], title
+    # issue 54: no empty band above the title in normal mode (Streamlit's 6rem put it at 96 px)
+    assert phone["titleTop"] is not None and phone["titleTop"] <= TITLE_TOP_PX, title
 
 
 def question_step() -> tuple[str, int, str]:

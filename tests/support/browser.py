@@ -232,7 +232,10 @@ LAYOUT_PROBE = """() => {
   const lines = (el) => new Set([...el.getClientRects()].map((r) => Math.round(r.top))).size;
   const brokenFormulas = [...document.querySelectorAll('.katex')]  // an inline one on 2 lines
     .filter((el) => vis(el) && !el.closest('.katex-display') && lines(el) > 1).map(txt);
+  const title = document.querySelector('[data-testid="stMain"] h1');
+  const titleTop = title ? Math.round(title.getBoundingClientRect().top + scrollY) : null;
   return {overflow, figures, blocks: above, viewport: innerHeight, metricFonts, brokenFormulas,
+    titleTop,
     sidebar: side ? side.getAttribute('data-collapsed') : null,
     firstSlider: slider ? slider.getBoundingClientRect().top + scrollY : null};
 }"""
@@ -246,7 +249,8 @@ def layout_probe(page) -> dict:
     first figure), `metricFonts` (px of each metric value's text), `viewport` (height),
     `sidebar` (the sidebar's data-collapsed: "true" when folded), `firstSlider` (the top of
     the main area's first slider in page coordinates; None without one) and `brokenFormulas`
-    (the text of each inline formula that a line break cuts in two)."""
+    (the text of each inline formula that a line break cuts in two), `titleTop` (the page
+    title's top in page coordinates; None without one)."""
     page.evaluate("window.scrollTo(0, 0)")
     return page.evaluate(LAYOUT_PROBE)
 
