@@ -9,7 +9,6 @@ the server runs jobs in worker processes instead: attnviz.training.jobs).
         def restore(self, snapshot: VisionSnapshot) -> TrainedVision: ...  # CPU, eval mode
 
     untrained(spec)                 # the step-0 snapshot, seeded as the run will be (cached)
-    restored(spec, snapshot)        # spec.restore(snapshot), once per snapshot (read-only)
     started(spec)                   # RunSoFar at step 0: that snapshot and one evaluation
     at_start(spec)                  # RunSoFar at step 0 without the evaluation (no curves)
     so_far(history, snapshots, step)  # RunSoFar: a run as it stood at a timeline step
@@ -68,14 +67,6 @@ class RunSoFar:
 def untrained(spec: LiveSpec) -> Snapshot:
     """The snapshot as a run starts (step 0, seeded as the run is), computed on the CPU."""
     return replace(spec, device="cpu").build().snapshot()
-
-
-@functools.lru_cache(maxsize=8)
-def restored(spec: LiveSpec, snapshot: Snapshot) -> Any:
-    """`spec.restore(snapshot)`, built once per spec and snapshot object (a snapshot compares by
-    identity) and shared: the views only read the models. A page's rerun that draws a paused
-    run's snapshot again, or restores it for two sections, rebuilds nothing."""
-    return spec.restore(snapshot)
 
 
 @functools.lru_cache(maxsize=16)

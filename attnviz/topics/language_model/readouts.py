@@ -77,9 +77,9 @@ def generation(
 ) -> Generation:
     """Up to `n_new` tokens after `ids` with each one's attention over time (Generation): it
     stops at the model's end of text or of its turn, unless `past_end`."""
-    stop = frozenset() if past_end else end_ids(lm)
 
     def compute() -> Generation:
+        stop = frozenset() if past_end else end_ids(lm)  # a vocabulary read: on a miss only
         return generate_ids(lm, torch.tensor([list(ids)]), n_new, chooser(decoding), stop_ids=stop)
 
     return memo(lm, "generation", (ids, n_new, decoding, past_end), compute)
