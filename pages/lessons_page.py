@@ -12,7 +12,9 @@ layout.intro(
     "Lessons",
     "A lesson walks a room through the pages, one step at a time: each step opens a page with "
     "its settings, says what to look at, and may ask the class to **predict before it "
-    "reveals** the figure. **Present** starts it in lecture mode; → and ← move between steps; "
+    "reveals** the figure. **Present** starts it in lecture mode for a room; **Learn alone** "
+    "plays it at your own pace (you predict, check your answer, read why). → and ← move between "
+    "steps; "
     "the address bar always holds the current step, so a link opens the same step.",
 )
 st.subheader("Bundled lessons")

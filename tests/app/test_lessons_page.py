@@ -24,12 +24,15 @@ from tests.support.pages import ROOT
 PATHS = {entry.url: entry.script for entry in all_pages()}
 
 
-def open_step(slug: str, number: int) -> AppTest:
-    """Step `number` of lesson `slug`, as from its link (app.py runs: the presenter's bar)."""
+def open_step(slug: str, number: int, alone: bool = False) -> AppTest:
+    """Step `number` of lesson `slug`, as from its link (app.py runs: the presenter's bar;
+    `alone`: the link of a lesson played alone)."""
     step = lessons()[slug].steps[number - 1]
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     at.switch_page(PATHS[step.page])  # after a first run: through app.py's navigation
     at.query_params.update({"lesson": slug, "step": str(number)})
+    if alone:
+        at.query_params["alone"] = "true"
     return at.run()
 
 
@@ -223,3 +226,46 @@ def test_a_widget_sent_back_at_the_last_steps_value_takes_the_steps_again():
     at.select_slider(key="sa_reveal").set_value("z").run()  # the presenter's own move
     assert at.session_state["sa_reveal"] == "z"
     no_exception(at)
+
+
+def written_question() -> tuple[str, int, str, str]:
+    """The first bundled step asking a question with written options: (slug, number, the
+    answer, another option)."""
+    for slug, lesson in lessons().items():
+        for number, step in enumerate(lesson.steps, 1):
+            question = step.question
+            if question is not None and question.computed is None and question.options:
+                other = next(o for o in question.options if o != question.answer)
+                return slug, number, question.answer, other
+    pytest.fail("no bundled lesson asks a question with written options")
+
+
+def test_learn_alone_opens_the_first_step_played_alone():
+    at = open_page("pages/lessons_page.py")
+    slug = next(iter(lessons()))
+    at.button(key=f"alone_{slug}").click().run()
+    no_exception(at)
+    assert at.query_params["lesson"] == slug and at.query_params["step"] == "1"
+    assert at.query_params["alone"] == "true"
+    assert "step 1 of" in progress_text(at)
+    assert not at.session_state["lecture"], "played alone: the page keeps its own sizes"
+
+
+def test_a_lesson_played_alone_checks_each_answer_and_has_no_room():
+    slug, number, answer, other = written_question()
+    for picked, box, line in ((answer, "success", "Right: "), (other, "info", "Not quite: ")):
+        at = open_step(slug, number, alone=True)
+        no_exception(at)
+        assert not at.session_state["lecture"]
+        captions = " ".join(c.value for c in at.caption)
+        assert "without the presenter's bar" not in captions, "no students' link when alone"
+        reveal = at.button(key="lesson_reveal")
+        assert reveal.label == "Check my answer"
+        at.radio(key=f"lesson_guess_{slug}_{number}").set_value(picked).run()
+        at.button(key="lesson_reveal").click().run()
+        no_exception(at)
+        said = [b.value.replace("\\", "") for b in getattr(at, box)]  # as read (no escapes)
+        assert any(s.startswith(line) and f"**{answer}**" in s for s in said), (picked, said)
+    at.button(key="lesson_next").click().run()  # the next step is played alone too
+    no_exception(at)
+    assert at.query_params["alone"] == "true" and at.query_params["step"] == str(number + 1)

@@ -42,9 +42,31 @@ def test_page_opens_and_survives_interaction_asking_only_the_local_server(
     assert not foreign(seen), f"{title} asked other hosts: {sorted(set(foreign(seen)))}"
 
 
-def test_sidebar_lists_each_page_once(page, app_url):
+FIRST_SCREEN = {"width": 1280, "height": 720}
+
+
+def test_sidebar_lists_each_page_once_and_home_starts_a_lesson_alone(page, app_url):
+    """The sidebar; Home's three ways in whole in the first screen at 1280×720; its first
+    lesson played alone, the step's progress in sight (not under Streamlit's header)."""
+    page.set_viewport_size(FIRST_SCREEN)
     open_app_page(page, app_url, "home")
     links = page.locator("[data-testid='stSidebarNav'] a")
     texts = [links.nth(i).inner_text().strip().splitlines()[-1] for i in range(links.count())]
     titles = [title for _, title, _ in PAGES]
     assert sorted(texts) == sorted(titles), texts
+    main = page.locator("[data-testid='stMain']")
+    ways = [
+        main.get_by_role("link", name="Start the first lesson"),
+        main.get_by_role("link", name="Lessons").first,
+        main.locator("[data-testid='stCode']"),
+    ]
+    for way in ways:
+        box = way.bounding_box()
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= FIRST_SCREEN["height"], box
+    ways[0].click()
+    page.wait_for_function("() => location.search.includes('alone=true')", timeout=30_000)
+    bar = page.locator(".st-key-lesson_row [data-testid='stProgress']")
+    bar.get_by_text("step 1 of").wait_for(timeout=30_000)
+    top = bar.bounding_box()["y"]
+    header = page.locator("[data-testid='stHeader']").bounding_box()
+    assert top >= header["y"] + header["height"] - 1, (top, header)

@@ -13,7 +13,8 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from attnviz.ui.lecture.position import lessons
-from attnviz.ui.lecture.presenter import answer_line, trains
+from attnviz.ui.lecture.presenter import trains
+from attnviz.ui.lecture.question import answer_line
 from tests.support.browser import assert_no_exception, open_app_page, wait_idle
 
 pytestmark = pytest.mark.browser

@@ -49,8 +49,8 @@ def lecture_requested() -> bool:
     link is presenter mode, which is lecture mode)."""
     if "lecture" in st.session_state:
         return bool(st.session_state["lecture"])
-    if "lesson" in st.query_params:
-        return True
+    if "lesson" in st.query_params and st.query_params.get("alone") != "true":
+        return True  # (a lesson played alone keeps the page's own sizes)
     return TABLE["lecture"].from_url_text(st.query_params.get("lecture", "false")) is True
 
 

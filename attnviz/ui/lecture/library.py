@@ -1,6 +1,6 @@
-"""The Lessons page's parts: the bundled lessons with a Present button each, checking a lesson
-file someone wrote (errors name the line). (The sidebar's "this view as a lesson step":
-attnviz.ui.lecture.step_export.)"""
+"""The Lessons page's parts: the bundled lessons with Present and Learn alone buttons each,
+checking a lesson file someone wrote (errors name the line). (The sidebar's "this view as a
+lesson step": attnviz.ui.lecture.step_export.)"""
 
 from __future__ import annotations
 
@@ -21,19 +21,29 @@ HERE = next(entry for entry in all_pages() if entry.script == "pages/lessons_pag
 
 
 def lesson_card(lesson: Lesson) -> None:
-    """Title, summary, seeds, the steps (folded) and Present."""
+    """Title, summary, seeds, Present (to a room) and Learn alone (self-paced)."""
     with st.container(border=True):
         st.markdown(
             f"**{lesson.title}** · {len(lesson.steps)} steps · seeds {', '.join(lesson.seeds)}"
         )
         st.caption(lesson.summary)
-        st.button(
+        row = st.container(horizontal=True, key=f"lesson_buttons_{lesson.slug}")
+        row.button(
             "Present",
             key=f"present_{lesson.slug}",
             icon=":material/slideshow:",
             type="primary",
             on_click=request_step,
-            args=(lesson.slug, 1),
+            args=(lesson.slug, 1, False),
+            help="To a room: lecture mode, the students' link, live votes.",
+        )
+        row.button(
+            "Learn alone",
+            key=f"alone_{lesson.slug}",
+            icon=":material/school:",
+            on_click=request_step,
+            args=(lesson.slug, 1, True),
+            help="At your own pace: predict, check your answer, read why.",
         )
 
 

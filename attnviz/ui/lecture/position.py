@@ -1,5 +1,6 @@
-"""Where presenter mode is: the lesson and step the URL names (`?lesson=<slug>&step=<n>`), the
-move to another step, and the guard that keeps a move from being undone by a stale rerun.
+"""Where presenter mode is: the lesson and step the URL names (`?lesson=<slug>&step=<n>`, and
+`&alone=true` when a student plays the lesson alone), the move to another step, and the guard
+that keeps a move from being undone by a stale rerun.
 
 The browser sends every rerun with the address it shows, and a newer rerun replaces a pending
 one, address included (Streamlit coalesces them). So a rerun the browser sent before it saw a
@@ -22,13 +23,14 @@ from attnviz.lessons.model import Lesson
 from attnviz.topics import registry
 from attnviz.topics.registry import Page
 
-LESSON, STEP = "lesson", "step"
+LESSON, STEP, ALONE = "lesson", "step", "alone"
 APPLIED = "_lesson_applied"  # (slug, step) whose state was last written into the widgets
 MOVED_TO = "_lesson_moved_to"  # the place (page url, lesson, step) the last move went to
 LEFT = "_lesson_left"  # the place that move left, until the browser shows the new one
 FRESH = "_lesson_fresh"  # the run the move started is still to come (it does not confirm)
 
-Place = tuple[str, str | None, str | None]  # (page url, lesson slug, step) as the URL says
+Place = tuple[str, str | None, str | None, str | None]  # (page url, lesson slug, step, alone)
+# as the URL says
 
 
 @cache
@@ -49,22 +51,32 @@ def position() -> tuple[Lesson, int] | None:
     return lesson, min(max(number, 1), len(lesson.steps))
 
 
+def alone() -> bool:
+    """Whether the URL's lesson is played alone (self-paced: no room, no lecture mode, each
+    answer checked), not presented to a room."""
+    return str(st.query_params.get(ALONE, "")).lower() == "true"
+
+
 def page_path(url: str) -> str:
     """The page script of the page at `url` (a lesson step names its page by url)."""
     return registry.page(url).script
 
 
 def place(here: Page) -> Place:
-    """The place this run draws: its page and the lesson and step in its URL."""
-    return here.url, st.query_params.get(LESSON), st.query_params.get(STEP)
+    """The place this run draws: its page and the lesson, step and way of playing in its URL."""
+    return here.url, st.query_params.get(LESSON), st.query_params.get(STEP), _alone_text()
 
 
-def move(here: Page, slug: str, number: int) -> None:
-    """Switch to step `number` of lesson `slug` (its page, its position in the URL), and
-    remember the place left so that a stale rerun cannot undo the move."""
+def _alone_text() -> str | None:
+    return "true" if alone() else None
+
+
+def move(here: Page, slug: str, number: int, played_alone: bool = False) -> None:
+    """Switch to step `number` of lesson `slug` (its page, its position in the URL; played
+    alone or presented), and remember the place left so that a stale rerun cannot undo it."""
     step = lessons()[slug].steps[number - 1]
     st.session_state[LEFT] = place(here)
-    st.session_state[MOVED_TO] = (step.page, slug, str(number))
+    st.session_state[MOVED_TO] = (step.page, slug, str(number), "true" if played_alone else None)
     st.session_state[FRESH] = True
     _go(st.session_state[MOVED_TO])
 
@@ -90,5 +102,8 @@ def settle(here: Page) -> None:
 
 
 def _go(to: Place) -> None:
-    url, slug, number = to
-    st.switch_page(page_path(url), query_params={LESSON: slug or "", STEP: number or "1"})
+    url, slug, number, played_alone = to
+    query = {LESSON: slug or "", STEP: number or "1"}
+    if played_alone:
+        query[ALONE] = played_alone
+    st.switch_page(page_path(url), query_params=query)

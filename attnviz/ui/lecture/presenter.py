@@ -32,7 +32,6 @@ from typing import Any
 
 import streamlit as st
 
-from attnviz.io.user_text import md_literal
 from attnviz.lessons.model import Lesson, Step
 from attnviz.topics import registry
 from attnviz.topics.registry import Page
@@ -41,16 +40,16 @@ from attnviz.topics.settings import TABLE as SIDEBAR
 from attnviz.ui.common.here import staged
 from attnviz.ui.common.sidebar import css
 from attnviz.ui.common.widgets import apply
-from attnviz.ui.lecture.answers import computed, forget
+from attnviz.ui.lecture.answers import forget
 from attnviz.ui.lecture.focus import point_at_figure
 from attnviz.ui.lecture.links import link_base, show_link
-from attnviz.ui.lecture.position import APPLIED, move, position
+from attnviz.ui.lecture.position import APPLIED, alone, move, position
+from attnviz.ui.lecture.question import predict_then_reveal, revealed
 from attnviz.ui.lecture.stage import stage
 
 RUNS_SEEN = "_lesson_runs_seen"  # id(job) -> the (slug, step) whose bar first saw the run
 ECHOES = "_lesson_echoes"  # key -> the value it had before the step wrote its own
-REQUESTED = "_lesson_goto"  # (slug, step) a button asked for; followed at the next rerun
-PICKED = "_lesson_picked"  # revealed key -> the prediction picked when Reveal was pressed
+REQUESTED = "_lesson_goto"  # (slug, step, alone) a button asked for; followed at the next rerun
 
 
 def trains(step: Step) -> bool:
@@ -85,7 +84,8 @@ def enter_step(here: Page) -> None:
             if key in st.session_state and st.session_state[key] != state[key]
         }
         apply(table, state)
-    apply(SIDEBAR, {"lecture": True})
+    if not alone():  # a presenter's hall; a student alone keeps the page's own sizes
+        apply(SIDEBAR, {"lecture": True})
     st.session_state[APPLIED] = (lesson.slug, number)
 
 
@@ -97,9 +97,10 @@ def _echoes() -> list[str]:
     return [key for key, value in before.items() if st.session_state.get(key) == value]
 
 
-def request_step(slug: str, number: int) -> None:
-    """on_click: open step `number` of lesson `slug` at the next rerun."""
-    st.session_state[REQUESTED] = (slug, number)
+def request_step(slug: str, number: int, played_alone: bool | None = None) -> None:
+    """on_click: open step `number` of lesson `slug` at the next rerun, played alone or
+    presented (None: as the lesson is played now)."""
+    st.session_state[REQUESTED] = (slug, number, alone() if played_alone is None else played_alone)
 
 
 def follow_request(here: Page) -> None:
@@ -118,6 +119,8 @@ def presenter_bar(here: Page) -> Any:
     lesson, number = found
     step = lesson.steps[number - 1]
     st.html(css("presenter"))  # static CSS, never user text
+    if alone():  # the header takes no room, as in lecture mode
+        st.html(css("alone"))
     forget()
     with st.container(border=True, key="presenter_bar"):
         if step.page != here.url:
@@ -146,12 +149,6 @@ def presenter_bar(here: Page) -> Any:
     if not step.views:
         point_at_figure(step.figure, where)
     return place
-
-
-def revealed(where: str) -> str:
-    """The session key that says the question of step `where` ("<slug>:<n>") was revealed."""
-    slug, number = where.rsplit(":", 1)
-    return f"_revealed_{slug}_{number}"
 
 
 def carried_from(lesson: Lesson, number: int, step: Step) -> tuple[int, bool] | None:
@@ -189,8 +186,8 @@ def ask(place: Any, here: Page) -> None:
 
 
 def _narration(step: Step, carried: tuple[int, bool] | None) -> None:
-    if step.point_at:
-        st.markdown(f"**Point at:** {step.point_at}")
+    if step.point_at:  # said to a presenter; a student alone is told where to look
+        st.markdown(f"**{'Look at' if alone() else 'Point at'}:** {step.point_at}")
     if carried is not None and carried[1]:
         st.markdown(
             f":material/sync: **The run started in step {carried[0]} goes on here** "
@@ -223,15 +220,8 @@ def _navigation_row(lesson: Lesson, number: int, step: Step, here: Page) -> None
     )
     if not row.toggle("Show the page's controls", key="lesson_controls"):
         st.html(css("hide_controls"))  # static CSS, never user text
-    with row.popover("Students' link", icon=":material/link:"):
-        st.caption("This step's page and settings, without the presenter's bar:")
-        base, note = link_base(here)
-        show_link(step, base)
-        if note:
-            st.caption(note)
-    from attnviz.ui.lecture.room import room_control  # (it imports this module)
-
-    room_control(row, lesson, number, here)  # live classroom: "Open a room", its code, QR
+    if not alone():  # a room's tools
+        _room_tools(row, lesson, number, step, here)
     row.button(
         "Next",
         key="lesson_next",
@@ -252,63 +242,14 @@ def _navigation_row(lesson: Lesson, number: int, step: Step, here: Page) -> None
         )
 
 
-def predict_then_reveal(lesson: Lesson, number: int, step: Step) -> None:
-    """The question, then Reveal and the options on one line; the page's figures stay blurred
-    until Reveal (the answer is computed from the live page when the lesson says
-    `computed:<name>`). Reveal replaces the options by one line, the answer and the prediction
-    picked, with the explanation under it: in sight in the bar without scrolling."""
-    from attnviz.ui.lecture.reveal import reveal_rounds, room_answers
-    from attnviz.ui.lecture.votes import vote_controls
+def _room_tools(row: Any, lesson: Lesson, number: int, step: Step, here: Page) -> None:
+    """The students' link (a popover) and the live classroom's room control."""
+    with row.popover("Students' link", icon=":material/link:"):
+        st.caption("This step's page and settings, without the presenter's bar:")
+        base, note = link_base(here)
+        show_link(step, base)
+        if note:
+            st.caption(note)
+    from attnviz.ui.lecture.room import room_control  # (it imports this module)
 
-    question = step.question
-    revealed_key = revealed(f"{lesson.slug}:{number}")
-    guess_key = f"lesson_guess_{lesson.slug}_{number}"
-    answer, options, weights = question.answer, list(question.options), None
-    if question.computed is not None:
-        found = computed(question.computed)
-        if found is None:
-            st.warning("This page did not give the answer to compare with; look at the figure.")
-            return
-        answer, options, weights = found.answer, list(found.options), found.weights
-    st.markdown(f"**Predict:** {question.prompt}")
-    if st.session_state.get(revealed_key):
-        picked = st.session_state.get(PICKED, {}).get(revealed_key)
-        st.container(key="lesson_answer").success(answer_line(answer, picked))  # no icon: an
-        # icon makes the box a line taller, and the explanation's first line must show too
-        if question.explain:
-            st.markdown(question.explain)
-        room_answers(lesson.slug, number, answer, weights)  # the room's votes, if it voted
-        return
-    if not step.views:  # a step with views veils them on its stage (attnviz.ui.lecture.stage)
-        st.html(css("hide_figures"))
-    row = st.container(horizontal=True, vertical_alignment="center", key="lesson_guess_row")
-    if row.button("Reveal", key="lesson_reveal", icon=":material/visibility:"):  # first: in
-        reveal_rounds(lesson.slug, number)  # the room's phones show the answers too
-        if question.trained:  # the answer is the trained model: the recorded run at its end
-            from attnviz.ui.training.panel import reveal_trained_run  # lazily: imports torch
-
-            reveal_trained_run(step)
-        st.session_state[revealed_key] = True  # sight however many options follow
-        st.session_state.setdefault(PICKED, {})[revealed_key] = st.session_state.get(guess_key)
-        st.rerun()
-    vote_controls(row, lesson.slug, number, options)  # live classroom: Open vote, Vote again
-    if options:
-        row.radio(
-            "Your prediction",
-            options,
-            index=None,
-            horizontal=True,
-            key=guess_key,
-            label_visibility="collapsed",
-        )
-
-
-def answer_line(answer: str, picked: str | None) -> str:
-    """One line of Markdown: the answer, and the prediction picked before Reveal (both shown as
-    plain text: a computed answer is a token the user typed)."""
-    line = f"Answer: **{md_literal(answer)}**"
-    if picked is None:
-        return line
-    if picked == answer:
-        return f"{line} — you picked it"
-    return f"{line} — you picked {md_literal(picked)}"
+    room_control(row, lesson, number, here)  # live classroom: "Open a room", its code, QR
