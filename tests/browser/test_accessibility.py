@@ -53,6 +53,10 @@ def test_no_page_breaks_a_wcag_rule(page_probe, path, title, url):
     assert projector["brokenFormulas"] == phone["brokenFormulas"] == [], title
     # issue 54: no empty band above the title in normal mode (Streamlit's 6rem put it at 96 px)
     assert phone["titleTop"] is not None and phone["titleTop"] <= TITLE_TOP_PX, title
+    # issue 54: on a phone Plotly's toolbar (shown after a tap) would cover the figure's title
+    assert phone["toolbars"] == 0, title
+    if projector["figures"]:  # (on a desktop it stays: the downloads)
+        assert projector["toolbars"] >= 1, title
 
 
 def question_step() -> tuple[str, int, str]:

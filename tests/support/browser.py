@@ -234,8 +234,10 @@ LAYOUT_PROBE = """() => {
     .filter((el) => vis(el) && !el.closest('.katex-display') && lines(el) > 1).map(txt);
   const title = document.querySelector('[data-testid="stMain"] h1');
   const titleTop = title ? Math.round(title.getBoundingClientRect().top + scrollY) : null;
+  const toolbars = [...document.querySelectorAll('.js-plotly-plot .modebar-container')]
+    .filter((el) => getComputedStyle(el).display !== 'none').length;
   return {overflow, figures, blocks: above, viewport: innerHeight, metricFonts, brokenFormulas,
-    titleTop,
+    titleTop, toolbars,
     sidebar: side ? side.getAttribute('data-collapsed') : null,
     firstSlider: slider ? slider.getBoundingClientRect().top + scrollY : null};
 }"""
@@ -250,7 +252,8 @@ def layout_probe(page) -> dict:
     `sidebar` (the sidebar's data-collapsed: "true" when folded), `firstSlider` (the top of
     the main area's first slider in page coordinates; None without one) and `brokenFormulas`
     (the text of each inline formula that a line break cuts in two), `titleTop` (the page
-    title's top in page coordinates; None without one)."""
+    title's top in page coordinates; None without one), `toolbars` (Plotly toolbars that can
+    show: not display:none)."""
     page.evaluate("window.scrollTo(0, 0)")
     return page.evaluate(LAYOUT_PROBE)
 
