@@ -171,11 +171,11 @@ def cold_start(browser) -> tuple[AppServer, float, float, float]:
     return server, healthy, home, time.perf_counter() - t1
 
 
-def first_visit(browser, url: str, path: str) -> tuple[float, object]:
+def first_visit(browser, url: str, path: str, query: str = "") -> tuple[float, object]:
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.add_init_script(PROBE)
     t0 = time.perf_counter()
-    page.goto(f"{url}/{page_url(path)}")
+    page.goto(f"{url}/{page_url(path)}{query}")
     page.wait_for_selector("[data-testid='stMain']", timeout=90_000)
     wait_calm(page, timeout=120)
     return time.perf_counter() - t0 - CALM_MS / 1000, page
@@ -267,6 +267,7 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=10)
     parser.add_argument("--page", nargs="*", help="url paths (default: every page)")
     parser.add_argument("--students", type=int, default=0, help="simulated students beside")
+    parser.add_argument("--query", default="", help="after each page's url, e.g. ?lecture=true")
     args = parser.parse_args()
     paths = args.page or [p.url for p in all_pages()]
     with sync_playwright() as pw:
@@ -284,7 +285,7 @@ def main() -> None:
                 f"{'server':>7} {'render':>7} {'kB/move':>8} {'cpu ms':>7} {'p95 ms':>7}"
             )
             for path in paths:
-                first, page = first_visit(browser, server.url, path)
+                first, page = first_visit(browser, server.url, path, args.query)
                 kind, moves = time_moves(page, path, server.pid, args.moves)
                 report(path, first, kind, moves)
                 if path in LIVE_VIEWS:  # the live view: no server round trip (issue 26)

@@ -6,6 +6,9 @@ tables (the text alternative of WCAG 1.1.1)."""
 from __future__ import annotations
 
 import textwrap
+import threading
+import weakref
+from collections import OrderedDict
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -22,6 +25,9 @@ LECTURE_HEIGHT = 1.3  # figures grow with their fonts in lecture mode
 TITLE_WIDTH = 440  # px: a lecture-mode title wraps to fit a figure this wide (a third of 1280)
 # unless the figure says its own width (see title_width)
 STAGE_WIDTH = 1150  # px: a title on a presenter's stage, where a view spans a 1280 px projector
+MAX_STYLED = 64  # styled copies kept (styled_copy), every session's together
+_STYLED: OrderedDict[tuple, tuple[weakref.ref, go.Figure]] = OrderedDict()
+_STYLED_LOCK = threading.Lock()
 
 
 def show(fig: go.Figure, name: str, **kwargs):
@@ -37,14 +43,10 @@ def show(fig: go.Figure, name: str, **kwargs):
     line = summary(fig) if main or glob.tables else None
     height = here.stage_height(shown)  # on a presenter's stage: its share of the room
     if glob.font_scale != 1.0 or glob.high_contrast or height:
-        fig = go.Figure(fig)  # a copy: a cached figure may be shared between sessions
         across = here.stage_width(shown) or (STAGE_WIDTH if here.staged() else None)
-        styled(fig, glob, across)
-        if height:
-            on_stage(fig, across or STAGE_WIDTH, height)
-            fig.update_layout(height=height)
-            if fig.layout.width:  # a picture squared for the stage's width: drawn at that width
-                kwargs["width"] = "content"
+        fig = styled_copy(fig, glob, across, height)
+        if height and fig.layout.width:  # a picture squared for the stage: drawn at that width
+            kwargs["width"] = "content"
     with here.view_place(shown):  # presenter mode: where the stage finds the view
         chart = st.plotly_chart(fig, config=export_config(glob.export_format, name), **kwargs)
         if line:
@@ -60,6 +62,31 @@ def as_tables(fig: go.Figure) -> None:
     for table in figure_tables(fig):
         st.caption(f"Table: {table.title}")
         st.dataframe(table.data, height=min(400, 38 + 35 * len(table.data)))
+
+
+def styled_copy(
+    fig: go.Figure, glob: GlobalSettings, across: int | None, height: int | None
+) -> go.Figure:
+    """A styled copy of `fig` (`styled`, then sized for its place on a stage), made once per
+    figure object and style: a view kept across reruns (attnviz.ui.common.view_cache) is not
+    styled again on a rerun that did not change it (lecture styling costs ~25 ms a figure). The
+    copy is shared read-only, as the figure it was made from."""
+    key = (id(fig), glob.font_scale, glob.high_contrast, across, height)
+    with _STYLED_LOCK:
+        found = _STYLED.get(key)
+        if found is not None and found[0]() is fig:  # the same object, not a reused id
+            _STYLED.move_to_end(key)
+            return found[1]
+    out = go.Figure(fig)  # a copy: a cached figure may be shared between sessions
+    styled(out, glob, across)
+    if height:
+        on_stage(out, across or STAGE_WIDTH, height)
+        out.update_layout(height=height)
+    with _STYLED_LOCK:
+        _STYLED[key] = (weakref.ref(fig), out)
+        while len(_STYLED) > MAX_STYLED:
+            _STYLED.popitem(last=False)
+    return out
 
 
 def styled(fig: go.Figure, glob: GlobalSettings, across: int | None = None) -> go.Figure:
