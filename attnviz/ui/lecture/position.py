@@ -25,7 +25,7 @@ from attnviz.topics.registry import Page
 
 LESSON, STEP, ALONE = "lesson", "step", "alone"
 APPLIED = "_lesson_applied"  # (slug, step) whose state was last written into the widgets
-MOVED_TO = "_lesson_moved_to"  # the place (page url, lesson, step) the last move went to
+MOVED_TO = "_lesson_moved_to"  # the place (a `Place`) the last move went to
 LEFT = "_lesson_left"  # the place that move left, until the browser shows the new one
 FRESH = "_lesson_fresh"  # the run the move started is still to come (it does not confirm)
 
