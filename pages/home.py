@@ -4,7 +4,7 @@ classroom room by its code, then what each page teaches, with links."""
 import streamlit as st
 
 from attnviz.topics.registry import HOME, sections
-from attnviz.ui.common.home import PYTHON_START, first_lesson
+from attnviz.ui.common.home import ways_in
 from attnviz.ui.lecture.student import join_box
 
 st.title("AttnViz: see, poke and train attention")
@@ -12,25 +12,7 @@ st.markdown(
     "Each page shows one idea from the lecture notes with numbers you can change; the address "
     "bar holds the settings, so a copied link shows exactly what you see."
 )
-learn, teach, notebook = st.columns(3, border=True)
-with learn:
-    st.markdown("**Learn** at your own pace: a lesson predicts, then shows, one idea a step.")
-    slug, page = first_lesson()
-    st.page_link(
-        page.script,
-        label="Start the first lesson",
-        icon=":material/school:",
-        query_params={"lesson": slug, "step": "1", "alone": "true"},
-    )
-with teach:
-    st.markdown(
-        "**Teach** a room: **Present** a lesson in lecture mode; students join with the code or "
-        "QR on the projector and vote on their phones."
-    )
-    st.page_link("pages/lessons_page.py", label="Lessons", icon=":material/slideshow:")
-with notebook:
-    st.markdown("**From Python** (a notebook in this folder): the same scenes and figures.")
-    st.code(PYTHON_START, language="python", wrap_lines=True)
+ways_in()  # learn, teach, from Python
 with st.container(width=520):  # smaller: for a student with a code on the projector
     join_box()  # a live classroom's room code, typed by a student
 for section, entries in sections().items():

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs
 
 import plotly.graph_objects as go
 
-from attnviz.ui.common.home import PYTHON_START
+from attnviz.ui.common.home import python_start
 from attnviz.ui.lecture.position import lessons
 from tests.support.apptest import no_exception, open_page
 from tests.support.pages import app_pages
@@ -25,7 +25,7 @@ def test_home_offers_the_first_lesson_alone_the_lessons_and_python():
     assert Path(first.page).stem == Path(app_page(lesson.steps[0].page)).stem
     assert parse_qs(first.query_string) == {"lesson": [slug], "step": ["1"], "alone": ["true"]}
     assert any(link.label == "Lessons" and Path(link.page).stem == "lessons_page" for link in links)
-    assert [c.value for c in at.code] == [PYTHON_START]
+    assert [c.value for c in at.code] == [python_start()]
     assert at.text_input(key="room_code"), "the room box stays"
 
 
@@ -34,7 +34,7 @@ def app_page(url: str) -> str:
 
 
 def test_the_python_on_home_draws_a_figure_as_written():
-    *lines, last = PYTHON_START.splitlines()
+    *lines, last = python_start().splitlines()
     scope: dict = {}
     exec("\n".join(lines), scope)  # noqa: S102 (the product's own three lines)
     figure = eval(last.split("#")[0], scope)  # noqa: S307 (the notebook cell's last line)

@@ -1,18 +1,43 @@
-"""What the home page offers a newcomer: the first bundled lesson (played alone) and the three
-lines of Python that draw a page's figure in a notebook (tests/app/test_home.py runs them)."""
+"""Home's three ways in for a newcomer: learn (the first bundled lesson, played alone), teach (the
+Lessons page: present one to a room) and from Python (three lines that draw the text page's main
+figure in a notebook; tests/app/test_home.py runs them)."""
 
 from __future__ import annotations
 
+import streamlit as st
+
 from attnviz.topics import registry
-from attnviz.topics.registry import Page
+from attnviz.topics.text.scene import SCENE as TEXT
 from attnviz.ui.lecture.position import lessons
 
-PYTHON_START = """import attnviz as av
-s = av.scene("text", ta_text="The cat sat on the mat.")
-s.views()["heads_grid"]  # each head's map, a Plotly figure"""
+
+def python_start() -> str:
+    """The three lines: the text page's scene on a short sentence, and its main figure."""
+    return (
+        "import attnviz as av\n"
+        f's = av.scene("{TEXT.url}", ta_text="The cat sat on the mat.")\n'
+        f's.views()["{TEXT.main_view}"]  # a Plotly figure'
+    )
 
 
-def first_lesson() -> tuple[str, Page]:
-    """The first bundled lesson's slug and the page its first step opens."""
-    slug, lesson = next(iter(lessons().items()))
-    return slug, registry.page(lesson.steps[0].page)
+def ways_in() -> None:
+    """Three bordered columns: learn, teach, from Python."""
+    learn, teach, notebook = st.columns(3, border=True)
+    with learn:
+        st.markdown("**Learn** at your own pace: a lesson predicts, then shows, one idea a step.")
+        slug, lesson = next(iter(lessons().items()))
+        st.page_link(
+            registry.page(lesson.steps[0].page).script,
+            label="Start the first lesson",
+            icon=":material/school:",
+            query_params={"lesson": slug, "step": "1", "alone": "true"},
+        )
+    with teach:
+        st.markdown(
+            "**Teach** a room: **Present** a lesson in lecture mode; students join with the code "
+            "or QR on the projector and vote on their phones."
+        )
+        st.page_link("pages/lessons_page.py", label="Lessons", icon=":material/slideshow:")
+    with notebook:
+        st.markdown("**From Python** (a notebook in this folder): the same scenes and figures.")
+        st.code(python_start(), language="python", wrap_lines=True)
