@@ -16,6 +16,7 @@ from attnviz.topics.settings import TABLE
 from attnviz.training.devices import available_devices
 from attnviz.ui.common.settings import GlobalSettings
 from attnviz.ui.common.widgets import apply, draw
+from attnviz.ui.lecture.position import alone
 
 STATIC = Path(__file__).parents[1] / "static"  # attnviz/ui/static
 FAVICON = STATIC / "favicon.png"  # bundled: no icon is fetched from a font CDN
@@ -49,7 +50,7 @@ def lecture_requested() -> bool:
     link is presenter mode, which is lecture mode)."""
     if "lecture" in st.session_state:
         return bool(st.session_state["lecture"])
-    if "lesson" in st.query_params and st.query_params.get("alone") != "true":
+    if "lesson" in st.query_params and not alone():
         return True  # (a lesson played alone keeps the page's own sizes)
     return TABLE["lecture"].from_url_text(st.query_params.get("lecture", "false")) is True
 
