@@ -33,7 +33,7 @@ layout.intro(
 part_col, preset_col = st.columns([4, 1], vertical_alignment="bottom")
 with preset_col:  # presets in a popover: the part and the main figure fit the first screen
     with st.popover("Presets", width="stretch"):
-        preset_buttons(TABLE, per_row=1)
+        preset_buttons(TABLE, stacked=True)
     reset_button(TABLE)
 with part_col:
     part = draw(TABLE, "sc_part")

@@ -34,7 +34,6 @@ page = TrainingPage(
     "softmax maps, A₁ − λA₂. Here each one is trained side by side with multi-head attention: "
     "same task, same seed, same batches, same steps. Below, the KV cache of real models.",
     ["Variants", "Shown"],
-    per_row=3,
 )
 variants_col, shown_col = page.groups
 with variants_col:

@@ -34,7 +34,7 @@ layout.intro(
 text_col, side_col = st.columns([3, 2])  # the prompt and its options side by side, so that
 with side_col:  # the next token's chart starts on a projector's first screen
     with st.popover("Presets", width="stretch"):
-        preset_buttons(TABLE, per_row=1)
+        preset_buttons(TABLE, stacked=True)
     reset_button(TABLE)
     chat = draw(TABLE, "lm_chat")
     bos = draw(TABLE, "lm_bos", disabled=chat)

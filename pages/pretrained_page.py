@@ -47,7 +47,7 @@ layout.intro(
 text_col, preset_col = st.columns([4, 1], vertical_alignment="bottom")
 with preset_col:  # presets in a popover, so the controls and the model view fit the first screen
     with st.popover("Presets", width="stretch"):
-        preset_buttons(TABLE, per_row=1)
+        preset_buttons(TABLE, stacked=True)
     reset_button(TABLE)
 with text_col:
     values = {"pe_text": draw(TABLE, "pe_text", max_chars=20_000, height=80)}

@@ -31,7 +31,6 @@ page = TrainingPage(
     "as it writes each character. Both models train here side by side on the same dates "
     "(“23 nov 2026” → “2026-11-23”). Press **Start** and watch the alignment form.",
     ["Task", "Model"],
-    per_row=3,
 )
 task_col, model_col = page.groups
 with task_col:

@@ -31,7 +31,6 @@ page = TrainingPage(
     "attention maps of one fixed example sharpen. Encoders see the whole sequence; causal "
     "decoders only the past.",
     ["Task", "Model"],
-    per_row=3,
 )
 task_col, model_col = page.groups
 with task_col:

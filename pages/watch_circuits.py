@@ -27,7 +27,6 @@ page = TrainingPage(
     "**grokking** (a network memorises a + b mod p, then much later generalises) and **attention "
     "sinks** (heads park their attention on the first token). Pick a preset, press **Start**.",
     ["Experiment"],
-    per_row=3,
 )
 (experiment_col,) = page.groups
 with experiment_col:

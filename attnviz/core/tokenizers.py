@@ -91,6 +91,18 @@ def readable_pieces(pieces: list[str]) -> list[str]:
     return out
 
 
+def piece_bytes(piece: str, byte_level: bool) -> bytes:
+    """The bytes a vocabulary piece stands for: a byte-level BPE piece's, read through GPT-2's byte
+    alphabet ('Ġcat' is b' cat'); otherwise its UTF-8 with SentencePiece's '▁' as a space, a
+    byte-fallback piece '<0x0A>' its one byte, and WordPiece's '##' continuation mark dropped."""
+    table = _byte_of_char()
+    if byte_level and all(c in table for c in piece):
+        return bytes(table[c] for c in piece)
+    if len(piece) == 6 and piece.startswith("<0x") and piece.endswith(">"):
+        return bytes([int(piece[3:5], 16)])
+    return piece.removeprefix("##").replace("▁", " ").encode("utf-8")
+
+
 def _decoded_run(pieces: list[str], table: dict[str, int]) -> list[str]:
     """Labels for consecutive byte-level pieces (see readable_pieces)."""
     spans = [bytes(table[c] for c in p) for p in pieces]  # the bytes of each piece

@@ -17,10 +17,12 @@ from attnviz.figures.text import heads_grid, shown
 LENS_TEXT_MAX = 24  # positions up to which each lens cell writes its top token
 
 
-def next_token_figure(labels: list[str], probs: np.ndarray, chosen: int | None) -> go.Figure:
-    """The most likely next tokens as bars, most likely first; `chosen` (an index) in orange.
-    Its title on one line and 300 px tall: the whole chart fits a projector's first screen
-    under the prompt."""
+def next_token_figure(
+    labels: list[str], probs: np.ndarray, chosen: int | None, exact: list[str] | None = None
+) -> go.Figure:
+    """The most likely next tokens as bars, most likely first; `chosen` (an index) in orange;
+    `exact`: each token's id and bytes, in its hover. Its title on one line and 300 px tall:
+    the whole chart fits a projector's first screen under the prompt."""
     fig = bar_chart(
         probs,
         shown(labels),
@@ -30,6 +32,10 @@ def next_token_figure(labels: list[str], probs: np.ndarray, chosen: int | None) 
         y_range=(0.0, 1.12),
         highlight=chosen,
     )
+    if exact is not None:
+        fig.update_traces(
+            customdata=exact, hovertemplate="%{x}: %{y:.4f}<br>%{customdata}<extra></extra>"
+        )
     return retitled(fig, fig.layout.meta["title"], 60).update_layout(height=300)
 
 

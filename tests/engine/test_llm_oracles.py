@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import torch
 
+from attnviz.figures import llm as figures
 from attnviz.topics.language_model import forward, heads, lens, readouts
 from attnviz.topics.language_model.decoding import Decoding
 from tests.support.tiny_llama import HEAD_DIM, HEADS, KV_HEADS, LAYERS, tiny_llama
@@ -183,3 +184,47 @@ def test_kv_cache_bytes_per_token_from_the_config(lm):
     rows = dict(readouts.kv_bytes_rows(lm))
     per_head = 2 * cfg.num_hidden_layers * cfg.head_dim * 4  # K and V, float32
     assert list(rows.values()) == [per_head * KV_HEADS, per_head * HEADS, per_head]
+
+
+SPLIT = 'naïve café: ß 日本 "q"\n'  # characters of 2 and 3 bytes, some cut between pieces
+
+
+def id_and_bytes(exact: str) -> tuple[int, bytes]:
+    """'id 7042 · bytes 20 50' -> (7042, b' P')."""
+    ident, _, rest = exact.partition(" · bytes ")
+    return int(ident.removeprefix("id ")), bytes.fromhex(rest)
+
+
+def test_each_tokens_id_and_bytes_rebuild_the_prompt_exactly(lm):
+    """Issue 54: the hover keeps what a readable label hides. The pieces' bytes, joined, are the
+    prompt's UTF-8 (the oracle is the prompt itself), also where a character is cut."""
+    ids = lm.tokenizer(SPLIT, add_special_tokens=False)["input_ids"]
+    parts = [id_and_bytes(text) for text in lm.exact(ids)]
+    assert [i for i, _ in parts] == ids
+    assert b"".join(b for _, b in parts) == SPLIT.encode("utf-8")
+    cut = [b for _, b in parts if not is_utf8(b)]
+    assert cut, "no character was cut between pieces: the prompt no longer tests that case"
+    bos = lm.tokenizer.bos_token_id
+    assert lm.exact([bos]) == [f"id {bos} · special &lt;s&gt;"]
+
+
+def is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def test_the_next_token_and_lens_hovers_name_each_tokens_id(lm, ids):
+    """The next token's bars and the lens' cells: each token's id in its hover is the one the
+    model's own logits rank there (transformers' forward, top-k here)."""
+    fwd = forward.run(lm, ids)
+    logits = lm.model(torch.tensor([ids])).logits[0, -1].detach()
+    top = readouts.next_tokens(lm, fwd, Decoding())
+    bars = figures.next_token_figure(top.labels, top.probs, top.chosen_index, top.exact)
+    hovered = [id_and_bytes(text)[0] for text in bars.data[0].customdata]
+    assert hovered == logits.topk(len(hovered)).indices.tolist()
+    cell = readouts.lens_view(lm, fwd).hover[-1][-1]  # the last layer at the last position
+    named = [int(line.rsplit("(id ", 1)[1].split(" ")[0]) for line in cell.split("<br>")]
+    assert named == logits.topk(lens.TOP).indices.tolist()

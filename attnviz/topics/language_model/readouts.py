@@ -6,6 +6,7 @@ the logit lens, the head scores, the sinks, the key/value cache's size, and the 
 
 from __future__ import annotations
 
+import html
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -50,6 +51,7 @@ class NextTokens:
     probs: np.ndarray  # (10,)
     chosen: str  # the token the decoding picks
     chosen_index: int | None  # its place among the 10 (None when it is not among them)
+    exact: list[str]  # each one's id and bytes (PretrainedModel.exact), for the hover
 
 
 def next_tokens(lm: PretrainedModel, fwd: fw.Forward, decoding: Decoding, k: int = 10):
@@ -63,9 +65,9 @@ def _next_tokens(lm: PretrainedModel, fwd: fw.Forward, decoding: Decoding, k: in
     chosen = int(chooser(decoding)(torch.from_numpy(fwd.last_logits)))
     where = np.flatnonzero(ids == chosen)
     labels = lm.readable([int(i) for i in ids])
-    return NextTokens(
-        labels, probs, lm.readable([chosen])[0], int(where[0]) if where.size else None
-    )
+    chosen_label = lm.readable([chosen])[0]
+    index = int(where[0]) if where.size else None
+    return NextTokens(labels, probs, chosen_label, index, lm.exact([int(i) for i in ids]))
 
 
 def generation(
@@ -97,10 +99,14 @@ def lens_view(lm: PretrainedModel, fwd: fw.Forward) -> LensView:
         result = lens.logit_lens(lm, fwd)
         vocab = sorted({int(i) for i in result.ids.ravel()})
         label = dict(zip(vocab, lm.readable(vocab), strict=True))
+        exact = dict(zip(vocab, lm.exact(vocab), strict=True))  # 'id 7042 · bytes 20 50 …'
         top = [[label[int(i)] for i in row] for row in result.ids[..., 0]]
         hover = [
             [
-                "<br>".join(f"{label[int(i)]}: {p:.3f}" for i, p in zip(ids, ps, strict=True))
+                "<br>".join(
+                    f"{html.escape(label[int(i)], quote=False)}: {p:.3f} ({exact[int(i)]})"
+                    for i, p in zip(ids, ps, strict=True)
+                )
                 for ids, ps in zip(row_ids, row_ps, strict=True)
             ]
             for row_ids, row_ps in zip(result.ids, result.probs, strict=True)

@@ -128,7 +128,7 @@ def pick(out: LlmOutcome, values: Values) -> Pick:
 
 def next_view(out: LlmOutcome, values: Values) -> go.Figure:
     top = readouts.next_tokens(model(out.config.device), out.fwd, decoding(values))
-    return fig.next_token_figure(top.labels, top.probs, top.chosen_index)
+    return fig.next_token_figure(top.labels, top.probs, top.chosen_index, top.exact)
 
 
 def gqa_view(out: LlmOutcome, values: Values) -> go.Figure:

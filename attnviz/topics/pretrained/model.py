@@ -19,6 +19,7 @@ BPE pieces ('Ġcat') are always shown decoded ('␣cat'), for every text of such
 from __future__ import annotations
 
 import contextlib
+import html
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ import torch
 
 from attnviz.core.hf_import import HF_LOCK
 from attnviz.core.hooks import module_cache
-from attnviz.core.tokenizers import SPACE, readable_pieces
+from attnviz.core.tokenizers import SPACE, piece_bytes, readable_pieces
 from attnviz.topics.pretrained.sources import (
     Source,
     SourceError,
@@ -169,6 +170,18 @@ class PretrainedModel:
         if not (self.byte_level or any(t.startswith("Ġ") for t in raw)):
             return [t.replace("▁", SPACE) for t in raw]  # WordPiece's are readable as they are
         return [printable(label) for label in readable_pieces(raw)]
+
+    def exact(self, ids: list[int]) -> list[str]:
+        """Each token as it is exactly, for a hover beside its readable label: 'id 7042 · bytes
+        20 50 61 72 69 73' (the bytes it stands for, in hex), or 'id 2 · special <|im_end|>'."""
+        special = set(self.tokenizer.all_special_ids)
+        out = []
+        for i, piece in zip(ids, self.tokenizer.convert_ids_to_tokens(ids), strict=True):
+            if i in special:
+                out.append(f"id {i} · special {html.escape(piece)}")
+            else:
+                out.append(f"id {i} · bytes {piece_bytes(piece, self.byte_level).hex(' ')}")
+        return out
 
     def _heads(self, outputs: list[torch.Tensor]) -> np.ndarray:
         """[(1, T, D)] per layer -> (L, H, T, D / H): the query heads, or a grouped-query

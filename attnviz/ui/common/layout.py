@@ -3,7 +3,6 @@ derive from the page's parameter table: attnviz.ui.common.widgets.)"""
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,15 +50,8 @@ class TrainingLayout:
 
 
 def training_layout(groups: list[str]) -> TrainingLayout:
-    """Normal mode: the buttons, then the settings groups side by side (bold headings), then the
-    stage where the page goes on. Lecture mode: the groups as tabs in a narrow left column and
-    the buttons and live views beside them, so Start and the main figure are in a projector's
-    first screen."""
-    if not settings().lecture:
-        buttons = st.container()
-        columns = st.columns(len(groups))
-        for column, name in zip(columns, groups, strict=True):
-            column.markdown(f"**{name}**")
-        return TrainingLayout(columns, buttons, nullcontext())
+    """The settings groups as tabs in a narrow left column, and the buttons and the live views
+    beside them, so that Start and the main figure are in the first screen (a projector's in
+    lecture mode, 1280×720 in normal mode: issue 54); on a phone the column comes first."""
     left, stage = st.columns([1, 2], gap="medium")
     return TrainingLayout(left.tabs(groups), stage.container(), stage)

@@ -176,33 +176,19 @@ def _widget(
 
 
 def preset_buttons(
-    table: PageParams, on_apply: Callable[[], None] | None = None, per_row: int | None = None
+    table: PageParams, on_apply: Callable[[], None] | None = None, stacked: bool = False
 ) -> None:
     """One button per preset; a click sets every parameter of the page (preset over defaults).
-    Labels wrap rather than end in "…". In lecture mode the presets (and the page's Reset,
-    drawn next) share one compact row that wraps only when it must."""
+    Labels wrap rather than end in "…". The presets (and the page's Reset, drawn next) share one
+    compact row that wraps only when it must, so a page's figures start higher in the first
+    screen (issue 54: a grid of wide buttons under a "Presets" heading took 130 px at 1280×720);
+    `stacked`: one under another, full width (in a "Presets" pop-over; not in lecture mode)."""
     if not table.presets:
         return
     names = list(table.presets)
-    if _lecture():
-        row = st.container(horizontal=True, gap="small", vertical_alignment="center")
-        row.markdown("**Presets:**", width="content")
+    if stacked and not _lecture():
         for name in names:
-            row.button(
-                name,
-                key=f"{table.prefix}_preset_{name}",
-                on_click=_on_preset,
-                args=(table, name, on_apply),
-                wrap=True,
-            )
-        st.session_state[_ROW + table.prefix] = row
-        return
-    st.markdown("**Presets**")
-    roomy = len(names) <= 4 and max(len(n) for n in names) <= 24
-    per_row = per_row or (4 if roomy else 3)
-    for start in range(0, len(names), per_row):
-        for col, name in zip(st.columns(per_row), names[start : start + per_row], strict=False):
-            col.button(
+            st.button(
                 name,
                 key=f"{table.prefix}_preset_{name}",
                 on_click=_on_preset,
@@ -210,9 +196,21 @@ def preset_buttons(
                 width="stretch",
                 wrap=True,
             )
+        return
+    row = st.container(horizontal=True, gap="small", vertical_alignment="center")
+    row.markdown("**Presets:**", width="content")
+    for name in names:
+        row.button(
+            name,
+            key=f"{table.prefix}_preset_{name}",
+            on_click=_on_preset,
+            args=(table, name, on_apply),
+            wrap=True,
+        )
+    st.session_state[_ROW + table.prefix] = row
 
 
-_ROW = "_preset_row_"  # session key of this rerun's lecture-mode preset row, per table
+_ROW = "_preset_row_"  # session key of this rerun's preset row (Reset joins it), per table
 
 
 def _lecture() -> bool:
@@ -227,14 +225,14 @@ def _on_preset(table: PageParams, name: str, on_apply: Callable[[], None] | None
 
 def reset_button(table: PageParams, on_reset: Callable[[], None] | None = None) -> None:
     """A "Reset page" button: every parameter back to its default (and `on_reset` for the rest).
-    In lecture mode it joins the row of preset buttons drawn just before, if there is one."""
+    It joins the row of preset buttons drawn just before, if there is one."""
 
     def _reset() -> None:
         apply(table, table.defaults())
         if on_reset:
             on_reset()
 
-    where = st.session_state.pop(_ROW + table.prefix, None) if _lecture() else None
+    where = st.session_state.pop(_ROW + table.prefix, None)
     (where or st).button(
         "Reset page",
         key=f"{table.prefix}_reset_page",

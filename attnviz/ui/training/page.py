@@ -1,6 +1,6 @@
 """The skeleton every training page shares, so a page script reads as its own story:
 
-    page = TrainingPage(SCENE, title, intro, ["Task", "Model"], per_row=3)
+    page = TrainingPage(SCENE, title, intro, ["Task", "Model"])
     with page.groups[0]: ...                      # the page's own settings groups
     values = page.settle(drawn)                   # + the training form, global seed and device
     ...                                           # the page's draw_live(run)
@@ -31,9 +31,9 @@ TRAINING = "Training"  # the last settings group: optimizer, learning rate, step
 class TrainingPage:
     """A training page's header, values, job and live panel over its scene."""
 
-    def __init__(self, scene: Scene, title: str, intro: str, groups: list[str], per_row=2):
+    def __init__(self, scene: Scene, title: str, intro: str, groups: list[str]):
         layout.intro(title, intro)
-        preset_buttons(scene.table, per_row=per_row)
+        preset_buttons(scene.table)
         reset_button(scene.table)
         self.scene = scene
         self.places = layout.training_layout([*groups, TRAINING])
