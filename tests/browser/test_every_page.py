@@ -43,17 +43,28 @@ def test_page_opens_and_survives_interaction_asking_only_the_local_server(
 
 
 FIRST_SCREEN = {"width": 1280, "height": 720}
+NAMES_CUT = """() => {  // a name wider than its box (Streamlit ends it in "…") or than the bar
+  const bar = document.querySelector("[data-testid='stSidebar']").getBoundingClientRect();
+  return [...document.querySelectorAll(
+    "[data-testid='stSidebarNav'] a [data-testid='stMarkdownContainer']")]
+    .filter((el) => el.scrollWidth > el.clientWidth + 1
+      || el.getBoundingClientRect().right > bar.right)
+    .map((el) => el.innerText);
+}"""
 
 
 def test_sidebar_lists_each_page_once_and_home_starts_a_lesson_alone(page, app_url):
-    """The sidebar; Home's three ways in whole in the first screen at 1280×720; its first
-    lesson played alone, the step's progress in sight (not under Streamlit's header)."""
+    """The sidebar, each page's name whole; Home's three ways in whole in the first screen at
+    1280×720; its first lesson played alone, the step's progress in sight (not under
+    Streamlit's header)."""
     page.set_viewport_size(FIRST_SCREEN)
     open_app_page(page, app_url, "home")
     links = page.locator("[data-testid='stSidebarNav'] a")
     texts = [links.nth(i).inner_text().strip().splitlines()[-1] for i in range(links.count())]
     titles = [title for _, title, _ in PAGES]
     assert sorted(texts) == sorted(titles), texts
+    cut = page.evaluate(NAMES_CUT)  # issue 54: "Captioning: words that look at t…"
+    assert cut == [], f"page names cut in the sidebar: {cut}"
     main = page.locator("[data-testid='stMain']")
     ways = [
         main.get_by_role("link", name="Start the first lesson"),
