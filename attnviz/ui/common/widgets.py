@@ -185,29 +185,21 @@ def preset_buttons(
     `stacked`: one under another, full width (in a "Presets" pop-over; not in lecture mode)."""
     if not table.presets:
         return
-    names = list(table.presets)
-    if stacked and not _lecture():
-        for name in names:
-            st.button(
-                name,
-                key=f"{table.prefix}_preset_{name}",
-                on_click=_on_preset,
-                args=(table, name, on_apply),
-                width="stretch",
-                wrap=True,
-            )
-        return
-    row = st.container(horizontal=True, gap="small", vertical_alignment="center")
-    row.markdown("**Presets:**", width="content")
-    for name in names:
-        row.button(
+    in_row = not stacked or _lecture()
+    place = st
+    if in_row:
+        place = st.container(horizontal=True, gap="small", vertical_alignment="center")
+        place.markdown("**Presets:**", width="content")
+        st.session_state[_ROW + table.prefix] = place  # the page's Reset joins the row
+    for name in table.presets:
+        place.button(
             name,
             key=f"{table.prefix}_preset_{name}",
             on_click=_on_preset,
             args=(table, name, on_apply),
+            width="content" if in_row else "stretch",
             wrap=True,
         )
-    st.session_state[_ROW + table.prefix] = row
 
 
 _ROW = "_preset_row_"  # session key of this rerun's preset row (Reset joins it), per table
