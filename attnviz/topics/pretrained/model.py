@@ -178,7 +178,7 @@ class PretrainedModel:
         out = []
         for i, piece in zip(ids, self.tokenizer.convert_ids_to_tokens(ids), strict=True):
             if i in special:
-                out.append(f"id {i} · special {html.escape(piece)}")
+                out.append(f"id {i} · special {html.escape(piece, quote=False)}")
             else:
                 out.append(f"id {i} · bytes {piece_bytes(piece, self.byte_level).hex(' ')}")
         return out
