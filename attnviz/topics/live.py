@@ -9,6 +9,7 @@ the server runs jobs in worker processes instead: attnviz.training.jobs).
         def restore(self, snapshot: VisionSnapshot) -> TrainedVision: ...  # CPU, eval mode
 
     untrained(spec)                 # the step-0 snapshot, seeded as the run will be (cached)
+    restored(spec, snapshot)        # spec.restore(snapshot), once per snapshot and spec (cached)
     started(spec)                   # RunSoFar at step 0: that snapshot and one evaluation
     at_start(spec)                  # RunSoFar at step 0 without the evaluation (no curves)
     so_far(history, snapshots, step)  # RunSoFar: a run as it stood at a timeline step
@@ -18,6 +19,9 @@ the server runs jobs in worker processes instead: attnviz.training.jobs).
 from __future__ import annotations
 
 import functools
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
@@ -29,6 +33,10 @@ from attnviz.training.history import History
 from attnviz.training.messages import Evaluation
 from attnviz.training.snapshot import Snapshot
 from attnviz.training.trainer import Trainable, TrainConfig, Trainer
+
+MAX_RESTORED = 16  # restored snapshots kept (restored), every session's together
+_RESTORED: OrderedDict[tuple[int, Any], tuple[weakref.ref, Any]] = OrderedDict()
+_RESTORED_LOCK = threading.Lock()
 
 
 @runtime_checkable
@@ -67,6 +75,25 @@ class RunSoFar:
 def untrained(spec: LiveSpec) -> Snapshot:
     """The snapshot as a run starts (step 0, seeded as the run is), computed on the CPU."""
     return replace(spec, device="cpu").build().snapshot()
+
+
+def restored(spec: LiveSpec, snapshot: Snapshot) -> Any:
+    """`spec.restore(snapshot)`: the snapshot's models rebuilt on the CPU, once per snapshot
+    object and spec, and shared read-only (a widget move after a run restores nothing again).
+    Keyed on the snapshot itself: an entry whose snapshot is gone is never read for a new
+    snapshot that reuses its id()."""
+    key = (id(snapshot), spec)
+    with _RESTORED_LOCK:
+        found = _RESTORED.get(key)
+        if found is not None and found[0]() is snapshot:
+            _RESTORED.move_to_end(key)
+            return found[1]
+    models = spec.restore(snapshot)
+    with _RESTORED_LOCK:
+        _RESTORED[key] = (weakref.ref(snapshot), models)
+        while len(_RESTORED) > MAX_RESTORED:
+            _RESTORED.popitem(last=False)
+    return models
 
 
 @functools.lru_cache(maxsize=16)
@@ -145,7 +172,7 @@ class TrainedRun:
 
     def restore(self) -> Any:
         """The trained models of the last snapshot (the spec's `restore`)."""
-        return self.job.spec.restore(self.snapshot)
+        return restored(self.job.spec, self.snapshot)
 
 
 def train(

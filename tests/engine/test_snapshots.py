@@ -61,3 +61,31 @@ def test_a_tree_of_other_fields_is_refused():
     tree.pop(next(iter(tree)))
     with pytest.raises(ValueError, match="holds"):
         type(snap).from_tree(tree)
+
+
+@pytest.mark.parametrize("url", TRAINING)
+def test_a_snapshot_is_restored_once_however_often_its_views_are_drawn(url, monkeypatch):
+    """A rerun that moves no training setting (a view's widget, the next rerun) restores the
+    snapshot's models no more: one restore per snapshot and spec (live.restored)."""
+    page = scene(url)
+    values = page.values({})
+    job = page.config(values)
+    restores = []
+    restore = type(job.spec).restore
+
+    def counted(spec, snapshot):
+        restores.append(snapshot)
+        return restore(spec, snapshot)
+
+    monkeypatch.setattr(type(job.spec), "restore", counted)
+    monkeypatch.setattr(live, "_RESTORED", type(live._RESTORED)())  # nothing restored before
+    result = page.run(job)
+    for _ in range(3):  # three reruns
+        page.views(result, values)
+    snapshot = result.last[1] if isinstance(result, live.RunSoFar) else result
+    for _ in range(2):
+        assert live.restored(job.spec, snapshot) is live.restored(job.spec, snapshot)
+    assert [id(s) for s in restores] == [id(snapshot)]
+    copy = pickle.loads(pickle.dumps(snapshot))  # another snapshot object: restored afresh
+    assert live.restored(job.spec, copy) is not live.restored(job.spec, snapshot)
+    assert len(restores) == 2

@@ -175,7 +175,7 @@ def captioned(
 ) -> Captioned:
     """`snapshot` (the model at `step`, trained with the settings in `values`) captioning the
     image shown (`shown`; None: the one `values` name, random scene 0 or a validation image)."""
-    trained = config(values).spec.restore(snapshot)
+    trained = live.restored(config(values).spec, snapshot)
     shown = shown_image(trained.task, values) if shown is None else shown
     look = caption_image(trained.model, shown.image)
     return Captioned(trained, shown, shown_head(values, trained.model.config), look, step)

@@ -84,7 +84,7 @@ def query(values: Values, dim: int) -> np.ndarray:
 
 def measure(snapshot: KernelSnapshot, values: Values) -> tuple[KernelTrainable, ViewData]:
     """The model with the snapshot's θ (on the CPU) and the numbers its views draw."""
-    task = config(values).spec.restore(snapshot)
+    task = live.restored(config(values).spec, snapshot)
     return task, view_data(task, query(values, task.data.dim))
 
 

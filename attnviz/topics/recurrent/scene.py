@@ -76,7 +76,7 @@ def run(config: Job) -> RecurrentSnapshot:
 
 def restored(snapshot: RecurrentSnapshot, values: Values) -> TrainedRecurrent:
     """Both models of `snapshot`, trained with the settings in `values`."""
-    return config(values).spec.restore(snapshot)
+    return live.restored(config(values).spec, snapshot)
 
 
 def probe_figure(pair: TrainedRecurrent, alignment, step: int | None) -> go.Figure:

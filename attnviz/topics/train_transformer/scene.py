@@ -4,7 +4,7 @@ maps, one figure per layer. `run` gives the untrained model's snapshot, so the s
 the page before Start, every step of the timeline and a run trained in a notebook. The figures
 of the trained model's tools (your input, generation, head ablation) are built here too, and
 their engine calls are its `ops`: run_input, generate, ablate, save and load (the model as
-safetensors + JSON)."""
+safetensors + JSON), and restore (a snapshot's model, once per snapshot: live.restored)."""
 
 from __future__ import annotations
 
@@ -177,5 +177,6 @@ SCENE = Scene(
         ablate=head_ablation,
         save=save_model,
         load=load_model,
+        restore=live.restored,
     ),
 )

@@ -134,7 +134,7 @@ class Frame:
 def read(snapshot: VisionSnapshot, values: Values, image: np.ndarray | None = None) -> Frame:
     """Both models of `snapshot` on the validation image `vi_image`, or on `image` (a person's
     own, (C, H, W) in [0, 1], shaped as the training images)."""
-    pair = config(values).spec.restore(snapshot)
+    pair = live.restored(config(values).spec, snapshot)
     query = fit_query(values["vi_query"], pair.vit.config)
     caption = "your image"
     if image is None:

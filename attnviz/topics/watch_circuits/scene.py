@@ -149,7 +149,7 @@ def sink_views(result: live.RunSoFar, values: Values) -> dict:
 
     def eviction() -> go.Figure:
         spec = job_spec(values)
-        model = spec.restore(snap)
+        model = live.restored(spec, snap)
         losses = eviction_losses(model, spec.data.build(HELD_OUT, 1), window)
         return figs.eviction_figure(losses, window)
 
@@ -232,7 +232,7 @@ BOS_NOTE = (
 def ablation(spec: InductionJobSpec, snapshot: InductionSnapshot) -> tuple[float, np.ndarray]:
     """(the repeated copy's loss, that loss with each head zeroed (L, H)) of the snapshot's
     model on the validation sequences' start."""
-    model, data = spec.restore(snapshot), spec.data.build(HELD_OUT, 1)
+    model, data = live.restored(spec, snapshot), spec.data.build(HELD_OUT, 1)
     return repeated_copy_loss(model, data), ablation_losses(model, data)
 
 

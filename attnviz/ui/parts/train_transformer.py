@@ -178,7 +178,7 @@ def save_and_load(
 def trained_tools(spec: TransformerJobSpec, snapshot: TransformerSnapshot, step: int) -> None:
     """Save / load, then the tools in tabs, on the snapshot's model (or on a loaded model that
     fits the task)."""
-    trained_task, trained = spec.restore(snapshot)
+    trained_task, trained = SCENE.ops.restore(spec, snapshot)
     loaded = save_and_load(trained, {"task": dataclasses.asdict(spec.task)}, trained_task)
     if loaded is None:
         st.caption(f"The maps above and the tools below: this run's model at step {step}.")
