@@ -13,10 +13,11 @@ only what is there.
   spaces ignored), unless a view of the stage is drawn by its page (its title is not known here).
 - **A view the narration or pointer names** by the lead of its title ("attention rollout",
   "ViT vs CNN": two words or more, 10 characters or more) that its stage does not show.
+- **A decimal number it quotes** ("about −5.5"): shown on its stage, or a setting of the page
+  (attnviz.lessons.numbers_check).
 
-Numbers a narration quotes are not checked here. A step without views shows its whole page, and
-is not checked. Like attnviz.lessons.views_check, this runs the step's scene: the Lessons page's
-checker and the suite call it.
+A step without views shows its whole page, and is not checked. Like attnviz.lessons.views_check,
+this runs the step's scene: the Lessons page's checker and the suite call it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import re
 
 from attnviz.lessons.model import Lesson, LessonError, Step, control_keys, tables
+from attnviz.lessons.numbers_check import numbers_unshown
 from attnviz.lessons.views_check import drawn_views
 
 VERBS = (
@@ -138,6 +140,11 @@ def stage_faults(step: Step) -> list[str]:
     faults += [
         f"it names the view {view}, which its stage does not show: add it to 'views'"
         for view in views_named(step, others)
+    ]
+    faults += [
+        f"it quotes {number}, a number its stage does not show (no view writes or draws it, "
+        "and no control is set to it)"
+        for number in numbers_unshown(step)
     ]
     return faults
 

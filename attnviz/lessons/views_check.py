@@ -42,26 +42,41 @@ def known_views(step: Step) -> set[str]:
     return names
 
 
-_DRAWN: dict[tuple[str, str], dict[str, str]] = {}  # the last few steps' views (the checks of a
-# step share one scene run)
+_DRAWN: dict[tuple[str, str], dict[str, go.Figure]] = {}  # the last few steps' views (the checks
+# of a step share one scene run)
 
 
-def _drawn(url: str, params: dict[str, Any]) -> dict[str, str]:
-    """{view: its title} of what the page draws unasked for these parameters."""
+def _figures(url: str, params: dict[str, Any]) -> dict[str, go.Figure]:
+    """{view: its figure} of what the page draws unasked for these parameters."""
     key = (url, json.dumps(params, sort_keys=True, default=str))
     if key not in _DRAWN:
         page = scene(url)
         _, views = page.compute(page.values(params))
         while len(_DRAWN) >= 8:
             _DRAWN.pop(next(iter(_DRAWN)))
-        _DRAWN[key] = {name: _title(figure) for name, figure in views.items()}
+        _DRAWN[key] = {
+            name: figure if isinstance(figure, go.Figure) else go.Figure(figure)
+            for name, figure in views.items()
+        }
     return _DRAWN[key]
 
 
-def _title(figure: Any) -> str:
+def _drawn(url: str, params: dict[str, Any]) -> dict[str, str]:
+    """{view: its title} of what the page draws unasked for these parameters."""
+    return {name: _title(figure) for name, figure in _figures(url, params).items()}
+
+
+def staged_figures(step: Step) -> list[go.Figure]:
+    """The figures of the step's views that its page's scene draws for the step's settings (a
+    view its page draws itself, or a run's curves, is not among them)."""
+    page = scene(step.page)
+    drawn = {page.stands_for(name): fig for name, fig in _figures(step.page, step.params).items()}
+    return [drawn[name] for name in step.views if name in drawn]
+
+
+def _title(figure: go.Figure) -> str:
     """A figure's title as text (markup dropped)."""
-    shown = figure if isinstance(figure, go.Figure) else go.Figure(figure)
-    title = shown.layout.title.text or ""
+    title = figure.layout.title.text or ""
     return re.sub(r"<[^>]+>", " ", title.replace("<br>", " ")).strip()
 
 

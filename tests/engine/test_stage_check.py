@@ -6,6 +6,7 @@ quote written out here."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from attnviz.lessons.loader import parse_lesson
@@ -82,3 +83,17 @@ def test_a_view_named_by_its_title_but_not_on_the_stage_is_refused():
         check_stage(lesson("pretrained", narration, more), "mine.toml")
     more = 'views = ["model_view", "rollout"]\n[steps.params]\npe_open_layers = true\n'
     check_stage(lesson("pretrained", narration, more), "mine.toml")
+
+
+def test_a_decimal_the_stage_does_not_show_is_refused():
+    """A number quoted from a view passes at the precision it is quoted; any other is refused."""
+    keys = np.array([[0.9, -0.9], [-0.8, -0.2], [0.6, 1.0], [0.7, -0.6], [0.2, 0.1]])  # the fruits
+    scores = keys @ np.array([0.5, 0.5])  # q = (0.5, 0.5), dot product, temperature 1
+    melon = np.exp(scores[2]) / np.exp(scores).sum()  # 0.368
+    views = 'views = ["weights"]\n'
+    for quoted in (f"{melon:.2f}", f"{melon:.3f}", f"{melon:.1f}"):
+        check_stage(lesson("soft-select", f"The melon takes {quoted} of it.", views), "")
+    with pytest.raises(LessonError, match="it quotes 0.42, a number its stage does not show"):
+        check_stage(lesson("soft-select", "The melon takes 0.42 of it.", views), "")
+    with pytest.raises(LessonError, match="it quotes −0.37, a number its stage"):  # the sign
+        check_stage(lesson("soft-select", "The melon takes −0.37 of it.", views), "")
