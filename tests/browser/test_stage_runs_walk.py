@@ -2,13 +2,12 @@
 (attnviz.lessons.recordings.lesson_jobs: the table of them) in Chromium at 1280×720, as a lecturer
 runs it (issue 53, item 6): the step opened by its link, Start pressed (presenter mode replays the
 step's recorded run at the pace chosen beside the buttons, 20 s by default), and the stage looked
-at 1 s and 5 s into the run and at its end. Each time: the step's views all on the stage, whole
-under the lesson's text, every chart's plot area 200 px tall or more and every picture or map
-120 px (tests/browser/test_stage_walk.py's checks), none greyed out, and from step 50 on none
-degenerate (every curve of a view one value only, a map of one colour). A question whose answer
-is the trained model (`trained = true`) is not started: Reveal must show the recorded run at its
-end;
-another question is revealed first, then the run starts.
+at 0.5 s (the run's first poll), 1 s and 5 s into the run and at its end. Each time: the step's
+views all on the stage, whole under the lesson's text, every chart's plot area 200 px tall or
+more and every picture or map 120 px (tests/browser/test_stage_walk.py's checks), none greyed
+out, and from step 50 on none degenerate (every curve of a view one value only, a map of one
+colour). A question whose answer is the trained model (`trained = true`) is not started: Reveal
+must show the recorded run at its end; another question is revealed first, then the run starts.
 About 15 minutes alone (-m walk); screenshots of what failed in artifacts/screenshots."""
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ LESSONS = bundled_lessons()
 TRAINS = sorted(
     {(slug, number) for _, _, steps in lesson_jobs().values() for slug, number in steps}
 )
-MARKS = (1.0, 5.0)  # s after Start
+MARKS = (0.5, 1.0, 5.0)  # s after Start
 FORMED = 50  # steps: from here on a curve has more than one value and a map more than one colour
 END_S = 60  # the longest wait for a 20 s replay to end
 LOOK_AGAIN_MS = 400
@@ -104,7 +103,7 @@ def run_on_stage(tab, step, name: str) -> list[str]:
     start, found = time.monotonic(), []
     for mark in MARKS:
         tab.wait_for_timeout(max(0.0, mark - (time.monotonic() - start)) * 1000)
-        found += seen_now(tab, step, f"{name} {mark:.0f} s", running=True)
+        found += seen_now(tab, step, f"{name} {mark:g} s", running=True)
     while time.monotonic() - start < END_S:
         text, _, _ = status(tab)
         if ENDED.search(text):  # at its last step, or earlier for a reason it states

@@ -97,17 +97,28 @@ def stage_mounted(views: tuple[str, ...]) -> None:
 
 def off_stage(name: str) -> bool:
     """True when the view `name` would be hidden: this very run mounted a presenter's stage that
-    shows other views (the page's controls closed). Such a view is not drawn at all, so a step
-    change costs the server and the projector's browser only the views the class sees. In any
-    other run (a fragment's, one that draws a view before its stage) every view is drawn: the
-    stage then hides what it does not show, as before."""
+    shows other views (the page's controls closed), or a fragment's rerun under that stage.
+    Such a view is not drawn at all, so a step change and each poll of a live run cost the
+    server and the projector's browser only the views the class sees (a poll that drew them all
+    showed the page's other views, and no map, for a second after Start: L6 s3). In any other
+    run (one that draws a view before its stage) every view is drawn: the stage then hides what
+    it does not show, as before."""
     return off_stage_run() and name not in (st.session_state.get(STAGED) or ())
 
 
 def off_stage_run() -> bool:
-    """True when this very run mounted a stage that shows the step's views alone."""
+    """True when this very run mounted a stage that shows the step's views alone, or this is a
+    fragment's rerun (a live run's poll) under the stage the last full run mounted: a step
+    changes only in a full run, so that stage is this step's."""
     views = st.session_state.get(STAGED) or ()
-    return st.session_state.get(STAGED_RUN) is _run_token() and bool(views) and staged()
+    mounted = st.session_state.get(STAGED_RUN) is _run_token() or _fragment_run()
+    return mounted and bool(views) and staged()
+
+
+def _fragment_run() -> bool:
+    """True in a fragment's own rerun (not a full run that also runs the fragment)."""
+    ctx = get_script_run_ctx()
+    return ctx is not None and bool(ctx.fragment_ids_this_run)
 
 
 def view_place(name: str) -> Any:
