@@ -7,6 +7,12 @@ tensor and may return a replacement. `run_with_cache` attaches a recording hook 
 HookPoint, runs the model once and returns `(output, cache)` keyed by module name;
 `run_with_hooks` attaches hooks that may edit (ablation).
 
+A hook acts only in the thread that attached it. A model is shared by every session of a server
+(one SmolLM2 per process; one restored snapshot's model, attnviz.topics.live.restored), and each
+session runs in its own thread: one session's ablation or capture must not edit or record
+another's forward pass that runs at the same time. In another thread the model runs as if no
+hook were attached (its fused paths too).
+
 Models we load but do not own (Hugging Face's) have no hook points, so their modules are hooked
 here and nowhere else: `module_hooks` registers torch forward hooks (on a module's output) or
 forward pre-hooks (on its first input) for the duration of a block, each of which may return a
@@ -17,6 +23,7 @@ records what chosen modules read or return, as `run_with_cache` does for hook po
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from typing import Any, Literal
@@ -45,20 +52,27 @@ class HookPoint(nn.Identity):
 
     def __init__(self) -> None:
         super().__init__()
-        self._hooks: dict[int, PointHook] = {}
+        self._hooks: dict[int, tuple[int, PointHook]] = {}  # id -> (its thread, the hook)
 
     def add_hook(self, fn: PointHook) -> HookHandle:
-        """Call `fn(tensor)` on every forward; a non-None result replaces the tensor."""
+        """Call `fn(tensor)` on every forward in this thread; a non-None result replaces the
+        tensor."""
         hook_id = next(_ids)
-        self._hooks[hook_id] = fn
+        self._hooks[hook_id] = (threading.get_ident(), fn)
         return HookHandle(self, hook_id)
+
+    def _mine(self) -> list[PointHook]:
+        """The hooks this thread attached, in order."""
+        me = threading.get_ident()
+        return [fn for owner, fn in list(self._hooks.values()) if owner == me]
 
     @property
     def has_hooks(self) -> bool:
-        return bool(self._hooks)
+        """True while this thread has a hook attached here."""
+        return bool(self._mine())
 
     def forward(self, x: Tensor) -> Tensor:
-        for fn in list(self._hooks.values()):
+        for fn in self._mine():
             replaced = fn(x)
             if replaced is not None:
                 x = replaced
@@ -71,7 +85,8 @@ def hook_points(model: nn.Module) -> dict[str, HookPoint]:
 
 
 def model_is_capturing(model: nn.Module) -> bool:
-    """True while any HookPoint of `model` has a hook attached (models then skip fused paths)."""
+    """True while this thread has a hook attached to any HookPoint of `model` (models then skip
+    fused paths)."""
     return any(point.has_hooks for point in hook_points(model).values())
 
 
@@ -118,9 +133,13 @@ def run_with_hooks(model: nn.Module, fns: dict[str, HookFn], *args, **kwargs) ->
 
 def _output_hook(fn: PointHook) -> Callable[[nn.Module, tuple, Any], Any]:
     """A torch forward hook calling `fn` on the output (a tuple's first element, as a decoder
-    layer's hidden states); a non-None result replaces it (the rest of a tuple kept)."""
+    layer's hidden states), in the thread that made it only; a non-None result replaces it (the
+    rest of a tuple kept)."""
+    owner = threading.get_ident()
 
     def hook(_module: nn.Module, _args: tuple, out: Any) -> Any:
+        if threading.get_ident() != owner:
+            return None
         replaced = fn(out[0] if isinstance(out, tuple) else out)
         if replaced is None:
             return None
@@ -130,10 +149,13 @@ def _output_hook(fn: PointHook) -> Callable[[nn.Module, tuple, Any], Any]:
 
 
 def _input_hook(fn: PointHook) -> Callable[[nn.Module, tuple], tuple | None]:
-    """A torch forward pre-hook calling `fn` on the first positional input; a non-None result
-    replaces it (any other positional inputs kept)."""
+    """A torch forward pre-hook calling `fn` on the first positional input, in the thread that
+    made it only; a non-None result replaces it (any other positional inputs kept)."""
+    owner = threading.get_ident()
 
     def hook(_module: nn.Module, args: tuple) -> tuple | None:
+        if threading.get_ident() != owner:
+            return None
         replaced = fn(args[0])
         return None if replaced is None else (replaced, *args[1:])
 

@@ -5,6 +5,8 @@ one entropy, RoPE angle table and score labels."""
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 import torch
@@ -21,6 +23,7 @@ from attnviz.core.attention import (
 from attnviz.core.hooks import (
     HookPoint,
     hook_points,
+    hooks_attached,
     model_is_capturing,
     module_cache,
     module_hooks,
@@ -261,3 +264,36 @@ def test_module_hooks_are_removed_after_an_error_in_the_block_a_hook_or_register
     with pytest.raises(ValueError, match="kind"), module_hooks([(net[0], torch.neg)], kind="grad"):
         pass
     torch.testing.assert_close(net(XS), OUT)
+
+
+def test_a_hook_acts_only_in_the_thread_that_attached_it():
+    """A model shared by two sessions (threads): while one runs it with a head zeroed and its
+    attention captured, the other's forward pass at that moment is the model's own."""
+    torch.manual_seed(0)
+    layer = MultiHeadSelfAttention(SelfAttentionConfig(d_model=8, n_heads=2)).eval()
+    linear = torch.nn.Linear(8, 8)
+    with torch.no_grad():
+        plain, plain_linear = layer(X)[0], X @ linear.weight.T + linear.bias  # (B, T, D)
+    inside, done, other = threading.Event(), threading.Event(), {}
+
+    def other_session() -> None:
+        inside.wait(10)
+        with torch.no_grad():
+            other["layer"], other["linear"] = layer(X)[0], linear(X)
+            other["capturing"] = model_is_capturing(layer)
+        done.set()
+
+    thread = threading.Thread(target=other_session)
+    thread.start()
+    zero = {name: (lambda t, _n: t * 0) for name in hook_points(layer) if "weights" in name}
+    with module_hooks([(linear, lambda t: t * 0)]), hooks_attached(layer, zero), torch.no_grad():
+        inside.set()
+        assert done.wait(10), "the other session's pass did not finish"
+        mine = layer(X)[0]
+        assert model_is_capturing(layer)
+        assert torch.count_nonzero(linear(X)) == 0
+    thread.join()
+    torch.testing.assert_close(other["layer"], plain)
+    torch.testing.assert_close(other["linear"], plain_linear)
+    assert other["capturing"] is False
+    assert not torch.allclose(mine, plain)  # zeroed weights: this thread's pass was edited
