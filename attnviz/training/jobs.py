@@ -212,8 +212,8 @@ class Job:
             self.state.reason = "stopped before it started"
             return
         self._send(Command.STOP)
-        exited = self.end(time.perf_counter() + STOP_GRACE)
-        if not exited or not self.state.finished:
+        exited = self.end(time.perf_counter() + STOP_GRACE)  # an error meanwhile is the stop's
+        if not exited or not self.state.finished or self.state.status == RunStatus.ERROR:
             self.state.status, self.state.reason = RunStatus.STOPPED, "stopped by the user"
 
     def read(self, timeout: float = 0.0) -> None:
