@@ -50,7 +50,7 @@ def tap(phone, index: int, number: int) -> str:
     button = phone.locator(OPTIONS).nth(index)
     text = button.inner_text().strip()
     button.tap()
-    phone.get_by_text("Your vote").wait_for(timeout=15_000)
+    phone.get_by_text("Your vote").wait_for(timeout=30_000)  # 15 s ran out once under the suite
     return text
 
 
