@@ -7,9 +7,12 @@ default SQLite file)."""
 
 from __future__ import annotations
 
+import re
+import warnings
 from collections import Counter
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from attnviz.classroom import Store
 from attnviz.classroom.views import presenter_path
@@ -50,8 +53,23 @@ def tap(phone, index: int, number: int) -> str:
     button = phone.locator(OPTIONS).nth(index)
     text = button.inner_text().strip()
     button.tap()
-    phone.get_by_text("Your vote").wait_for(timeout=30_000)  # 15 s ran out once under the suite
+    try:
+        phone.get_by_text("Your vote").wait_for(timeout=20_000)
+    except PlaywrightTimeout:  # twice in CI (not in 48 taps here under load): tap again, as a
+        # student would; the store refuses a second vote, and the counts below are checked
+        _lost_tap(phone, index, number)
+        button.tap()  # "already voted" if the first tap was counted but its message was not shown
+        phone.get_by_text(re.compile("Your vote|You already voted")).wait_for(timeout=20_000)
     return text
+
+
+def _lost_tap(phone, index: int, number: int) -> None:
+    """Say in the run's warnings that a tap got no "Your vote" (with what the phone showed)."""
+    path = SHOTS / f"classroom_lost_tap_{number}_{index}.png"
+    phone.screenshot(path=str(path), full_page=True)
+    shown = " | ".join(phone.locator("[data-testid='stMain']").inner_text().split("\n")[:12])
+    message = f"round {number}, option {index}: no 'Your vote' in 20 s; shown: {shown}"
+    warnings.warn(message, stacklevel=2)
 
 
 def explore_and_come_back(phone, code: str) -> None:
