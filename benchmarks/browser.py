@@ -63,15 +63,15 @@ def main_widget(page, path: str):
     """(kind, locator) of the page's main widget, or (None, None) for a page without one."""
     label = MAIN_WIDGETS.get(path)
     for kind, css in (("slider", SLIDER), ("selectbox", BOX)):
-        named = page.locator(f"{css}[aria-label='{label}']")
-        if label and named.count():
+        named = page.locator(f"{css}[aria-label='{label}']").filter(visible=True)
+        if label and named.count():  # a widget in a closed section is not one a person moves
             return kind, named.first
-    sliders = page.locator(SLIDER)
+    sliders = page.locator(SLIDER).filter(visible=True)
     with contextlib.suppress(PlaywrightTimeout):  # the page has no slider
         sliders.first.wait_for(state="attached", timeout=5000)
     if sliders.count():
         return "slider", sliders.first
-    boxes = page.locator(BOX)
+    boxes = page.locator(BOX).filter(visible=True)
     return ("selectbox", boxes.first) if boxes.count() else (None, None)
 
 

@@ -22,6 +22,9 @@ import os
 for _name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ[_name] = "1"
 os.environ["ATTNVIZ_RAISE_ERRORS"] = "1"  # a page's failure stays a traceback for the tests
+# app.py's warm-up in AppTests and deploy replicas: no language model (the tests that need it load
+# it once per worker); the browser tests' server warms up as a served app does (all)
+os.environ.setdefault("ATTNVIZ_WARM_UP", "light")
 os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"  # a served app's messages: whole
 
 from pathlib import Path  # noqa: E402
@@ -46,6 +49,7 @@ SHARED_RUNS = {
     "test_llm_try_this.py": "llm-real",  # the bundled language model, loaded once
     "test_patching_try_this.py": "llm-real",
     "test_api_generate.py": "llm-real",
+    "test_warm_up_pages.py": "llm-real",
     # not trained runs, but one Ray head per module: split over the two workers, each started its
     # own head and waited on its teardown (the suite paid both twice)
     "test_ray_backend.py": "ray",

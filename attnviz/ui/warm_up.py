@@ -1,14 +1,18 @@
 """Warm the server once, in the background, after its first page has been drawn: load the
-bundled pretrained model, import scikit-learn's projections, and import what loading the
-language model needs from transformers (not that model itself: a server holds its 540 MB only
-once a session opens its page). The pretrained page's first visit would otherwise wait seconds
-for transformers' import, the weights and sklearn's import, and the language model's for the
-Llama modules. deploy/start.sh opens each replica's home page once, so this happens before
-students arrive."""
+bundled pretrained model, import scikit-learn's projections and what loading the language model
+needs from transformers; then load the language model (SmolLM2, ~540 MB) and compute what the
+real-model pages show first on their defaults ("Inside a language model", "Finding the heads that
+answer": the result, the residual sweep, the unfolded views), into the caches their first visit
+reads, so that a newcomer's first visit waits for none of it.
+
+`ATTNVIZ_WARM_UP` chooses how much: `all` (the default), `light` (no language model: a server on
+a small machine holds its 540 MB only once a session opens its page) or `off`. deploy/start.sh
+opens each replica's home page once, so this happens before students arrive."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 
@@ -18,6 +22,14 @@ THREAD_NAME = "attnviz-warm-up"
 # the first page's browser fetches ~30 small scripts (its widgets' code) after the run: importing
 # torch holds the GIL for ~1 s and made each of them wait; so the warm-up starts after a pause
 DELAY_S = 2.5
+MODE_ENV = "ATTNVIZ_WARM_UP"
+MODES = ("all", "light", "off")
+
+
+def mode(environ=None) -> str:
+    """The warm-up asked for in `ATTNVIZ_WARM_UP` (an unknown word reads as the default)."""
+    asked = (os.environ if environ is None else environ).get(MODE_ENV, "all").strip().lower()
+    return asked if asked in MODES else "all"
 
 
 @st.cache_resource(show_spinner=False)
@@ -30,10 +42,36 @@ def warm_up_server() -> threading.Thread:
 
 
 def _warm() -> None:
-    """After DELAY_S, import the pretrained page's engine, load its model and sklearn (a
+    """After DELAY_S, the pretrained page's engine, then the real-model pages' defaults (a
     failure is left for the page to report)."""
+    if mode() == "off":
+        return
     time.sleep(DELAY_S)
     with contextlib.suppress(Exception):
         from attnviz.topics.language_model.scene import SCENE
 
         SCENE.ops.warm_up()
+    if mode() == "all":
+        with contextlib.suppress(Exception):
+            warm_real_model_pages()
+
+
+def warm_real_model_pages() -> None:
+    """Load the language model and compute each real-model page's default result, the sweep the
+    interventions page draws unfolded, and the views each draws unasked, through the caches the
+    pages read (attnviz.ui.common.scene_cache and the pages' `views`, view_cache)."""
+    from attnviz.topics import views as declaration
+    from attnviz.topics.interventions.scene import SCENE as PATCHING
+    from attnviz.topics.language_model.scene import SCENE as LLM
+    from attnviz.topics.language_model.scene import model
+    from attnviz.ui.common.scene_cache import warm_run
+    from attnviz.ui.parts import interventions, language_model
+
+    for page, views in ((LLM, language_model.views), (PATCHING, interventions.views)):
+        values = page.values()
+        LLM.ops.load(values["device"])
+        out = warm_run(page, values)
+        if page is PATCHING:  # the residual sweep and its agreement (engine memos)
+            page.ops.correlate(model(values["device"]), out.pair)
+        unasked = {view.name for view in page.declared if declaration.asked(view, values, None)}
+        views(out, values, unasked)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from attnviz.ui.warm_up import MODE_ENV as WARM_ENV
 from tests.support import server
 from tests.support.axe import violations
 from tests.support.browser import (
@@ -93,7 +94,8 @@ def app_server(browser):
     """The one server of the test session (its `pid` and `url`); its log:
     artifacts/streamlit.log."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with server.serving(ROOT / "artifacts" / "streamlit.log") as app:
+    # the warm-up a served app does (the test processes' own is light: tests/conftest.py)
+    with server.serving(ROOT / "artifacts" / "streamlit.log", env={WARM_ENV: "all"}) as app:
         warm_up(browser, app.url)
         yield app
 

@@ -97,8 +97,10 @@ def stop(server: AppServer) -> None:
 
 
 @contextmanager
-def serving(log_path: Path | None = None) -> Iterator[AppServer]:
-    server = start(log_path)
+def serving(
+    log_path: Path | None = None, env: Mapping[str, str] | None = None
+) -> Iterator[AppServer]:
+    server = start(log_path, env=env)
     try:
         yield server
     finally:

@@ -32,3 +32,10 @@ def scene_run(page: Scene, values: Values) -> Any:
     result = run(page.url, page.config(values))
     view_export.record(page, values, result)  # the page's download and Python code
     return result
+
+
+def warm_run(page: Scene, values: Values) -> Any:
+    """`scene_run` without a session (the server's warm-up thread): the result put in the same
+    cache a page's first visit reads, nothing recorded for a download."""
+    run = _run_large if page.large_results else _run
+    return run(page.url, page.config(values))
