@@ -12,6 +12,9 @@ that importing attnviz stays light (no torch, no plotly until a scene runs):
 """
 
 from attnviz.api import __all__ as _API  # the names only: attnviz/api/__init__.py loads nothing
+from attnviz.core.threads import apply_thread_policy
+
+apply_thread_policy()  # before torch loads (OpenMP reads its wait policy once)
 
 __version__ = "0.1.0"
 __all__ = ["__version__", *_API]

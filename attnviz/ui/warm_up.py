@@ -72,6 +72,6 @@ def warm_real_model_pages() -> None:
         LLM.ops.load(values["device"])
         out = warm_run(page, values)
         if page is PATCHING:  # the residual sweep and its agreement (engine memos)
-            page.ops.correlate(model(values["device"]), out.pair)
+            PATCHING.ops.correlate(model(values["device"]), out.pair)
         unasked = {view.name for view in page.declared if declaration.asked(view, values, None)}
         views(out, values, unasked)

@@ -31,11 +31,11 @@ def test_operations_by_attribute_and_by_name_and_fixed():
 
 
 def scene_ops_calls(path) -> list[tuple[str, str, str]]:
-    """(scene module, the name it is imported as, op name) of each `<NAME>.ops.<op>` in a file
-    whose NAME is imported from a topic's scene module."""
+    """(scene module, the scene's name there, op name) of each `<NAME>.ops.<op>` in a file whose
+    NAME is imported from a topic's scene module (under its own name or another: `as LLM`)."""
     tree = ast.parse(path.read_text())
     imported = {
-        alias.asname or alias.name: node.module
+        alias.asname or alias.name: (node.module, alias.name)
         for node in ast.walk(tree)
         if isinstance(node, ast.ImportFrom) and (node.module or "").endswith(".scene")
         for alias in node.names
@@ -49,7 +49,7 @@ def scene_ops_calls(path) -> list[tuple[str, str, str]]:
             and isinstance(node.value.value, ast.Name)
             and node.value.value.id in imported
         ):
-            calls.append((imported[node.value.value.id], node.value.value.id, node.attr))
+            calls.append((*imported[node.value.value.id], node.attr))
     return calls
 
 
