@@ -59,19 +59,32 @@ MAIN_WIDGETS = {
 }
 
 
+UNFOLD = """(el) => {  // the tab it is on, the expander it is in
+  const panel = el.closest("[data-testid='stTabPanel']");
+  if (panel) {
+    const tabs = panel.closest("[data-testid='stTabs']");
+    const own = (sel) => [...tabs.querySelectorAll(sel)]
+      .filter((n) => n.closest("[data-testid='stTabs']") === tabs);
+    own("[role='tab']")[own("[data-testid='stTabPanel']").indexOf(panel)].click();
+  }
+  const box = el.closest('details');
+  if (box && !box.open) box.querySelector('summary').click();
+}"""
+
+
 def main_widget(page, path: str):
     """(kind, locator) of the page's main widget, or (None, None) for a page without one."""
     label = MAIN_WIDGETS.get(path)
     for kind, css in (("slider", SLIDER), ("selectbox", BOX)):
-        named = page.locator(f"{css}[aria-label='{label}']").filter(visible=True)
-        if label and named.count():  # a widget in a closed section is not one a person moves
+        named = page.locator(f"{css}[aria-label='{label}']")
+        if label and named.count():
             return kind, named.first
-    sliders = page.locator(SLIDER).filter(visible=True)
+    sliders = page.locator(SLIDER)
     with contextlib.suppress(PlaywrightTimeout):  # the page has no slider
         sliders.first.wait_for(state="attached", timeout=5000)
     if sliders.count():
         return "slider", sliders.first
-    boxes = page.locator(BOX).filter(visible=True)
+    boxes = page.locator(BOX)
     return ("selectbox", boxes.first) if boxes.count() else (None, None)
 
 
@@ -89,6 +102,9 @@ def time_moves(page, path: str, pid: int, moves: int) -> tuple[str, list[Move]]:
     kind, widget = main_widget(page, path)
     if kind is None:
         return "-", []
+    if not widget.is_visible():  # on another tab, or folded: shown as a person would
+        widget.evaluate(UNFOLD)
+        widget.wait_for(state="visible", timeout=10_000)
     out = []
     at_end = kind == "slider" and widget.get_attribute("value") == widget.get_attribute("max")
     for i in range(moves):

@@ -15,6 +15,7 @@ import contextlib
 import os
 import threading
 import time
+from collections.abc import Mapping
 
 import streamlit as st
 
@@ -26,7 +27,7 @@ MODE_ENV = "ATTNVIZ_WARM_UP"
 MODES = ("all", "light", "off")
 
 
-def mode(environ=None) -> str:
+def mode(environ: Mapping[str, str] | None = None) -> str:
     """The warm-up asked for in `ATTNVIZ_WARM_UP` (an unknown word reads as the default)."""
     asked = (os.environ if environ is None else environ).get(MODE_ENV, "all").strip().lower()
     return asked if asked in MODES else "all"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from benchmarks.browser import main_widget, move_once
+from benchmarks.browser import UNFOLD, main_widget, move_once
 from tests.support.axe import violations
 from tests.support.browser import SHOTS, wait_drawn, wait_idle
 
@@ -17,18 +17,6 @@ MOVES_AT = 1920  # the viewport width (lecture mode, tests/browser/conftest.py) 
 NO_FIGURE = {"home", "lessons"}  # menus: their widgets change what is listed, not a figure
 FIGURE_DATA = """() => [...document.querySelectorAll('.js-plotly-plot')].map((el) =>
   JSON.stringify((el.data || []).map((t) => [t.x, t.y, t.z, t.text, t.customdata]))).join('|')"""
-
-UNFOLD = """(el) => {  // the tab it is on, the expander it is in
-  const panel = el.closest("[data-testid='stTabPanel']");
-  if (panel) {
-    const tabs = panel.closest("[data-testid='stTabs']");
-    const own = (sel) => [...tabs.querySelectorAll(sel)]
-      .filter((n) => n.closest("[data-testid='stTabs']") === tabs);
-    own("[role='tab']")[own("[data-testid='stTabPanel']").indexOf(panel)].click();
-  }
-  const box = el.closest('details');
-  if (box && !box.open) box.querySelector('summary').click();
-}"""
 
 
 def nudge_first_widget(page) -> str:

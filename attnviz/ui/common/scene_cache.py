@@ -28,8 +28,7 @@ def _run_large(url: str, config: Any) -> Any:
 def scene_run(page: Scene, values: Values) -> Any:
     """`page.run(page.config(values))`, cached by the config (SceneInputError passes through);
     a scene with large results keeps its 8 latest, shared unpickled (read-only), others 64."""
-    run = _run_large if page.large_results else _run
-    result = run(page.url, page.config(values))
+    result = warm_run(page, values)
     view_export.record(page, values, result)  # the page's download and Python code
     return result
 
