@@ -37,6 +37,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 
 from attnviz.topics.registry import all_pages
+from attnviz.ui.warm_up import DELAY_S
 from benchmarks.browser_probe import CALM_MS, PROBE, READ, RESET, Move, cpu_seconds, wait_calm
 from tests.support.browser import IDLE, launch_args, page_url
 from tests.support.server import AppServer, start, stop, wait_healthy
@@ -170,6 +171,20 @@ def live_moves(page, path: str, pid: int, moves: int) -> tuple[list[Move], int]:
     return [Move(0.0, 0.0, render, total, 0, cpu_ms) for total, render in timed], sent
 
 
+def warmed_up(pid: int, timeout: float = 120) -> float:
+    """Seconds until the server's background warm-up (attnviz/ui/warm_up.py: the models and the
+    real-model pages' defaults) is over: its CPU under 5 % for a second. Measured before it, a
+    page's first visit and its moves' CPU counted the warm-up's work (750 ms a move)."""
+    start = time.perf_counter()
+    time.sleep(DELAY_S + 0.5)  # it starts that long after the first page
+    while time.perf_counter() - start < timeout:
+        before = cpu_seconds(pid)
+        time.sleep(1.0)
+        if cpu_seconds(pid) - before < 0.05:
+            break
+    return time.perf_counter() - start
+
+
 def cold_start(browser) -> tuple[AppServer, float, float, float]:
     """The server, and seconds from its start to healthy, to the home page interactive, and of
     the home page's first visit."""
@@ -293,6 +308,7 @@ def main() -> None:
         try:
             wait_healthy(server)
             print(f"cold start: healthy after {healthy:.2f} s, home interactive after {home:.2f} s")
+            print(f"warm-up done after {warmed_up(server.pid):.1f} s more (the server quiet)")
             load = students(server, args.students)
             if load is not None:
                 print(f"with {args.students} simulated students on the same server")
