@@ -27,6 +27,8 @@ import subprocess
 import sys
 import time
 
+from benchmarks.interventions import best_of
+
 SPIN = "while True: pass"
 PROMPTS = [  # ~12 tokens each
     f"The {a} walked past the old {b} and looked at the {c} by the sea"
@@ -65,16 +67,6 @@ def apply_policy(policy: str) -> None:
     apply_thread_policy()
 
 
-def best_of(runs: int, work) -> float:
-    """The fastest of `runs` timings."""
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def operations():
     """{name: a callable doing it once, uncached}."""
     from attnviz.topics.interventions import attribution, pairs, patching
@@ -104,7 +96,7 @@ def operations():
 
 
 def measure(work: dict, runs: int, label: str) -> dict[str, float]:
-    figures = {name: best_of(runs, work[name]) for name in OPERATIONS}
+    figures = {name: best_of(runs, work[name])[0] for name in OPERATIONS}
     print(label + ": " + ", ".join(f"{name} {s:.2f} s" for name, s in figures.items()), flush=True)
     return figures
 

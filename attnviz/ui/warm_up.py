@@ -68,11 +68,12 @@ def warm_real_model_pages() -> None:
     from attnviz.ui.common.scene_cache import warm_run
     from attnviz.ui.parts import interventions, language_model
 
+    device = LLM.values()["device"]  # both pages run the one language model
+    LLM.ops.load(device)
     for page, views in ((LLM, language_model.views), (PATCHING, interventions.views)):
         values = page.values()
-        LLM.ops.load(values["device"])
         out = warm_run(page, values)
         if page is PATCHING:  # the residual sweep and its agreement (engine memos)
-            PATCHING.ops.correlate(model(values["device"]), out.pair)
+            PATCHING.ops.correlate(model(device), out.pair)
         unasked = {view.name for view in page.declared if declaration.asked(view, values, None)}
         views(out, values, unasked)
