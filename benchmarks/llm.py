@@ -20,6 +20,8 @@ students' p95 ≤ 2 s; RSS ≤ 1.5 GB. The last line:
     python -m benchmarks.llm --students 0     # the engine's figures only
     python -m benchmarks.llm --threads 1      # torch threads in this process (default 2, as
                                               # a server's torch uses both cores)
+    python -m benchmarks.llm --students 0 --device cuda   # the model on a GPU, and how far its
+                                              # numbers are from the CPU's
 """
 
 from __future__ import annotations
@@ -49,28 +51,43 @@ def timed(work) -> tuple[float, object]:
     return time.perf_counter() - start, out
 
 
-def load_figures() -> tuple[float, float]:
-    """(warm load s, reading the weights file's bytes alone s)."""
+def load_figures(device: str = "cpu") -> tuple[float, float]:
+    """(warm load s onto `device`, reading the weights file's bytes alone s)."""
     from attnviz.topics.language_model import bundled
 
     bundled.convert()  # so the load below is a warm one
     bundled.import_loaders()  # as the server's warm-up does before anyone opens the page
 
     floor, _ = timed((bundled.cache_folder() / "model.safetensors").read_bytes)
-    seconds, _ = timed(bundled.load_llm)
+    seconds, _ = timed(lambda: bundled.load_llm(device=device))
     return seconds, floor
 
 
-def engine_figures(rng: random.Random) -> dict[str, float]:
+def against_cpu(lm, ids: list[int], fwd) -> None:
+    """How far the model on another device is from the CPU's on the same prompt."""
+    from attnviz.topics.language_model import forward
+    from attnviz.topics.language_model.bundled import bundled_llm
+
+    ref = forward.run(bundled_llm("cpu"), ids)
+    logits = abs(fwd.last_logits - ref.last_logits).max()
+    weights = abs(fwd.attentions - ref.attentions).max()
+    same = fwd.last_logits.argmax() == ref.last_logits.argmax()
+    print(
+        f"against the CPU: max |logit difference| {logits:.2e}, max |attention weight "
+        f"difference| {weights:.2e}, same next token {bool(same)}"
+    )
+
+
+def engine_figures(rng: random.Random, device: str = "cpu") -> dict[str, float]:
     from attnviz.topics.language_model import forward, readouts
     from attnviz.topics.language_model.bundled import bundled_llm
     from attnviz.topics.language_model.decoding import Decoding
     from attnviz.topics.language_model.scene import SCENE
 
-    lm = bundled_llm()
+    lm = bundled_llm(device)
     warm = forward.encode(lm, prompt_of(rng))[0]
     forward.run(lm, warm)  # torch's first-call costs
-    values = SCENE.values(lm_text=prompt_of(rng))
+    values = SCENE.values(lm_text=prompt_of(rng), device=device)
     ids = forward.encode(lm, values["lm_text"])[0]
     floor, fwd = timed(lambda: forward.run(lm, ids))
     views, _ = timed(lambda: SCENE.views(SCENE.run(SCENE.config(values)), values))
@@ -79,10 +96,15 @@ def engine_figures(rng: random.Random) -> dict[str, float]:
     with torch.no_grad():
         plain, _ = timed(
             lambda: lm.model.generate(
-                torch.tensor([ids]), max_new_tokens=20, do_sample=False, min_new_tokens=20
+                torch.tensor([ids], device=device),
+                max_new_tokens=20,
+                do_sample=False,
+                min_new_tokens=20,
             )
         )
-    print(f"tokens in the prompt: {len(ids)}")
+    print(f"tokens in the prompt: {len(ids)}, model on {device}")
+    if device != "cpu":
+        against_cpu(lm, ids, fwd)
     print(f"forward pass with attentions: {floor:.3f} s (the floor of a prompt and of the lens)")
     print(f"new prompt, run and default views: {views:.3f} s (goal ≤ 1.0)")
     print(f"logit lens, 30 layers × {len(ids)} positions: {lens:.3f} s (goal ≤ 1)")
@@ -148,11 +170,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--url", help="a running server (else one is started)")
     parser.add_argument("--pid", type=int, nargs="*", default=[])
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
-    load, floor = load_figures()
+    load, floor = load_figures(args.device)
     print(f"warm load: {load:.2f} s (goal ≤ 3; reading the weights file alone {floor:.2f} s)")
-    figures = engine_figures(random.Random(0))
+    figures = engine_figures(random.Random(0), args.device)
     p95, rss = load_figures_of_students(args) if args.students else (float("nan"),) * 2
     print(
         f"llm: load {load:.2f} s (floor {floor:.2f}), prompt {figures['prompt']:.2f} s, lens "

@@ -17,6 +17,7 @@ torch thread). The last line:
     python -m benchmarks.real_models                  # idle
     python -m benchmarks.real_models --busy 2         # idle, then beside 2 busy processes
     python -m benchmarks.real_models --busy 2 --policy default
+    python -m benchmarks.real_models --device cuda    # the model on a GPU (no --busy there)
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ def parse() -> argparse.Namespace:
         "--policy", choices=("server", "default", "passive", "one"), default="server"
     )
     parser.add_argument("--runs", type=int, default=2, help="timings per figure (the best kept)")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     return parser.parse_args()
 
 
@@ -67,8 +69,8 @@ def apply_policy(policy: str) -> None:
     apply_thread_policy()
 
 
-def operations():
-    """{name: a callable doing it once, uncached}."""
+def operations(device: str = "cpu"):
+    """{name: a callable doing it once, uncached}, the model on `device`."""
     from attnviz.topics.interventions import attribution, pairs, patching
     from attnviz.topics.interventions.acts import capture
     from attnviz.topics.interventions.params import NAMES, NAMES_SWAPPED
@@ -76,14 +78,14 @@ def operations():
     from attnviz.topics.language_model.bundled import bundled_llm
     from attnviz.topics.language_model.scene import SCENE
 
-    lm = bundled_llm()
+    lm = bundled_llm(device)
     pair = pairs.make_pair(lm, NAMES, NAMES_SWAPPED, "", "")
     acts = capture(lm, pair.clean), capture(lm, pair.corrupt)
     prompts = iter(PROMPTS * 8)  # a new prompt each time: the scene and the lens remember
     fwds = [forward.run(lm, forward.encode(lm, text)[0]) for text in PROMPTS]
 
     def prompt() -> None:
-        values = SCENE.values(lm_text=next(prompts))
+        values = SCENE.values(lm_text=next(prompts), device=device)
         SCENE.views(SCENE.run(SCENE.config(values)), values)
 
     return {
@@ -121,9 +123,10 @@ def main() -> None:
     cores = os.cpu_count() or 1
     print(
         f"policy {args.policy}: torch threads {torch.get_num_threads()}, "
-        f"OMP_WAIT_POLICY {os.environ.get('OMP_WAIT_POLICY', 'unset')}, {cores} cores"
+        f"OMP_WAIT_POLICY {os.environ.get('OMP_WAIT_POLICY', 'unset')}, {cores} cores, "
+        f"model on {args.device}"
     )
-    work = operations()
+    work = operations(args.device)
     for name in OPERATIONS:  # torch's first-call costs, and the model's pages in memory
         work[name]()
     idle = measure(work, args.runs, "idle")
