@@ -34,17 +34,16 @@ def show(fig: go.Figure, name: str, **kwargs):
     """st.plotly_chart with the global export format, font scale and contrast; `name` is the
     file name. Under the page's main view, its summary as plain text (never Markdown or HTML:
     labels are tokens a user typed)."""
-    glob = settings()
-    scene = here.scene()
+    glob, scene, stage = settings(), here.scene(), here.stage()
     shown = scene.stands_for(name) if scene is not None else name  # a run's maps: Step 0's name
-    if here.off_stage(shown):
+    if stage is not None and not stage.shows(shown):  # a presenter's stage showing other views
         return None
     main = scene is not None and shown == scene.main_view
     line = summary(fig) if main or glob.tables else None
-    height = here.stage_height(shown)  # on a presenter's stage: its share of the room
+    height = stage.height(shown) if stage is not None else None  # its share of the room
     if glob.font_scale != 1.0 or glob.high_contrast or height:
-        across = here.stage_width(shown) or (STAGE_WIDTH if here.staged() else None)
-        fig = styled_copy(fig, glob, across, height)
+        across = stage.width(shown) if stage is not None else None
+        fig = styled_copy(fig, glob, across or (STAGE_WIDTH if here.staged() else None), height)
         if height and fig.layout.width:  # a picture squared for the stage: drawn at that width
             kwargs["width"] = "content"
     with here.view_place(shown):  # presenter mode: where the stage finds the view

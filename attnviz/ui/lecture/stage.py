@@ -17,6 +17,7 @@ import re
 import streamlit as st
 
 from attnviz.lessons.model import Step
+from attnviz.lessons.stage import Room, Stage, hidden_views
 from attnviz.topics import registry
 from attnviz.ui.common import here
 from attnviz.ui.common.sidebar import STATIC, css
@@ -32,36 +33,28 @@ def plain(markdown: str) -> str:
     return re.sub(r"[$*_`]|\\(?=[A-Za-z])", "", markdown)
 
 
-def hidden_views(step: Step, revealed: bool) -> list[str]:
-    """The step's views veiled now: before Reveal, what its question hides (all its views when
-    it says nothing); none after Reveal or without a question."""
-    question = step.question
-    if question is None or revealed:
-        return []
-    return list(step.views if question.hides is None else question.hides)
-
-
 DRAWN_PREFIX = "stage_drawn_"  # the marker's key: stage_drawn_<height>x<width>x<rows>
 
 
-def drawn_room() -> list:
-    """The room ([height, width, rows]) the stage last reported, which this run's views are
-    drawn to: once it equals what the stage measures, the stage has settled."""
+def measured_room() -> Room | None:
+    """The room the stage component last reported (its state), which this run's views are drawn
+    to: once it equals what the stage measures, the stage has settled."""
     state = st.session_state.get(here.STAGE_KEY) or {}
-    room = state.get("room") if hasattr(state, "get") else None
-    return list(room) if isinstance(room, list) else []
+    return Room.read(state.get("room") if hasattr(state, "get") else None)
 
 
 def stage(step: Step, where: str, on: bool, revealed: bool) -> None:
     """Mount the stage of `step` (`where`: "<slug>:<n>", a new step folds the sidebar); `on`:
-    the page's controls are hidden, so the stage shows the views alone."""
+    the page's controls are hidden, so the stage shows the views alone. This run's Stage value
+    (its views, what is veiled, the room the browser last measured) is made here, once, for the
+    views the page draws next."""
     st.html(css("stage"))  # static CSS, never user text
     prompt = plain(step.question.prompt) if step.question is not None else ""
     apart = registry.scene(step.page).apart_views if registry.has_scene(step.page) else ()
     data = {
         "views": list(step.views),
         "controls": list(step.controls),
-        "hidden": hidden_views(step, revealed),
+        "hidden": list(hidden_views(step, revealed)),
         "question": f"Predict first: {prompt}" if prompt else "",
         "step": where,
         "on": on and bool(step.views),
@@ -69,7 +62,8 @@ def stage(step: Step, where: str, on: bool, revealed: bool) -> None:
         # its run (the vision page's real ViT)
         "run": not (step.views and set(step.views) <= set(apart)),
     }
-    here.stage_mounted(tuple(step.views) if data["on"] else ())
+    room = measured_room()
+    here.set_stage(Stage.of(step, where, revealed, room) if data["on"] else None)
     STAGE(data=data, key=here.STAGE_KEY, on_room_change=lambda: None)
 
 
@@ -78,7 +72,7 @@ def mark_drawn() -> None:
     this run's views were drawn for, when this run's stage shows views alone. Left at the top,
     before the views, it told the stage it had settled while the last room's views still showed
     (the walk caught L7 s2's heads cut at 1130 of 1080 px after a resize)."""
-    room = drawn_room()
-    if here.off_stage_run() and room:
-        marker = st.container(key=DRAWN_PREFIX + "x".join(str(int(px)) for px in room))
+    shown = here.stage()
+    if shown is not None and shown.room is not None:
+        marker = st.container(key=DRAWN_PREFIX + shown.room.marker())
         marker.html("<span></span>")  # static: an empty container is not drawn at all

@@ -80,7 +80,8 @@ def token_table(
         table = pd.DataFrame({"token": tokens, "id": [str(i) for i in ids]})
         st.dataframe(table, height=240, width="content")
         return
-    across = here.stage_width(name)  # None: not on a presenter's stage
+    stage = here.stage()
+    across = stage.width(name) if stage is not None else None  # None: not on a stage
     step, staged = per_row(tokens, lecture, across), across is not None
     for start in range(0, len(tokens), step):
         part = slice(start, start + step)

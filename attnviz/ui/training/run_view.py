@@ -120,7 +120,8 @@ def draw_step_zero(key: str, spec: JobSpec, steps: int, model_name: str = "") ->
     """Before Start, on a presenter's stage that shows a run's curves alone: the untrained
     model's evaluation at step 0 (its losses and metric as the run will start) on axes as long
     as the run (`steps`) and a loss axis from 0, not an empty stage (L7 s3)."""
-    if not here.stage_shows(f"{key}_curves"):
+    stage = here.stage()
+    if stage is None or not stage.shows_only(f"{key}_curves"):
         return
     start = live.started(spec)
     figure = curves_figure(start.history, start.metric, model_name=model_name)

@@ -34,7 +34,8 @@ STAGE_FONT_MIN = 15  # px: tokens on a stage (the stage may zoom a view down by 
 def stage_rows(tokens: int, font: int) -> dict:
     """On a presenter's stage, the row height and font that fit `tokens` rows into the room
     (a row of 1.2 fonts at least; the font no smaller than STAGE_FONT_MIN); {} elsewhere."""
-    height = here.stage_height(HEAD_VIEW)
+    stage = here.stage()
+    height = stage.height(HEAD_VIEW) if stage is not None else None
     if height is None:
         return {}
     row = min(round(font * 1.7), (height - BARS_PX) // (tokens + 1))
@@ -53,7 +54,8 @@ def head_view(
     """Tokens in two columns joined by lines (opacity = weight, a colour per head); hovering a
     token isolates its lines. With `query_key`, clicking a query token (left) stores its index
     in st.session_state[query_key], the key of the page's query slider."""
-    if here.off_stage(HEAD_VIEW):  # a presenter's stage showing other views
+    stage = here.stage()
+    if stage is not None and not stage.shows(HEAD_VIEW):  # a stage showing other views
         return
     if len(tokens) > HEAD_VIEW_MAX:
         st.info(f"The head view shows the first {HEAD_VIEW_MAX} of {len(tokens)} tokens.")
