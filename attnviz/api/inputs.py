@@ -116,6 +116,25 @@ def is_attention(thing: Any) -> bool:
     return hasattr(thing, "shape") and hasattr(thing, "ndim") and not hasattr(thing, "config")
 
 
+NO_WEIGHTS = (
+    "the model returned no attention weights ({got}): transformers' default attention (`sdpa`) "
+    "computes none. Load the model with attn_implementation=\"eager\" "
+    "(AutoModel.from_pretrained(name, attn_implementation=\"eager\")) and call it with "
+    "output_attentions=True; or pass the model itself: head_view(model, text, "
+    "tokenizer=tokenizer) runs it with eager attention for the call"
+)
+
+
+def refuse_no_weights(thing: Any, text: Any) -> None:
+    """What a model built the default way hands back with output_attentions=True (an empty
+    tuple, or None beside its tokens) is refused with what happened and what to do: it would
+    otherwise read as no model at all."""
+    empty = isinstance(thing, tuple | list) and not thing
+    if empty or (thing is None and not isinstance(text, str)):
+        got = "an empty tuple" if isinstance(thing, tuple) else repr(thing)
+        raise SceneInputError(NO_WEIGHTS.format(got=got))
+
+
 def refuse_encoder_decoder(model: Any) -> None:
     """An encoder–decoder (BART, T5) gets a message saying what to pass instead."""
     config = getattr(model, "config", None)
@@ -177,6 +196,7 @@ def attended_of(path_or_model: Any, text: Any, tokenizer: Any):
     (eager attention for the call) on `text`."""
     from attnviz.topics.pretrained.model import MAX_TOKENS
 
+    refuse_no_weights(path_or_model, text)
     if is_attention(path_or_model):
         if isinstance(text, str):
             raise SceneInputError("with attention weights, pass their tokens: a list of strings")
