@@ -118,8 +118,8 @@ def is_attention(thing: Any) -> bool:
 
 NO_WEIGHTS = (
     "the model returned no attention weights ({got}): transformers' default attention (`sdpa`) "
-    "computes none. Load the model with attn_implementation=\"eager\" "
-    "(AutoModel.from_pretrained(name, attn_implementation=\"eager\")) and call it with "
+    'computes none. Load the model with attn_implementation="eager" '
+    '(AutoModel.from_pretrained(name, attn_implementation="eager")) and call it with '
     "output_attentions=True; or pass the model itself: head_view(model, text, "
     "tokenizer=tokenizer) runs it with eager attention for the call"
 )
