@@ -149,7 +149,7 @@ with controls:
     with c2:
         values["sa_e"] = draw(TABLE, "sa_e")
     values |= {key: draw(TABLE, key) for key in ("sa_causal", "sa_scaled", "sa_bias")}
-values = SCENE.values(values, seed=settings().seed)
+values = SCENE.values(values, seed=settings().seed, lecture=settings().lecture)
 if edit_box.open:
     with edit_box:
         edits = hand_edits(values)

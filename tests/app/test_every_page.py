@@ -174,6 +174,9 @@ def test_home_links_every_page():
     assert linked[-len(others) :] == others  # after the ways in (tests/app/test_home.py)
 
 
+LEAST_CELL_PX = 14  # a matrix's numbers in lecture mode at a page's defaults, as its ticks
+
+
 def open_in_lecture_mode(path: str) -> AppTest:
     """Open `path` as from a link with lecture mode and high contrast on (the sidebar reads the
     link on the first run; the page then runs with those settings)."""
@@ -195,6 +198,10 @@ def test_page_in_lecture_mode_with_high_contrast(path):
     for fig in figures(at):
         size = fig["layout"].get("font", {}).get("size")
         assert size and size >= round(BASE_FONT * 1.6), f"a figure on {path} has font {size}"
+        written = [t for t in fig["data"] if t.get("type") == "heatmap" and t.get("text")]
+        for trace in written:  # a projector's back row reads a matrix's numbers too
+            cell = (trace.get("textfont") or {}).get("size")
+            assert cell >= LEAST_CELL_PX, f"cell numbers of {fig['layout'].get('title')} {cell}"
         title = fig["layout"].get("title", {}).get("text") or ""
         lines = title.split("<br>")
         assert all(len(line) <= 40 for line in lines), f"an unwrapped title: {title!r}"

@@ -13,7 +13,7 @@ import pytest
 
 from tests.support.axe import described
 from tests.support.browser import foreign, open_app_page
-from tests.support.page_moves import MOVES_AT, NO_FIGURE
+from tests.support.page_moves import MOVES_AT, NAMES_CUT, NO_FIGURE
 from tests.support.pages import app_pages
 
 pytestmark = pytest.mark.browser
@@ -35,6 +35,7 @@ def test_page_opens_and_survives_interaction_asking_only_the_local_server(
         assert moves["main widget changed"], f"{title}: its main widget changed no figure"
     assert moves["exception"] is None, moves["exception"]
     assert moves["sidebar open"], "the sidebar did not unfold"
+    assert moves["names cut"] == [], f"names cut in the lecture sidebar: {moves['names cut']}"
     report = described({"1920×1080 lecture mode, moved, sidebar open": moves["axe"]})
     assert not report, f"{title} breaks WCAG 2.1 AA rules (axe-core):\n{report}"
     seen = probed["requests"]
@@ -43,14 +44,6 @@ def test_page_opens_and_survives_interaction_asking_only_the_local_server(
 
 
 FIRST_SCREEN = {"width": 1280, "height": 720}
-NAMES_CUT = """() => {  // a name wider than its box (Streamlit ends it in "…") or than the bar
-  const bar = document.querySelector("[data-testid='stSidebar']").getBoundingClientRect();
-  return [...document.querySelectorAll(
-    "[data-testid='stSidebarNav'] a [data-testid='stMarkdownContainer']")]
-    .filter((el) => el.scrollWidth > el.clientWidth + 1
-      || el.getBoundingClientRect().right > bar.right)
-    .map((el) => el.innerText);
-}"""
 
 
 def test_sidebar_lists_each_page_once_and_home_starts_a_lesson_alone(page, app_url):

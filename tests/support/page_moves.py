@@ -54,6 +54,17 @@ def nudge_first_widget(page) -> str:
     return "selectbox"
 
 
+NAMES_CUT = """() => {  // a page or section name wider than its box (Streamlit ends it in "…")
+  const bar = document.querySelector("[data-testid='stSidebar']").getBoundingClientRect();
+  return [...document.querySelectorAll(
+    "[data-testid='stSidebarNav'] a [data-testid='stMarkdownContainer'], "
+    + "[data-testid='stNavSectionHeader'] [data-testid='stMarkdownContainer']")]
+    .filter((el) => el.scrollWidth > el.clientWidth + 1
+      || el.getBoundingClientRect().right > bar.right)
+    .map((el) => el.innerText);
+}"""
+
+
 def exception_text(page) -> str | None:
     errors = page.locator("[data-testid='stException']")
     return errors.first.inner_text()[:2000] if errors.count() else None
@@ -61,7 +72,8 @@ def exception_text(page) -> str | None:
 
 def moves_seen(page, url: str) -> dict:
     """{"headings", "nudged", "main widget changed" (None on a menu or a page without one),
-    "exception", "sidebar open", "axe"} after the moves on the page open in `page`."""
+    "exception", "sidebar open", "names cut" (in the sidebar), "axe"} after the moves on the
+    page open in `page`."""
     seen: dict = {"headings": page.locator("h1").count(), "nudged": nudge_first_widget(page)}
     seen["main widget changed"] = None
     kind, widget = main_widget(page, url) if url not in NO_FIGURE else (None, None)
@@ -77,6 +89,7 @@ def moves_seen(page, url: str) -> dict:
     seen["exception"] = exception_text(page)
     seen["sidebar open"] = open_sidebar(page)
     wait_drawn(page)  # icons and fonts load after the run
+    seen["names cut"] = page.evaluate(NAMES_CUT)
     page.screenshot(path=str(SHOTS / f"{url}-after-moves.png"))
     seen["axe"] = violations(page)
     # Streamlit keeps the sidebar's folding in the origin's storage: left unfolded, every page

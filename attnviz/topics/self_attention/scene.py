@@ -124,6 +124,13 @@ def _revealed(key: str, values: Values) -> bool:
     return any(key in keys for keys in stages(values))
 
 
+# px a step's matrix gets at least in lecture mode, where the page is on a projector: its wide
+# column beside the controls is 807 px at 1280×720 with the sidebar folded (about 570 with it
+# open) and 1,250 at 1920×1080. Its numbers are fitted to cells of this width at lecture mode's
+# font; fitted to the default (a 300 px column) they shrank back to 12 px beside 19 px ticks
+LECTURE_COLUMN_PX = 560
+
+
 def _step(key: str, **where) -> View:
     """Step `key`'s matrix (one query row only in row mode), once its stage is revealed."""
 
@@ -132,7 +139,8 @@ def _step(key: str, **where) -> View:
             return None
         row = query_index(out, values) if values["sa_row"] else None
         step = out.steps[key]
-        return step_figure(key, step.matrix, step.title, row)
+        wide = LECTURE_COLUMN_PX if values.get("lecture") else None  # None: a page column
+        return step_figure(key, step.matrix, step.title, row, width_px=wide)
 
     return View(f"step_{key}", build, **where)
 
