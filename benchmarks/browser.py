@@ -56,6 +56,9 @@ MAIN_WIDGETS = {
     "train-transformer": "heads",
     "vision-patches": "query",
     "captioning": "validation image",
+    # the variants' shown head, stepped through after a run (its other sliders are a run's
+    # settings: a window or latent size trains another model, evaluated at step 0 at once)
+    "attention-since-2017": "head shown",
     "pretrained": "layer",
 }
 
