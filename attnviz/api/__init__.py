@@ -5,6 +5,7 @@ The top room of the engine: it may import every room below it; nothing in the en
     scenes.py      av.pages, av.scene, av.page_link, av.SceneView: every page as a scene
     views.py       av.model_view, av.head_view: the attention you hold, drawn
     generation.py  av.generate, av.Generated: the bundled language model writes on
+    hooked.py      av.language_model: run_with_cache, activations named as TransformerLens does
     cross.py       av.encoder_decoder, av.EncoderDecoderAttention: an encoder–decoder's attention
     inputs.py      what a researcher holds (weights, a model, a folder) read for the views
     cli.py         the `attnviz` command: serve the app, write a handout, export a page's view
@@ -26,6 +27,9 @@ PUBLIC = {
     "head_view": "views",
     "generate": "generation",
     "Generated": "generation",
+    "language_model": "hooked",
+    "LanguageModel": "hooked",
+    "ActivationCache": "hooked",
     "encoder_decoder": "cross",
     "EncoderDecoderAttention": "cross",
 }

@@ -66,3 +66,22 @@ def test_generation_stops_at_the_end_of_the_models_turn_unless_asked_not_to():
     assert made.tokens[-1] == "<|im_end|>" and "im_end" not in made.text
     assert made.rows.shape[2:] == (made.n_new, len(ids) + made.n_new)
     assert readouts.generation(lm, ids, 20, readouts.Decoding(), past_end=True).n_new == 20
+
+
+def test_the_bundled_model_run_with_cache_gives_its_own_attention_and_draws_it():
+    """The researcher's handle on the real model (issue 56): `av.language_model()` and
+    `run_with_cache`, the pattern of layer 18 (its induction head, 6) being Hugging Face's own
+    weights for the same ids, drawn by the head view with the prompt's tokens."""
+    from attnviz.topics.language_model.bundled import bundled_llm
+
+    lm = av.language_model()
+    assert (lm.n_layers, lm.n_heads, lm.n_kv_heads, lm.d_head) == (30, 9, 3, 64)
+    logits, cache = lm.run_with_cache(PROMPT)
+    ids = torch.tensor([list(cache.ids)])
+    with torch.no_grad():
+        ref = bundled_llm().model(ids, output_attentions=True)
+    np.testing.assert_allclose(cache["pattern", 18], ref.attentions[18][0], atol=1e-5)
+    np.testing.assert_allclose(logits[-1], ref.logits[0, -1], atol=1e-4)
+    assert cache["q", 18].shape == (len(cache.ids), 9, 64)
+    view = av.head_view(cache["pattern", 18], cache.tokens, heads=[6])
+    assert view.data["tokens"] == cache.tokens == lm.to_str_tokens(PROMPT)

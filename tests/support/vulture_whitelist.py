@@ -33,6 +33,7 @@ _.uses_pages_directory  # ui/serve.py: Streamlit's PagesManager flag, set
 _.encoder_decoder  # av.encoder_decoder (api/cross.py)
 _.cross  # av.EncoderDecoderAttention.cross, a field of its result
 _.python  # av.scene(...).python(): the README's "From Python"
+_.to_str_tokens  # av.language_model().to_str_tokens (api/hooked.py), as TransformerLens has it
 
 # Called only by tests (oracles, fixtures, the fields and helpers they check)
 _.close_round  # classroom/store.py: tests/engine/test_classroom_store.py

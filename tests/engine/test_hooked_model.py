@@ -1,0 +1,89 @@
+"""A language model held as TransformerLens users hold one (issue 56): `av.language_model(model)
+.run_with_cache(prompt)` gives the logits and every layer's activations by name. Each is checked
+against what the tiny Llama itself computes in the test: Hugging Face's own attention weights,
+hidden states and logits, and the queries, values and outputs recomputed from the layers'
+weights (RMSNorm, q_proj, v_proj, o_proj) on the cached residual stream."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import attnviz as av
+from attnviz.topics.scene import SceneInputError
+from tests.support.tiny_llama import HEAD_DIM, HEADS, KV_HEADS, LAYERS, tiny_llama
+
+PROMPT = "the cat sat on the mat because it was tired"
+
+
+@pytest.fixture(scope="module")
+def held():
+    wrapped = tiny_llama()
+    lm = av.language_model(wrapped)
+    logits, cache = lm.run_with_cache(PROMPT)
+    ids = torch.tensor([list(cache.ids)])
+    with torch.no_grad():
+        ref = wrapped.model(ids, output_attentions=True, output_hidden_states=True)
+    return wrapped.model, logits, cache, ref
+
+
+def test_the_pattern_and_logits_are_the_models_own(held):
+    model, logits, cache, ref = held
+    for layer in range(LAYERS):
+        assert cache["pattern", layer].shape == (HEADS, len(cache.ids), len(cache.ids))
+        np.testing.assert_allclose(cache["pattern", layer], ref.attentions[layer][0], atol=1e-6)
+    np.testing.assert_allclose(logits, ref.logits[0], atol=1e-5)
+
+
+def test_the_residual_stream_is_the_models_hidden_states(held):
+    model, _, cache, ref = held
+    np.testing.assert_allclose(cache["resid_pre", 0], ref.hidden_states[0][0], atol=1e-6)
+    for layer in range(LAYERS - 1):
+        np.testing.assert_allclose(
+            cache["resid_post", layer], ref.hidden_states[layer + 1][0], atol=1e-5
+        )
+    # Hugging Face's last hidden state is after the final norm: the norm of the last resid_post
+    with torch.no_grad():
+        normed = model.model.norm(torch.from_numpy(cache["resid_post", LAYERS - 1]))
+    np.testing.assert_allclose(normed, ref.hidden_states[LAYERS][0], atol=1e-5)
+
+
+def test_queries_values_and_head_outputs_follow_from_the_layers_weights(held):
+    model, _, cache, _ = held
+    t = len(cache.ids)
+    for index, layer in enumerate(model.model.layers):
+        with torch.no_grad():
+            x = layer.input_layernorm(torch.from_numpy(cache["resid_pre", index]))  # (T, D)
+            q = layer.self_attn.q_proj(x).view(t, HEADS, HEAD_DIM)
+            v = layer.self_attn.v_proj(x).view(t, KV_HEADS, HEAD_DIM)
+            out = layer.self_attn.o_proj(torch.from_numpy(cache["z", index]).reshape(t, -1))
+        np.testing.assert_allclose(cache["q", index], q, atol=1e-5)
+        np.testing.assert_allclose(cache["v", index], v, atol=1e-5)
+        np.testing.assert_allclose(cache["attn_out", index], out, atol=1e-5)
+        assert cache["k", index].shape == (t, KV_HEADS, HEAD_DIM)
+
+
+def test_each_layer_adds_its_attention_and_mlp_outputs_to_the_stream(held):
+    _, _, cache, _ = held
+    for layer in range(LAYERS):
+        added = cache["resid_pre", layer] + cache["attn_out", layer] + cache["mlp_out", layer]
+        np.testing.assert_allclose(added, cache["resid_post", layer], atol=1e-5)
+
+
+def test_a_wrong_name_or_layer_is_told_what_there_is(held):
+    _, _, cache, _ = held
+    with pytest.raises(SceneInputError, match="the names are resid_pre, attn_out"):
+        cache["attention", 0]
+    with pytest.raises(SceneInputError, match=f"layer {LAYERS} is out of range: there are"):
+        cache["pattern", LAYERS]
+    with pytest.raises(SceneInputError, match=r"cache\[name, layer\]"):
+        cache["pattern"]
+    assert cache.keys() == list(av.api.hooked.NAMES)
+
+
+def test_the_head_view_draws_a_cached_pattern(held):
+    _, _, cache, _ = held
+    view = av.head_view(cache["pattern", 1], cache.tokens)
+    assert [lines["head"] for lines in view.data["heads"]] == list(range(HEADS))
+    assert view.data["tokens"] == cache.tokens
