@@ -129,6 +129,11 @@ class LanguageModel:
             self.wrapped.readable(ids), tuple(ids), self._named(stacked, out.attentions)
         )
 
+    def patching(self, clean: str, corrupted: str, right: str = "", wrong: str = "") -> Any:
+        """The interventions page's engine on a pair of prompts of as many tokens (Patching:
+        `.residual()`, `.heads()`, `.attribute()`, `.dla()`, each a labelled array)."""
+        return Patching(self, clean, corrupted, right, wrong)
+
     def _named(self, stacked: dict, attentions: tuple) -> dict[str, np.ndarray]:
         """The kept tensors in NAMES' order and shapes."""
         stream = np.concatenate([stacked.pop("embed"), stacked["resid_post"]])  # (L + 1, T, D)
@@ -143,6 +148,71 @@ class LanguageModel:
             "pattern": torch.stack(attentions)[:, 0].float().cpu().numpy(),  # (L, H, T, T)
             **split,
         }
+
+
+@dataclass(frozen=True)
+class Patched:
+    """A patching or attribution result with its labels: `values[row, column]`."""
+
+    values: np.ndarray  # (L, T) per layer and position, or (L, H) per layer and head
+    rows: list[str]  # "layer 0", …
+    columns: list[str]  # the clean prompt's tokens, or "head 0", …
+    what: str  # what a value is
+    clean: float  # the clean run's logit difference (right − wrong)
+    corrupted: float  # the corrupted run's
+
+
+class Patching:
+    """The interventions page's engine on a prompt pair (`LanguageModel.patching`): the answers
+    are the model's own top tokens after each prompt unless `right` and `wrong` are given."""
+
+    def __init__(self, lm: LanguageModel, clean: str, corrupted: str, right="", wrong=""):
+        from attnviz.topics.interventions.pairs import PairError, make_pair
+
+        self.lm = lm.wrapped
+        try:
+            self.pair = make_pair(self.lm, clean, corrupted, right, wrong)
+        except PairError as err:
+            raise SceneInputError(str(err)) from None
+        self.tokens = self.lm.readable(list(self.pair.clean))
+        self.right, self.wrong = self.lm.readable([self.pair.right, self.pair.wrong])
+
+    def _labelled(self, values: np.ndarray, what: str, by_head: bool = False) -> Patched:
+        from attnviz.topics.interventions.readouts import diffs
+
+        rows = [f"layer {layer}" for layer in range(values.shape[0])]
+        columns = [f"head {h}" for h in range(values.shape[1])] if by_head else self.tokens
+        return Patched(np.asarray(values), rows, columns, what, *diffs(self.lm, self.pair))
+
+    def residual(self) -> Patched:
+        """The clean residual stream patched into the corrupted run at each (layer, position)."""
+        from attnviz.topics.interventions.readouts import resid_sweep
+
+        diff = resid_sweep(self.lm, self.pair).diff  # (L, T)
+        return self._labelled(diff, "the logit difference after the patch")
+
+    def heads(self) -> Patched:
+        """Each head's clean output patched into the corrupted run (every position)."""
+        from attnviz.topics.interventions.readouts import head_sweep
+
+        diff = head_sweep(self.lm, self.pair).diff  # (L, H)
+        return self._labelled(diff, "the logit difference after the patch", by_head=True)
+
+    def attribute(self) -> tuple[Patched, Patched]:
+        """Attribution patching's estimates (one backward pass): per (layer, position), per
+        (layer, head); each the estimated change of the logit difference."""
+        from attnviz.topics.interventions.readouts import estimate
+
+        found, what = estimate(self.lm, self.pair), "estimated change of the logit difference"
+        return self._labelled(found.resid, what), self._labelled(found.heads, what, True)
+
+    def dla(self) -> Patched:
+        """Direct logit attribution on the clean run: each head's part of the logit difference
+        (the MLPs', the embedding's and the whole: `readouts.dla`)."""
+        from attnviz.topics.interventions.readouts import dla
+
+        heads = dla(self.lm, self.pair).heads  # (L, H)
+        return self._labelled(heads, "its part of the logit difference", by_head=True)
 
 
 def language_model(model: Any = None) -> LanguageModel:

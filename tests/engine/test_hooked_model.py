@@ -87,3 +87,57 @@ def test_the_head_view_draws_a_cached_pattern(held):
     view = av.head_view(cache["pattern", 1], cache.tokens)
     assert [lines["head"] for lines in view.data["heads"]] == list(range(HEADS))
     assert view.data["tokens"] == cache.tokens
+
+
+CLEAN = "the cat sat on the mat and the cat sat on the log"
+CORRUPT = "the cat sat on the mat and the mat sat on the log"
+
+
+@pytest.fixture(scope="module")
+def patching():
+    wrapped = tiny_llama()
+    return wrapped, av.language_model(wrapped).patching(CLEAN, CORRUPT)
+
+
+def logit_difference(model, text_ids, right: int, wrong: int) -> float:
+    """The model's own next-token logit difference after `text_ids`."""
+    with torch.no_grad():
+        logits = model(torch.tensor([list(text_ids)])).logits[0, -1]
+    return float(logits[right] - logits[wrong])
+
+
+def test_patching_labels_its_arrays_and_starts_from_the_models_own_logit_differences(patching):
+    wrapped, pair = patching
+    right, wrong = pair.pair.right, pair.pair.wrong
+    clean = logit_difference(wrapped.model, pair.pair.clean, right, wrong)
+    corrupted = logit_difference(wrapped.model, pair.pair.corrupt, right, wrong)
+    resid = pair.residual()
+    t = len(pair.pair.clean)
+    assert resid.values.shape == (LAYERS, t) and resid.columns == wrapped.readable(
+        list(pair.pair.clean)
+    )
+    assert resid.rows == [f"layer {layer}" for layer in range(LAYERS)]
+    assert resid.clean == pytest.approx(clean, abs=1e-4)
+    assert resid.corrupted == pytest.approx(corrupted, abs=1e-4)
+    # a position where the two prompts hold the same token, patched into the first layer's
+    # input, changes nothing: the corrupted run's difference
+    same = [p for p in range(t) if pair.pair.clean[p] == pair.pair.corrupt[p]]
+    np.testing.assert_allclose(resid.values[0, same], corrupted, atol=1e-4)
+
+
+def test_head_patching_attribution_and_dla_are_labelled_by_layer_and_head(patching):
+    wrapped, pair = patching
+    heads = pair.heads()
+    assert heads.values.shape == (LAYERS, HEADS) and heads.columns[-1] == f"head {HEADS - 1}"
+    resid, by_head = pair.attribute()
+    assert resid.values.shape == (LAYERS, len(pair.pair.clean)) and by_head.values.shape == (
+        LAYERS,
+        HEADS,
+    )
+    parts = pair.dla()
+    assert parts.values.shape == (LAYERS, HEADS) and parts.what.startswith("its part")
+
+
+def test_a_pair_the_model_cannot_use_is_told_why():
+    with pytest.raises(SceneInputError, match="same number of tokens"):
+        av.language_model(tiny_llama()).patching("the cat sat", "the cat sat on the mat")
