@@ -129,6 +129,33 @@ class LanguageModel:
             self.wrapped.readable(ids), tuple(ids), self._named(stacked, out.attentions)
         )
 
+    def _vectors(self, cache: ActivationCache, layer: int) -> np.ndarray:
+        """(H, T, D): each source's value through each head's part of W_O at `layer`."""
+        from attnviz.topics.language_model.flows import head_vectors
+
+        values = cache["v", layer]  # (T, G, d); refuses a layer out of range by name
+        o_proj = self.wrapped.model.model.layers[layer].self_attn.o_proj.weight
+        return head_vectors(values, o_proj.detach().float().cpu().numpy(), self.n_heads)
+
+    def value_weighted(self, cache: ActivationCache, layer: int) -> np.ndarray:
+        """(H, T, T): what flows rather than where each head looks, ‖α_ij W_O^h v_j‖ normalised
+        per row (Kobayashi et al., 2020; attnviz.topics.language_model.flows)."""
+        from attnviz.topics.language_model.flows import value_weighted
+
+        return value_weighted(cache["pattern", layer], self._vectors(cache, layer))
+
+    def head_output(self, cache: ActivationCache, layer: int, head: int, query: int) -> HeadOutput:
+        """What each source adds to head `head`'s output at `query` (T, D): α_qj W_O^h v_j; its
+        rows sum to the head's part of the attention output there."""
+        from attnviz.api.inputs import check_index
+        from attnviz.topics.language_model.flows import contributions
+
+        check_index(head, self.n_heads, "head")
+        check_index(query, len(cache.ids), "query token")
+        parts = contributions(cache["pattern", layer], self._vectors(cache, layer), query)
+        what = f"layer {layer} head {head}'s output at {cache.tokens[query]}, by source"
+        return HeadOutput(parts[head], list(cache.tokens), what)
+
     def patching(self, clean: str, corrupted: str, right: str = "", wrong: str = "") -> Any:
         """The interventions page's engine on a pair of prompts of as many tokens (Patching:
         `.residual()`, `.heads()`, `.attribute()`, `.dla()`, each a labelled array)."""
@@ -148,6 +175,20 @@ class LanguageModel:
             "pattern": torch.stack(attentions)[:, 0].float().cpu().numpy(),  # (L, H, T, T)
             **split,
         }
+
+
+@dataclass(frozen=True)
+class HeadOutput:
+    """What each source token adds to one head's output at one query: `parts[j]` (D,)."""
+
+    parts: np.ndarray  # (T, D): α_qj W_O^h v_j
+    sources: list[str]  # the prompt's tokens
+    what: str
+
+    @property
+    def norms(self) -> np.ndarray:
+        """(T,): how much each source moves the output, ‖α_qj W_O^h v_j‖."""
+        return np.linalg.norm(self.parts, axis=-1)
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,13 @@ PROMPT = "the cat sat on the mat because it was tired"
 
 
 @pytest.fixture(scope="module")
-def held():
-    wrapped = tiny_llama()
+def tiny():
+    return tiny_llama()
+
+
+@pytest.fixture(scope="module")
+def held(tiny):
+    wrapped = tiny
     lm = av.language_model(wrapped)
     logits, cache = lm.run_with_cache(PROMPT)
     ids = torch.tensor([list(cache.ids)])
@@ -141,3 +146,38 @@ def test_head_patching_attribution_and_dla_are_labelled_by_layer_and_head(patchi
 def test_a_pair_the_model_cannot_use_is_told_why():
     with pytest.raises(SceneInputError, match="same number of tokens"):
         av.language_model(tiny_llama()).patching("the cat sat", "the cat sat on the mat")
+
+
+def test_the_value_weighted_map_is_the_norm_of_each_weighted_value_through_w_o(held, tiny):
+    """Kobayashi et al.'s norm-based share, written out here from the layer's weights: the value
+    of source j (v_proj on the normed stream), head h's columns of o_proj, the model's own
+    weight α_ij, then ‖α_ij W_O^h v_j‖ over the row's sum."""
+    model, _, cache, ref = held
+    lm = av.language_model(tiny)
+    t, per = len(cache.ids), HEADS // KV_HEADS
+    for index, layer in enumerate(model.model.layers):
+        shares = lm.value_weighted(cache, index)
+        with torch.no_grad():
+            x = layer.input_layernorm(torch.from_numpy(cache["resid_pre", index]))
+            v = layer.self_attn.v_proj(x).view(t, KV_HEADS, HEAD_DIM)
+            w_o = layer.self_attn.o_proj.weight  # (D, H·d)
+        alpha = ref.attentions[index][0]  # (H, T, T)
+        for h in range(HEADS):
+            w_h = w_o[:, h * HEAD_DIM : (h + 1) * HEAD_DIM]
+            for i in range(t):
+                parts = [float((alpha[h, i, j] * (w_h @ v[j, h // per])).norm()) for j in range(t)]
+                np.testing.assert_allclose(shares[h, i], np.array(parts) / sum(parts), atol=1e-5)
+
+
+def test_a_heads_output_is_the_sum_of_what_each_source_adds(held, tiny):
+    _, _, cache, _ = held
+    lm = av.language_model(tiny)
+    query = len(cache.ids) - 1
+    for layer in range(LAYERS):
+        heads = [lm.head_output(cache, layer, h, query) for h in range(HEADS)]
+        summed = sum(out.parts.sum(0) for out in heads)  # over sources, then heads: (D,)
+        np.testing.assert_allclose(summed, cache["attn_out", layer][query], atol=1e-5)
+        assert heads[0].sources == cache.tokens
+        np.testing.assert_allclose(heads[0].norms, np.linalg.norm(heads[0].parts, axis=-1))
+    with pytest.raises(SceneInputError, match="head"):
+        lm.head_output(cache, 0, HEADS, query)
