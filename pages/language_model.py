@@ -70,6 +70,7 @@ with c1:
     values["lm_layer"] = draw(TABLE, "lm_layer", high=lm.n_layers - 1)
 with c2:
     values["lm_head"] = draw(TABLE, "lm_head", high=lm.n_heads - 1)
+values["lm_flow"] = draw(TABLE, "lm_flow")
 figs = views(out, values, {"lm_gqa", "lm_head_map", "lm_kv"})
 show(figs["lm_gqa"], "lm_gqa")
 show(figs["lm_head_map"], "lm_head_map")

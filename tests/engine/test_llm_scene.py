@@ -4,6 +4,7 @@ template and the BOS token, and the messages for bad input or a missing model.""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from attnviz.topics.language_model import bundled, readouts, scene
@@ -86,3 +87,21 @@ def test_cache_folder_follows_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv(bundled.CACHE_ENV, str(tmp_path))
     assert bundled.cache_folder() == tmp_path / bundled.CACHE_VERSION
     assert not bundled.is_converted()
+
+
+def test_what_flows_draws_the_value_weighted_share_of_the_hooked_model(tiny):
+    """The head map's "what flows" toggle draws, for the chosen head, the norm-based shares that
+    av.language_model's value_weighted gives on the same prompt (its oracle writes Kobayashi's
+    formula out from the layer's weights: tests/engine/test_hooked_model.py)."""
+    import attnviz as av
+
+    values = SCENE.values({"lm_layer": 1, "lm_head": 2, "lm_flow": True})
+    out = SCENE.run(SCENE.config(values))
+    drawn = SCENE.views(out, values, {"lm_head_map"})["lm_head_map"]
+    lm = av.language_model(tiny)
+    _, cache = lm.run_with_cache(values["lm_text"])
+    shares = lm.value_weighted(cache, 1)[2]  # (T, T)
+    z = np.asarray(drawn.data[0].z, dtype=float)
+    lower = np.tril(np.ones_like(shares, dtype=bool))  # the future is blank on the map
+    np.testing.assert_allclose(z[lower], shares[lower], atol=1e-5)
+    assert "what flows" in drawn.layout.title.text

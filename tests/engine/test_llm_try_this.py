@@ -118,3 +118,15 @@ def test_model_text_is_shown_as_people_read_it(lm):
     assert {name: texts for name, texts in found.items() if texts} == {}
     lens = strings(SCENE.views(out, values, {"lm_lens"})["lm_lens"].to_plotly_json())
     assert '␣"' in lens and "␣Paris" in lens  # the quote after a space, not &quot;
+
+
+@pytest.mark.try_this("language-model", 6)
+def test_what_flows_shrinks_a_sink_heads_first_token(lm):
+    out, values = preset_run("Names (IOI)")
+    shown = []
+    for flow in (False, True):  # the head map as the page draws it, the toggle off then on
+        picked = values | {"lm_layer": 23, "lm_head": 1, "lm_flow": flow}
+        drawn = SCENE.views(out, picked, {"lm_head_map"})["lm_head_map"]
+        z = np.asarray(drawn.data[0].z, dtype=float)  # (T, T), the future blank
+        shown.append(float(z[1:, 0].mean()))  # queries 1…T−1 on the first token
+    assert shown == [pytest.approx(0.72, abs=0.005), pytest.approx(0.28, abs=0.005)]

@@ -52,7 +52,7 @@ def encode(lm: PretrainedModel, text: str, bos: bool = False) -> tuple[list[int]
     return ids[:MAX_TOKENS], len(ids) > MAX_TOKENS
 
 
-def _layers(lm: PretrainedModel) -> list[torch.nn.Module]:
+def decoder_layers(lm: PretrainedModel) -> list[torch.nn.Module]:
     return list(lm.model.model.layers)
 
 
@@ -63,8 +63,8 @@ def _on_cpu(tensor: torch.Tensor) -> torch.Tensor:
 def run(lm: PretrainedModel, ids: list[int]) -> Forward:
     """Attention weights, residual stream, keys and next-token logits for `ids` (see Forward)."""
     taps = {
-        "stream": [lm.model.model.embed_tokens, *_layers(lm)],  # (T, D) each
-        "keys": [layer.self_attn.k_proj for layer in _layers(lm)],  # (T, G * d_head) each
+        "stream": [lm.model.model.embed_tokens, *decoder_layers(lm)],  # (T, D) each
+        "keys": [layer.self_attn.k_proj for layer in decoder_layers(lm)],  # (T, G * d_head) each
     }
     with lm.lock, torch.no_grad(), module_cache(outputs=taps, keep=_on_cpu) as cache:
         out = lm.model(

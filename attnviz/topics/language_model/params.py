@@ -30,6 +30,8 @@ TRY_THIS: list[str] = [
     "stays, whichever token comes first.",
     "Press **Names (IOI)**: in the **Logit lens**, '␣Mary' is the top token only after the last "
     "layer; after every earlier layer it is '␣the' or a space.",
+    "Press **Names (IOI)**, set layer 23, head 1 and turn on **what flows**: the first token "
+    "holds about 0.72 of the head's weight (a sink) but only about 0.28 of what it moves.",
 ]
 
 TABLE = PageParams(
@@ -47,6 +49,15 @@ TABLE = PageParams(
         Param("lm_bos", "start with the BOS token", "toggle", False),
         Param("lm_layer", "layer", "slider", 18, low=0, high=LAYERS - 1, step=1),
         Param("lm_head", "head", "slider", 6, low=0, high=HEADS - 1, step=1),
+        Param(
+            "lm_flow",
+            "what flows, not the weight",
+            "toggle",
+            False,
+            help="The head map shows each source's share of what the head moves, "
+            "‖α_ij W_O v_j‖ over its row (Kobayashi et al., 2020): a large weight on a token "
+            "whose vector is small moves little.",
+        ),
         Param("lm_sample", "sample instead of greedy", "toggle", False),
         Param("lm_temp", "temperature", "slider", 0.8, low=0.1, high=2.0, step=0.1),
         Param("lm_topk", "top-k (0 = all)", "slider", 50, low=0, high=200, step=1),

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from attnviz.topics.language_model import flows, heads, lens
 from attnviz.topics.language_model import forward as fw
-from attnviz.topics.language_model import heads, lens
 from attnviz.topics.language_model.decoding import Decoding, chooser, top_tokens
 from attnviz.topics.pretrained.generation import Generation, end_ids, generate_ids
 from attnviz.topics.pretrained.model import PretrainedModel
@@ -92,6 +92,24 @@ class LensView:
     top: list[list[str]]  # (L, T) the top token's label
     probs: np.ndarray  # (L, T) its probability
     hover: list[list[str]]  # (L, T) its top 5 with probabilities, one per line
+
+
+def flow_shares(lm: PretrainedModel, fwd: fw.Forward, layer: int) -> np.ndarray:
+    """(H, T, T): what flows through each head of `layer` rather than where it looks, each
+    source's ‖α_ij W_O^h v_j‖ normalised per row (attnviz.topics.language_model.flows); the
+    values are the layer's v_proj on its normed input, read off the cached residual stream."""
+
+    def compute() -> np.ndarray:
+        block = fw.decoder_layers(lm)[layer]
+        with lm.lock, torch.no_grad():
+            stream = torch.from_numpy(fwd.resid[layer]).to(lm.model.device)  # (T, D)
+            v = block.self_attn.v_proj(block.input_layernorm(stream))  # (T, G·d)
+            w_o = block.self_attn.o_proj.weight.float().cpu().numpy()  # (D, H·d)
+        values = v.float().cpu().numpy().reshape(len(fwd.ids), lm.n_kv_heads, lm.head_dim)
+        vectors = flows.head_vectors(values, w_o, lm.n_heads)
+        return flows.value_weighted(fwd.attentions[layer], vectors)
+
+    return memo(lm, "flows", (fwd.ids, layer), compute)
 
 
 def lens_view(lm: PretrainedModel, fwd: fw.Forward) -> LensView:

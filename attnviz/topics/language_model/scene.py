@@ -143,6 +143,9 @@ def head_map_view(out: LlmOutcome, values: Values) -> go.Figure:
     lm, p = model(out.config.device), pick(out, values)
     title = f"Layer {p.layer}, head {p.head} (reads KV head {group_of(lm, p.head)})"
     maps = blank_future(out.fwd.attentions[p.layer, p.head])
+    if values["lm_flow"]:  # what flows: each source's share by ‖α_ij W_O v_j‖
+        maps = blank_future(readouts.flow_shares(lm, out.fwd, p.layer)[p.head])
+        title = f"Layer {p.layer}, head {p.head}: what flows, ‖α W_O v‖ per row"
     return token_map(maps, shown(out.fwd.tokens), title)
 
 
