@@ -87,6 +87,8 @@ def test_a_job_runs_to_done_on_the_cluster_with_its_history(make_pool):
     assert state.history.step == list(range(1, 201))
     assert state.history.eval_step == [0, 50, 100, 150, 200]
     assert state.latest.w > 0.5, "the one parameter moved toward its optimum, 1"
+    # the last state arrives before the task returns: wait for it to end, as Process.join does
+    job.process.join(timeout=30)
     assert job.process.exitcode == 0
 
 

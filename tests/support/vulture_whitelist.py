@@ -34,6 +34,9 @@ _.encoder_decoder  # av.encoder_decoder (api/cross.py)
 _.cross  # av.EncoderDecoderAttention.cross, a field of its result
 _.python  # av.scene(...).python(): the README's "From Python"
 _.to_str_tokens  # av.language_model().to_str_tokens (api/hooked.py), as TransformerLens has it
+_.residual  # av.language_model().patching(...).residual() (api/hooked.py): README, notebook
+_.head_output  # av.language_model().head_output (api/hooked.py): README
+_.sources  # its result's field: the tokens each part comes from
 
 # Called only by tests (oracles, fixtures, the fields and helpers they check)
 _.close_round  # classroom/store.py: tests/engine/test_classroom_store.py
