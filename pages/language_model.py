@@ -70,9 +70,11 @@ with c1:
     values["lm_layer"] = draw(TABLE, "lm_layer", high=lm.n_layers - 1)
 with c2:
     values["lm_head"] = draw(TABLE, "lm_head", high=lm.n_heads - 1)
-values["lm_flow"] = draw(TABLE, "lm_flow")
+grid = st.container()  # the layer's heads, filled below: the toggle is read first
+values["lm_flow"] = draw(TABLE, "lm_flow")  # it changes the head map under it, not the grid
 figs = views(out, values, {"lm_gqa", "lm_head_map", "lm_kv"})
-show(figs["lm_gqa"], "lm_gqa")
+with grid:
+    show(figs["lm_gqa"], "lm_gqa")
 show(figs["lm_head_map"], "lm_head_map")
 gqa, mha = SCENE.ops.count_kv_bytes(lm)[:2]
 st.markdown(

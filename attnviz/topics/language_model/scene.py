@@ -145,7 +145,7 @@ def head_map_view(out: LlmOutcome, values: Values) -> go.Figure:
     maps = blank_future(out.fwd.attentions[p.layer, p.head])
     if values["lm_flow"]:  # what flows: each source's share by ‖α_ij W_O v_j‖
         maps = blank_future(readouts.flow_shares(lm, out.fwd, p.layer)[p.head])
-        title = f"Layer {p.layer}, head {p.head}: what flows, ‖α W_O v‖ per row"
+        title = f"Layer {p.layer}, head {p.head}: what flows, ‖α·W<sub>O</sub>v‖ per row"
     return token_map(maps, shown(out.fwd.tokens), title)
 
 
