@@ -160,7 +160,7 @@ def test_the_value_weighted_map_is_the_norm_of_each_weighted_value_through_w_o(h
         with torch.no_grad():
             x = layer.input_layernorm(torch.from_numpy(cache["resid_pre", index]))
             v = layer.self_attn.v_proj(x).view(t, KV_HEADS, HEAD_DIM)
-            w_o = layer.self_attn.o_proj.weight  # (D, H·d)
+            w_o = layer.self_attn.o_proj.weight.detach()  # (D, H·d)
         alpha = ref.attentions[index][0]  # (H, T, T)
         for h in range(HEADS):
             w_h = w_o[:, h * HEAD_DIM : (h + 1) * HEAD_DIM]
