@@ -122,6 +122,12 @@ def sink_map(shares: np.ndarray, first: str) -> go.Figure:
     return retitled(score_map(shares, "first-token"), f"Weight on the first token ({first})")
 
 
+def sink_flow_map(shares: np.ndarray, first: str) -> go.Figure:
+    """(L, H) share of what each head moves that comes from the first token (by norm)."""
+    title = f"What flows from the first token ({first}): its share by ‖α·W<sub>O</sub>v‖"
+    return retitled(score_map(shares, "first-token"), title)
+
+
 def sink_lines(with_bos: np.ndarray, without_bos: np.ndarray, first: str) -> go.Figure:
     """Each layer's mean weight on the first token, with the BOS token in front and without."""
     layers = np.arange(with_bos.shape[0])

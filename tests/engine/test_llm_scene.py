@@ -105,3 +105,18 @@ def test_what_flows_draws_the_value_weighted_share_of_the_hooked_model(tiny):
     lower = np.tril(np.ones_like(shares, dtype=bool))  # the future is blank on the map
     np.testing.assert_allclose(z[lower], shares[lower], atol=1e-5)
     assert "what flows" in drawn.layout.title.text
+
+
+def test_the_sinks_map_under_what_flows_is_each_heads_first_token_share_by_norm(tiny):
+    """With "what flows" on, the sinks section's map is each head's mean share by norm on the
+    first token over queries 1…T−1, from av.language_model's value_weighted maps."""
+    import attnviz as av
+
+    values = SCENE.values({"lm_flow": True, "lm_open_sinks": True})
+    out = SCENE.run(SCENE.config(values))
+    drawn = SCENE.views(out, values, {"lm_sinks_map"})["lm_sinks_map"]
+    lm = av.language_model(tiny)
+    _, cache = lm.run_with_cache(values["lm_text"])
+    expected = [lm.value_weighted(cache, layer)[:, 1:, 0].mean(-1) for layer in range(2)]
+    np.testing.assert_allclose(np.asarray(drawn.data[0].z, dtype=float), expected, atol=1e-5)
+    assert "What flows from the first token" in drawn.layout.title.text

@@ -185,8 +185,12 @@ def scores_view(out: LlmOutcome, values: Values) -> go.Figure:
 
 
 def sinks_map_view(out: LlmOutcome, values: Values) -> go.Figure:
-    sinks = readouts.sinks(model(out.config.device), out.fwd.ids)
-    return fig.sink_map(sinks.as_given, shown([sinks.first_token])[0])
+    lm = model(out.config.device)
+    sinks = readouts.sinks(lm, out.fwd.ids)
+    first = shown([sinks.first_token])[0]
+    if values["lm_flow"]:  # what flows from the first token, not the weight on it
+        return fig.sink_flow_map(readouts.flow_first_shares(lm, out.fwd), first)
+    return fig.sink_map(sinks.as_given, first)
 
 
 def sinks_lines_view(out: LlmOutcome, values: Values) -> go.Figure:

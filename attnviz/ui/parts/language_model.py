@@ -146,5 +146,8 @@ def sinks_section(out: LlmOutcome, values: Values) -> None:
         st.caption(
             "A head with nothing useful to look at must still put its whole weight somewhere: "
             "many park it on the first token, whatever that token is. Compare the two lines: "
-            "without a BOS token in front, the prompt's own first token becomes the sink."
+            "without a BOS token in front, the prompt's own first token becomes the sink. "
+            "With **what flows, not the weight** on (above the head map), the map shows each "
+            "head's share of what it moves that comes from the first token: a sink's large "
+            "weight often moves little."
         )
