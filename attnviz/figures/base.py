@@ -189,6 +189,8 @@ def matrix_figure(
     layout["meta"].update(cell_px=round(cell_px, 1), width_px=width, fixed_px=round(fixed_px))
     trace["textfont"] = {"size": round(CELL_FONT * font_scale)}
     fit_cell_text(trace, cell_px)
+    if trace["text"] is not None:  # its numbers say what a colour bar would (as lecture mode)
+        trace["showscale"] = False
     return fast_figure([trace], layout)
 
 
