@@ -24,13 +24,12 @@ def tiny():
 
 @pytest.fixture(scope="module")
 def held(tiny):
-    wrapped = tiny
-    lm = av.language_model(wrapped)
+    lm = av.language_model(tiny)
     logits, cache = lm.run_with_cache(PROMPT)
     ids = torch.tensor([list(cache.ids)])
     with torch.no_grad():
-        ref = wrapped.model(ids, output_attentions=True, output_hidden_states=True)
-    return wrapped.model, logits, cache, ref
+        ref = tiny.model(ids, output_attentions=True, output_hidden_states=True)
+    return tiny.model, logits, cache, ref
 
 
 def test_the_pattern_and_logits_are_the_models_own(held):
@@ -99,9 +98,8 @@ CORRUPT = "the cat sat on the mat and the mat sat on the log"
 
 
 @pytest.fixture(scope="module")
-def patching():
-    wrapped = tiny_llama()
-    return wrapped, av.language_model(wrapped).patching(CLEAN, CORRUPT)
+def patching(tiny):
+    return tiny, av.language_model(tiny).patching(CLEAN, CORRUPT)
 
 
 def logit_difference(model, text_ids, right: int, wrong: int) -> float:

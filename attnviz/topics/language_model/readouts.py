@@ -115,8 +115,12 @@ def flow_shares(lm: PretrainedModel, fwd: fw.Forward, layer: int) -> np.ndarray:
 def flow_first_shares(lm: PretrainedModel, fwd: fw.Forward) -> np.ndarray:
     """(L, H): each head's share of what it moves that comes from the first token, over queries
     1…T−1, as heads.first_token_share reads the weights (the sinks section, "what flows")."""
-    shares = [flow_shares(lm, fwd, layer) for layer in range(lm.n_layers)]  # (H, T, T) each
-    return heads.first_token_share(np.stack(shares))  # (L, H)
+
+    def compute() -> np.ndarray:  # every layer once: more layers than the memo keeps maps of
+        shares = [flow_shares(lm, fwd, layer) for layer in range(lm.n_layers)]  # (H, T, T) each
+        return heads.first_token_share(np.stack(shares))  # (L, H)
+
+    return memo(lm, "flows first", fwd.ids, compute)
 
 
 def lens_view(lm: PretrainedModel, fwd: fw.Forward) -> LensView:
