@@ -30,6 +30,7 @@ AUTOLINK = re.compile(r"https?://|www\.|mailto:|xmpp:|[\w.+-]+@[\w-]+\.\w", re.I
 
 
 KEYS = ("get", "pop", "setdefault")  # d.get("text"): a key, not a page
+SETTINGS = ("math_mode",)  # LatexNodes2Text(math_mode="text"): a library's setting, not a page
 
 
 @functools.cache
@@ -46,8 +47,10 @@ def strings(path) -> list[str]:
         parent = parents.get(node)
         if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute):
             naming = parent.func.attr not in KEYS
+        elif isinstance(parent, ast.keyword):
+            naming = parent.arg not in SETTINGS
         else:
-            naming = isinstance(parent, ast.Call | ast.Compare | ast.Assign | ast.keyword)
+            naming = isinstance(parent, ast.Call | ast.Compare | ast.Assign)
         found.append(node.value if naming else f" {node.value} ")
     return found
 

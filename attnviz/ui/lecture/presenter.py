@@ -151,14 +151,17 @@ def presenter_bar(here: Page) -> Any:
     return place
 
 
-def carried_from(lesson: Lesson, number: int, step: Step) -> tuple[int, bool] | None:
-    """The earlier step of this lesson whose training run the page still holds (a run goes on
-    across the steps on its page), and whether it was trained with this step's settings; None
-    when there is none. A run is known by the step whose bar first saw it."""
+def carried_from(lesson: Lesson, number: int, step: Step) -> int | None:
+    """The earlier step of this lesson whose training run goes on here (a run goes on across
+    the steps on its page while their settings are the same), None when there is none. A run
+    trained with other settings is stopped and dropped: its status line and curves beside this
+    step's untrained maps told two stories at once (the lecturer's walk, issue 53), so the step
+    shows its own model and Start, or on Reveal its recorded run. A run is known by the step
+    whose bar first saw it."""
     if not trains(step):
         return None
     from attnviz.ui.training.changes import page_values  # lazily: the panel imports torch
-    from attnviz.ui.training.panel import current_job
+    from attnviz.ui.training.panel import current_job, drop_run
 
     scene = registry.scene(step.page)
     job = current_job(scene)
@@ -166,13 +169,14 @@ def carried_from(lesson: Lesson, number: int, step: Step) -> tuple[int, bool] | 
         return None  # (a step showing only what a run does not change has nothing to train)
     seen = st.session_state.setdefault(RUNS_SEEN, {})
     slug, origin = seen.setdefault(id(job), (lesson.slug, number))
-    if slug != lesson.slug or origin == number:
-        return None
     try:  # the step's settings, as its page now holds them
         same = scene.config(scene.values(page_values(scene))).spec == job.spec
     except SceneInputError:
         same = False
-    return origin, same
+    if not same:
+        drop_run(scene)
+        return None
+    return None if slug != lesson.slug or origin == number else origin
 
 
 def ask(place: Any, here: Page) -> None:
@@ -185,18 +189,13 @@ def ask(place: Any, here: Page) -> None:
         predict_then_reveal(lesson, number, lesson.steps[number - 1])
 
 
-def _narration(step: Step, carried: tuple[int, bool] | None) -> None:
+def _narration(step: Step, carried: int | None) -> None:
     if step.point_at:  # said to a presenter; a student alone is told where to look
         st.markdown(f"**{'Look at' if alone() else 'Point at'}:** {step.point_at}")
-    if carried is not None and carried[1]:
+    if carried is not None:
         st.markdown(
-            f":material/sync: **The run started in step {carried[0]} goes on here** "
+            f":material/sync: **The run started in step {carried} goes on here** "
             "(Start trains a new one with this step's settings)."
-        )
-    elif carried is not None:  # its views would show an untrained model: say why, offer Start
-        st.markdown(
-            f":material/sync_problem: **The run of step {carried[0]} was trained with other "
-            "settings**: press **Start** to train this step's model."
         )
     st.markdown(step.narration)
 

@@ -12,10 +12,9 @@ mark the page settled (`data-stage-settled`) once what is drawn matches what it 
 
 from __future__ import annotations
 
-import re
-
 import streamlit as st
 
+from attnviz.lessons.math_text import plain
 from attnviz.lessons.model import Step
 from attnviz.lessons.stage import Room, Stage, hidden_views
 from attnviz.topics import registry
@@ -25,12 +24,6 @@ from attnviz.ui.common.sidebar import STATIC, css
 STAGE = st.components.v2.component(
     "attnviz_stage", js=(STATIC / "stage.js").read_text(encoding="utf-8")
 )
-
-
-def plain(markdown: str) -> str:
-    """A question as the veil shows it, as text: formulas without their dollars and backslashes,
-    no emphasis marks ("at $T = 100$" reads "at T = 100")."""
-    return re.sub(r"[$*_`]|\\(?=[A-Za-z])", "", markdown)
 
 
 DRAWN_PREFIX = "stage_drawn_"  # the marker's key: stage_drawn_<height>x<width>x<rows>

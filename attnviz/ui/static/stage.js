@@ -18,6 +18,9 @@ const SLACK = 16;
 const GRID = "data-stage-grid";
 const CELL = "data-stage-cell";
 const SIDE_BY_SIDE_MIN = 760; // px of width under which two views stack instead (beside the lesson's text at 1280, 810)
+// at most this many views side by side (three small matrices, L1 s10's Q, K and V: stacked at
+// 1280×720 each plot was 57 px tall)
+const MAX_ACROSS = 3;
 const MAX_ZOOM = 1.6;
 const TICK_MS = 200;
 const KEEP = [
@@ -61,18 +64,20 @@ function isolate(main, shown) {
   }
 }
 
-// Two views side by side where the screen is wide: their lowest common ancestor becomes a grid
-// of two columns, what else it shows (a training page's buttons) spanning both. Returns the
-// number of rows the views take.
+// Two or three views side by side where the screen is wide: their lowest common ancestor becomes
+// a grid of that many columns, what else it shows (a training page's buttons) spanning them all.
+// Returns the number of rows the views take.
 function arrange(views, doc) {
   for (const el of doc.querySelectorAll(`[${GRID}]`)) el.removeAttribute(GRID);
   for (const el of doc.querySelectorAll(`[${CELL}]`)) el.removeAttribute(CELL);
   const main = doc.querySelector('[data-testid="stMainBlockContainer"]');
-  if (views.length !== 2 || !main || across(main, doc.defaultView) < SIDE_BY_SIDE_MIN) return views.length;
+  const wide = main && across(main, doc.defaultView) >= SIDE_BY_SIDE_MIN;
+  if (views.length < 2 || views.length > MAX_ACROSS || !wide) return views.length;
   let common = views[0].parentElement;
-  while (common && !common.contains(views[1])) common = common.parentElement;
+  while (common && !views.every((v) => common.contains(v))) common = common.parentElement;
   if (!common) return views.length;
   common.setAttribute(GRID, "");
+  common.style.setProperty("--stage-columns", String(views.length));
   let seen = false; // what comes before the views stays above them, the rest goes below both
   for (const child of common.children) {
     const cell = views.some((v) => child.contains(v));
@@ -125,6 +130,10 @@ function runButtons(main) {
 // Tell the server the room the views have (px, rounded to ROUND): it draws each Plotly view at
 // its share of that height, so a view is redrawn to fit rather than shrunk. A change reruns.
 const ROUND = 20;
+// px: a room lower than this holds no view (a plot area needs 200 px); it is measured while the
+// page is still being laid out (a step opened by its link: the view at 676 px of 720 for a
+// moment, whose 60 px room the server then drew a 10 px plot to, shown for a second)
+const LEAST_ROOM = 160;
 // The room is what the views themselves may take: the height under the first view's top, less
 // what does not shrink when the views are drawn smaller: side by side, a view that starts lower
 // (under a section's header); stacked, the gaps between the views; and what else the stage shows
@@ -145,6 +154,7 @@ function report(component, views, doc, rows, kept) {
   const other = Math.max(0, within) + under;
   const main = doc.querySelector('[data-testid="stMainBlockContainer"]');
   const room = [win.innerHeight - GAP - Math.max(top, 0) - other, across(main, win)];
+  if (room[0] < LEAST_ROOM) return [under, null]; // the page is still being laid out
   const sent = [...room.map((px) => Math.max(ROUND, Math.floor(px / ROUND) * ROUND)), rows];
   const key = sent.join("x");
   if (win.__attnvizStageRoom !== key) {
@@ -213,7 +223,7 @@ export default function (component) {
       const [under, key] = report(component, views, doc, rows, below);
       fit(views, doc, under); // what lies between the views is inside their box already
       // settled: the views are drawn for the room measured now, on this screen (a test waits)
-      const marker = doc.querySelector(`.st-key-stage_drawn_${key}`);
+      const marker = key && doc.querySelector(`.st-key-stage_drawn_${key}`);
       if (marker) {
         doc.documentElement.setAttribute("data-stage-settled", data.step || "");
         doc.documentElement.setAttribute("data-stage-screen", `${win.innerWidth}x${win.innerHeight}`);

@@ -176,7 +176,9 @@ def _stop(scene: Scene) -> None:
         job.stop()
 
 
-def _reset(scene: Scene) -> None:
+def drop_run(scene: Scene) -> None:
+    """Stop the page's run in this session and forget it (Reset; a lesson step with other
+    settings than the run's): the page shows its untrained model and Start."""
     job = session_jobs().pop(_slot(scene.table.prefix), None)
     if job is not None:
         job.stop()
@@ -202,7 +204,7 @@ def _buttons(
         ),
         "step": ("Step", "skip_next", _step, run, refused, "Pause and take exactly one step"),
         "stop": ("Stop", "stop", _stop, (), not live, None),
-        "reset": ("Reset", "restart_alt", _reset, (), none, None),
+        "reset": ("Reset", "restart_alt", drop_run, (), none, None),
     }
 
 
