@@ -156,6 +156,23 @@ class LanguageModel:
         what = f"layer {layer} head {head}'s output at {cache.tokens[query]}, by source"
         return HeadOutput(parts[head], list(cache.tokens), what)
 
+    def head_logits(self, cache: ActivationCache, layer: int, head: int, query: int) -> HeadLogits:
+        """What head `head` of `layer` writes at `query`, read directly as next-token logits:
+        its output through the final norm (its division frozen at this run's, at `query`) and
+        the unembedding, split by source (flows.logit_effect). It says which tokens the head
+        promotes and suppresses there, not what the model finally predicts."""
+        from attnviz.topics.language_model.flows import logit_effect
+
+        out = self.head_output(cache, layer, head, query)  # parts (T, D)
+        model = self.wrapped.model
+        final = cache["resid_post", self.n_layers - 1][query].astype(np.float64)  # (D,)
+        rms = float(np.sqrt(np.mean(final**2) + model.model.norm.variance_epsilon))
+        scale = model.model.norm.weight.detach().float().cpu().numpy()
+        unembed = model.lm_head.weight.detach().float().cpu().numpy()  # (V, D)
+        by_source = logit_effect(out.parts, scale, rms, unembed)  # (T, V)
+        what = f"layer {layer} head {head}'s direct effect on the logits at {cache.tokens[query]}"
+        return HeadLogits(by_source, list(cache.tokens), self.wrapped.readable, what)
+
     def patching(self, clean: str, corrupted: str, right: str = "", wrong: str = "") -> Any:
         """The interventions page's engine on a pair of prompts of as many tokens (Patching:
         `.residual()`, `.heads()`, `.attribute()`, `.dla()`, each a labelled array)."""
@@ -189,6 +206,32 @@ class HeadOutput:
     def norms(self) -> np.ndarray:
         """(T,): how much each source moves the output, ‖α_qj W_O^h v_j‖."""
         return np.linalg.norm(self.parts, axis=-1)
+
+
+@dataclass(frozen=True)
+class HeadLogits:
+    """One head's direct effect on the next-token logits at one query (LanguageModel.head_logits):
+    `by_source[j]` is what source j's part of the head's output adds to each logit."""
+
+    by_source: np.ndarray  # (T, V)
+    sources: list[str]  # the prompt's tokens
+    readable: Any  # token ids -> the tokens as text
+    what: str
+
+    @property
+    def effect(self) -> np.ndarray:
+        """(V,): the head's whole output's effect on each logit."""
+        return self.by_source.sum(0)
+
+    def promoted(self, k: int = 10) -> list[tuple[str, float]]:
+        """The k tokens whose logits the head raises most, with how much."""
+        ids = np.argsort(-self.effect)[:k]
+        return list(zip(self.readable(ids.tolist()), self.effect[ids].tolist(), strict=True))
+
+    def suppressed(self, k: int = 10) -> list[tuple[str, float]]:
+        """The k tokens whose logits the head lowers most, with how much (negative)."""
+        ids = np.argsort(self.effect)[:k]
+        return list(zip(self.readable(ids.tolist()), self.effect[ids].tolist(), strict=True))
 
 
 @dataclass(frozen=True)

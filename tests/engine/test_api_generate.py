@@ -85,3 +85,34 @@ def test_the_bundled_model_run_with_cache_gives_its_own_attention_and_draws_it()
     assert cache["q", 18].shape == (len(cache.ids), 9, 64)
     view = av.head_view(cache["pattern", 18], cache.tokens, heads=[6])
     assert view.data["tokens"] == cache.tokens == lm.to_str_tokens(PROMPT)
+
+
+REPEATED = (
+    "piano orbit lemon cactus violet engine marble tiger "
+    "piano orbit lemon cactus violet engine marble tiger"
+)
+
+
+def test_the_induction_head_finds_piano_but_a_last_layer_head_writes_it():
+    """The README's claim on `head_logits` (issue 57, item 2): at the last ' tiger' the model
+    predicts ' piano'; L18 H6 puts 0.89 of its weight on the earlier ' piano', yet its direct
+    effect lowers that logit (−0.26), and L29 H1 raises it most of all 270 heads (+1.20)."""
+    lm = av.language_model()
+    logits, cache = lm.run_with_cache(REPEATED)
+    last, (piano,) = len(cache.ids) - 1, lm.to_tokens(" piano")
+    assert int(np.argmax(logits[last])) == piano
+    assert cache.tokens[9] == "␣piano" and round(float(cache["pattern", 18][6, last, 9]), 2) == 0.89
+    assert round(float(lm.head_logits(cache, 18, 6, last).effect[piano]), 2) == -0.26
+    assert round(float(lm.head_logits(cache, 29, 1, last).effect[piano]), 2) == 1.2
+    # every head's direct push on ' piano', written out here: its output at the last position
+    # through the final norm's scale over this run's rms, dotted with ' piano''s unembedding
+    model = lm.wrapped.model
+    final = cache["resid_post", lm.n_layers - 1][last].astype(np.float64)
+    rms = np.sqrt(np.mean(final**2) + model.model.norm.variance_epsilon)
+    read = model.model.norm.weight.detach().numpy() * model.lm_head.weight[piano].detach().numpy()
+    raised = {
+        (layer, head): float(lm.head_output(cache, layer, head, last).parts.sum(0) @ read / rms)
+        for layer in range(lm.n_layers)
+        for head in range(lm.n_heads)
+    }
+    assert max(raised, key=raised.get) == (29, 1)

@@ -179,3 +179,38 @@ def test_a_heads_output_is_the_sum_of_what_each_source_adds(held, tiny):
         np.testing.assert_allclose(heads[0].norms, np.linalg.norm(heads[0].parts, axis=-1))
     with pytest.raises(SceneInputError, match="head"):
         lm.head_output(cache, 0, HEADS, query)
+
+
+def test_what_every_head_writes_plus_the_rest_is_the_models_own_logits(held, tiny):
+    """Direct logit attribution per head (issue 57, item 2): the effects of every head at the last
+    position, plus the embedding's and every MLP's written out here through Hugging Face's
+    final-norm scale and lm_head with the division frozen at this run's, give the model's own
+    logits there (the final norm is linear once its division is frozen)."""
+    model, _, cache, ref = held
+    lm = av.language_model(tiny)
+    query = len(cache.ids) - 1
+    heads = [
+        lm.head_logits(cache, layer, h, query) for layer in range(LAYERS) for h in range(HEADS)
+    ]
+    final = torch.from_numpy(cache["resid_post", LAYERS - 1][query])
+    rms = final.pow(2).mean().add(model.model.norm.variance_epsilon).sqrt()
+    rest = torch.from_numpy(cache["resid_pre", 0][query])  # the embedding
+    for layer in range(LAYERS):
+        rest = rest + torch.from_numpy(cache["mlp_out", layer][query])
+    with torch.no_grad():
+        from_rest = model.lm_head(model.model.norm.weight * rest / rms)  # (V,)
+    summed = sum(out.effect for out in heads) + from_rest.numpy()
+    np.testing.assert_allclose(summed, ref.logits[0, query], atol=1e-4)
+
+
+def test_a_heads_logit_effect_names_the_tokens_it_promotes_and_suppresses(held, tiny):
+    _, _, cache, _ = held
+    lm = av.language_model(tiny)
+    out = lm.head_logits(cache, 1, 0, len(cache.ids) - 1)
+    up, down = out.promoted(3), out.suppressed(3)
+    assert [v for _, v in up] == sorted(out.effect)[::-1][:3]
+    assert [v for _, v in down] == sorted(out.effect)[:3]
+    top = int(np.argmax(out.effect))
+    assert up[0][0] == tiny.readable([top])[0]
+    np.testing.assert_allclose(out.by_source.sum(0), out.effect)
+    assert out.by_source.shape == (len(cache.ids), out.effect.shape[0])

@@ -2,7 +2,7 @@
 2 layers, 4 query heads sharing 2 key/value heads (head size 8), rotary positions, a byte-level
 BPE tokenizer trained on the bundled corpus with a "<s>" BOS token. Its query and key weights are
 scaled up so that its attention maps are far from uniform (random init gives nearly flat ones,
-which would let a wrong oracle pass)."""
+which would let a wrong oracle pass), and its norms' scales drawn from 0.5–1.5 (not all ones)."""
 
 from __future__ import annotations
 
@@ -41,4 +41,10 @@ def tiny_llama(seed: int = 0) -> PretrainedModel:
         for layer in model.model.layers:
             layer.self_attn.q_proj.weight.mul_(12.0)
             layer.self_attn.k_proj.weight.mul_(12.0)
+        for norm in [model.model.norm] + [
+            n
+            for layer in model.model.layers
+            for n in (layer.input_layernorm, layer.post_attention_layernorm)
+        ]:  # learned scales, not all ones: an oracle that leaves a scale out must fail
+            norm.weight.uniform_(0.5, 1.5)
     return PretrainedModel(model, tokenizer, "tiny-llama", causal=True)

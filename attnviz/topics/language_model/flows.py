@@ -39,3 +39,12 @@ def first_token_shares(pattern: np.ndarray, shares: np.ndarray) -> np.ndarray:
     """(2, H): each head's mean share on the first token over queries 1…T−1, by weight and by
     norm (query 0 has only the first token to look at)."""
     return np.stack([pattern[:, 1:, 0].mean(-1), shares[:, 1:, 0].mean(-1)])
+
+
+def logit_effect(parts: np.ndarray, scale: np.ndarray, rms: float, unembed: np.ndarray):
+    """(..., V): the direct effect on the next-token logits of vectors `parts` (..., D) written
+    to the residual stream at one position, read through the final RMSNorm with its division
+    frozen at that position's `rms` (this run's) and its learned `scale` (D,), then the
+    unembedding `unembed` (V, D): W_U (scale ⊙ part / rms). It is linear, so the parts' effects
+    sum to their sum's; over everything written at the position, the logits (no bias)."""
+    return (parts * (scale / rms)) @ unembed.T  # (..., D) @ (D, V)
