@@ -72,10 +72,12 @@ with c2:
     values["lm_head"] = draw(TABLE, "lm_head", high=lm.n_heads - 1)
 grid = st.container()  # the layer's heads, filled below: the toggle is read first
 values["lm_flow"] = draw(TABLE, "lm_flow")  # it changes the head map under it, not the grid
-figs = views(out, values, {"lm_gqa", "lm_head_map", "lm_kv"})
+figs = views(out, values, {"lm_gqa", "lm_head_map", "lm_writes", "lm_kv"})
 with grid:
     show(figs["lm_gqa"], "lm_gqa")
 show(figs["lm_head_map"], "lm_head_map")
+if "lm_writes" in figs:  # what flows: what the head writes, read as the next token's logits
+    show(figs["lm_writes"], "lm_writes")
 gqa, mha = SCENE.ops.count_kv_bytes(lm)[:2]
 st.markdown(
     f"Grouped-query attention: the {lm.n_heads} query heads share {lm.n_kv_heads} key/value "

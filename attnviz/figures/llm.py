@@ -10,7 +10,16 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.figures.base import bar_chart, fast_figure, heatmap_spec, line_chart
+from attnviz.figures.base import (
+    BAR_COLOR,
+    HIGHLIGHT_COLOR,
+    bar_chart,
+    base_layout,
+    fast_figure,
+    heatmap_spec,
+    line_chart,
+    unique_labels,
+)
 from attnviz.figures.fonts import NARROW_TITLE, retitled, titled
 from attnviz.figures.text import heads_grid, shown
 
@@ -148,3 +157,24 @@ def kv_bytes_figure(rows: list[tuple[str, int]]) -> go.Figure:
     names, values = [name for name, _ in rows], np.array([b for _, b in rows], dtype=np.float32)
     fig = bar_chart(values, names, "Key/value cache, bytes per token", "bytes per token")
     return fig.update_traces(text=[f"{int(v):,}" for v in values])  # whole bytes
+
+
+def writes_figure(
+    promoted: list[tuple[str, float]], suppressed: list[tuple[str, float]], title: str
+) -> go.Figure:
+    """What a head writes, read as next-token logits: horizontal bars, one token a row (a token
+    reads across), those it raises most on top (blue, most first), those it lowers most below
+    (orange, lowest last); each bar its push on that token's logit, exact in the hover."""
+    pairs = promoted + suppressed[::-1]
+    trace = {
+        "type": "bar",
+        "orientation": "h",
+        "y": unique_labels(shown([token for token, _ in pairs])),
+        "x": [value for _, value in pairs],
+        "marker": {"color": [BAR_COLOR] * len(promoted) + [HIGHLIGHT_COLOR] * len(suppressed)},
+        "hovertemplate": "%{y}: %{x:+.3f}<extra></extra>",
+    }
+    layout = base_layout(title, 60 + 30 * len(pairs), NARROW_TITLE)
+    layout["xaxis"] = {"title": {"text": "change of the next token's logit"}, "zeroline": True}
+    layout["yaxis"] = {"autorange": "reversed", "automargin": True}
+    return fast_figure([trace], layout)

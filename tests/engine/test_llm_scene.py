@@ -120,3 +120,22 @@ def test_the_sinks_map_under_what_flows_is_each_heads_first_token_share_by_norm(
     expected = [lm.value_weighted(cache, layer)[:, 1:, 0].mean(-1) for layer in range(2)]
     np.testing.assert_allclose(np.asarray(drawn.data[0].z, dtype=float), expected, atol=1e-5)
     assert "What flows from the first token" in drawn.layout.title.text
+
+
+def test_what_the_head_writes_under_what_flows_is_its_direct_logit_effect(tiny):
+    """With "what flows" on, the chosen head's bars are the tokens av.language_model's
+    head_logits ranks highest and lowest at the last token (its oracle sums every writer's
+    effect to the model's own logits: tests/engine/test_hooked_model.py); off, no bars."""
+    import attnviz as av
+
+    values = SCENE.values({"lm_layer": 1, "lm_head": 2, "lm_flow": True})
+    out = SCENE.run(SCENE.config(values))
+    drawn = SCENE.views(out, values, {"lm_writes"})["lm_writes"]
+    lm = av.language_model(tiny)
+    _, cache = lm.run_with_cache(values["lm_text"])
+    want = lm.head_logits(cache, 1, 2, len(cache.ids) - 1)
+    expected = want.promoted(5) + want.suppressed(5)[::-1]
+    np.testing.assert_allclose(drawn.data[0].x, [v for _, v in expected], atol=1e-5)
+    assert "Layer 1, head 2 at" in drawn.layout.title.text
+    off = SCENE.values({"lm_layer": 1, "lm_head": 2, "lm_flow": False})
+    assert "lm_writes" not in SCENE.views(out, off)

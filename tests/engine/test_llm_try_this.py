@@ -130,3 +130,17 @@ def test_what_flows_shrinks_a_sink_heads_first_token(lm):
         z = np.asarray(drawn.data[0].z, dtype=float)  # (T, T), the future blank
         shown.append(float(z[1:, 0].mean()))  # queries 1…T−1 on the first token
     assert shown == [pytest.approx(0.72, abs=0.005), pytest.approx(0.28, abs=0.005)]
+
+
+@pytest.mark.try_this("language-model", 7)
+def test_the_induction_head_moves_piano_but_does_not_push_it(lm):
+    out, values = preset_run("A repeated sequence")
+    picked = values | {"lm_flow": True}
+    figs = SCENE.views(out, picked, {"lm_head_map", "lm_writes", "lm_next"})
+    z = np.asarray(figs["lm_head_map"].data[0].z, dtype=float)  # (T, T): what flows, per row
+    keys = list(figs["lm_head_map"].data[0].x)
+    assert keys[int(np.nanargmax(z[-1]))] == "␣piano"  # the last row's largest share
+    assert list(figs["lm_next"].data[0].x)[0] == "␣piano"  # the model's next token
+    bars = figs["lm_writes"].data[0]
+    pushed_up = [token for token, push in zip(bars.y, bars.x, strict=True) if push > 0]
+    assert len(pushed_up) == 5 and "␣piano" not in pushed_up

@@ -32,6 +32,10 @@ TRY_THIS: list[str] = [
     "layer; after every earlier layer it is '␣the' or a space.",
     "Press **Names (IOI)**, set layer 23, head 1 and turn on **what flows**: the first token "
     "holds about 0.72 of the head's weight (a sink) but only about 0.28 of what it moves.",
+    "Press **A repeated sequence** (layer 18, head 6, the induction head) and turn on **what "
+    "flows**: most of what the head moves at the last '␣tiger' comes from '␣piano', the model's "
+    "next token, yet '␣piano' is not among the tokens its output pushes up (the bars under the "
+    "map): finding the answer is not writing it.",
 ]
 
 TABLE = PageParams(
@@ -56,7 +60,9 @@ TABLE = PageParams(
             False,
             help="The head map shows each source's share of what the head moves, "
             "‖α_ij W_O v_j‖ over its row (Kobayashi et al., 2020): a large weight on a token "
-            "whose vector is small moves little.",
+            "whose vector is small moves little. Under it: the tokens whose next-token logits "
+            "the head's output at the last token pushes up and down most (through the final "
+            "norm and the unembedding).",
         ),
         Param("lm_sample", "sample instead of greedy", "toggle", False),
         Param("lm_temp", "temperature", "slider", 0.8, low=0.1, high=2.0, step=0.1),

@@ -94,10 +94,10 @@ class LensView:
     hover: list[list[str]]  # (L, T) its top 5 with probabilities, one per line
 
 
-def flow_shares(lm: PretrainedModel, fwd: fw.Forward, layer: int) -> np.ndarray:
-    """(H, T, T): what flows through each head of `layer` rather than where it looks, each
-    source's ‖α_ij W_O^h v_j‖ normalised per row (attnviz.topics.language_model.flows); the
-    values are the layer's v_proj on its normed input, read off the cached residual stream."""
+def head_vectors(lm: PretrainedModel, fwd: fw.Forward, layer: int) -> np.ndarray:
+    """(H, T, D): each source's value through each head's part of W_O at `layer`
+    (flows.head_vectors); the values are the layer's v_proj on its normed input, read off the
+    cached residual stream."""
 
     def compute() -> np.ndarray:
         block = fw.decoder_layers(lm)[layer]
@@ -106,10 +106,49 @@ def flow_shares(lm: PretrainedModel, fwd: fw.Forward, layer: int) -> np.ndarray:
             v = block.self_attn.v_proj(block.input_layernorm(stream))  # (T, G·d)
             w_o = block.self_attn.o_proj.weight.float().cpu().numpy()  # (D, H·d)
         values = v.float().cpu().numpy().reshape(len(fwd.ids), lm.n_kv_heads, lm.head_dim)
-        vectors = flows.head_vectors(values, w_o, lm.n_heads)
-        return flows.value_weighted(fwd.attentions[layer], vectors)
+        return flows.head_vectors(values, w_o, lm.n_heads)
+
+    return memo(lm, "head vectors", (fwd.ids, layer), compute)
+
+
+def flow_shares(lm: PretrainedModel, fwd: fw.Forward, layer: int) -> np.ndarray:
+    """(H, T, T): what flows through each head of `layer` rather than where it looks, each
+    source's ‖α_ij W_O^h v_j‖ normalised per row (attnviz.topics.language_model.flows)."""
+
+    def compute() -> np.ndarray:
+        return flows.value_weighted(fwd.attentions[layer], head_vectors(lm, fwd, layer))
 
     return memo(lm, "flows", (fwd.ids, layer), compute)
+
+
+@dataclass(frozen=True)
+class HeadWrites:
+    """What one head writes at the last position, read directly as next-token logits."""
+
+    promoted: list[tuple[str, float]]  # the tokens whose logits it raises most, most first
+    suppressed: list[tuple[str, float]]  # those it lowers most, lowest first
+
+
+def _labelled(lm: PretrainedModel, ids: np.ndarray, values: np.ndarray) -> list[tuple[str, float]]:
+    return list(zip(lm.readable(ids.tolist()), values.tolist(), strict=True))
+
+
+def head_writes(lm: PretrainedModel, fwd: fw.Forward, layer: int, head: int, k: int = 5):
+    """Head `head` of `layer`'s output at the last position through the final norm (its
+    division frozen at this run's) and the unembedding (flows.logit_effect): HeadWrites."""
+
+    def compute() -> HeadWrites:
+        last = len(fwd.ids) - 1
+        output = flows.contributions(fwd.attentions[layer], head_vectors(lm, fwd, layer), last)
+        norm, final = lm.model.model.norm, fwd.resid[-1, last].astype(np.float64)  # (D,)
+        rms = float(np.sqrt(np.mean(final**2) + norm.variance_epsilon))
+        scale = norm.weight.detach().float().cpu().numpy()
+        unembed = lm.model.lm_head.weight.detach().float().cpu().numpy()  # (V, D)
+        effect = flows.logit_effect(output[head].sum(0), scale, rms, unembed)  # (V,)
+        ranked = (np.argsort(-effect)[:k], np.argsort(effect)[:k])  # raised most, lowered most
+        return HeadWrites(*(_labelled(lm, ids, effect[ids]) for ids in ranked))
+
+    return memo(lm, "writes", (fwd.ids, layer, head, k), compute)
 
 
 def flow_first_shares(lm: PretrainedModel, fwd: fw.Forward) -> np.ndarray:

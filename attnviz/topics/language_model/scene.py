@@ -149,6 +149,17 @@ def head_map_view(out: LlmOutcome, values: Values) -> go.Figure:
     return token_map(maps, shown(out.fwd.tokens), title)
 
 
+def writes_view(out: LlmOutcome, values: Values) -> go.Figure | None:
+    """With "what flows" on: what the chosen head writes at the last token, read as logits."""
+    if not values["lm_flow"]:
+        return None
+    lm, p = model(out.config.device), pick(out, values)
+    writes = readouts.head_writes(lm, out.fwd, p.layer, p.head)
+    last = shown(out.fwd.tokens)[-1]
+    title = f"Layer {p.layer}, head {p.head} at {last}: the logits its output pushes"
+    return fig.writes_figure(writes.promoted, writes.suppressed, title)
+
+
 def _generated(out: LlmOutcome, values: Values):
     """(the generation, the step shown, each new token's attention row (N, P + N))."""
     lm, p = model(out.config.device), pick(out, values)
@@ -204,6 +215,7 @@ VIEWS = (
     View("lm_next", next_view, main=True),
     View("lm_gqa", gqa_view),
     View("lm_head_map", head_map_view),
+    View("lm_writes", writes_view),
     View(
         "lm_kv",
         lambda out, values: fig.kv_bytes_figure(readouts.kv_bytes_rows(model(out.config.device))),
