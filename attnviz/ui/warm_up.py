@@ -60,13 +60,14 @@ def _warm() -> None:
 def warm_real_model_pages() -> None:
     """Load the language model and compute each real-model page's default result, the sweep the
     interventions page draws unfolded, and the views each draws unasked, through the caches the
-    pages read (attnviz.ui.common.scene_cache and the pages' `views`, view_cache)."""
+    pages read (attnviz.ui.common.scene_cache and the pages' `views`, view_cache); and the vision
+    page's real ViT on its default photo."""
     from attnviz.topics import views as declaration
     from attnviz.topics.interventions.scene import SCENE as PATCHING
     from attnviz.topics.language_model.scene import SCENE as LLM
     from attnviz.topics.language_model.scene import model
     from attnviz.ui.common.scene_cache import warm_run
-    from attnviz.ui.parts import interventions, language_model
+    from attnviz.ui.parts import interventions, language_model, vision_patches_real
 
     device = LLM.values()["device"]  # both pages run the one language model
     LLM.ops.load(device)
@@ -77,3 +78,4 @@ def warm_real_model_pages() -> None:
             PATCHING.ops.correlate(model(device), out.pair)
         unasked = {view.name for view in page.declared if declaration.asked(view, values, None)}
         views(out, values, unasked)
+    vision_patches_real.warm()  # the vision page's real ViT (DINOv2), its default photo

@@ -1,6 +1,7 @@
 """The server's warm-up (attnviz.ui.warm_up) computes what the real-model pages show first: after
 it, a first visit to "Inside a language model" or "Finding the heads that answer" computes no
-result, no sweep and no figure (each of them refused here), so it waits for none of it."""
+result, no sweep and no figure (each of them refused here), so it waits for none of it; and the
+vision page's real-ViT section reads its default photo without running DINOv2."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 
 from attnviz.topics import views as declaration
 from attnviz.topics.interventions import readouts
+from attnviz.topics.vision_patches import dino_scene
 from attnviz.ui.common import scene_cache
 from attnviz.ui.warm_up import mode, warm_real_model_pages
 from tests.support.apptest import no_exception, open_page, shown
@@ -30,6 +32,11 @@ def test_after_the_warm_up_a_real_model_pages_first_visit_computes_nothing(monke
         no_exception(at)
         assert caption in shown(at), path
         assert at.get("plotly_chart"), path  # its figures drawn (from the caches)
+    monkeypatch.undo()
+    monkeypatch.setattr(dino_scene, "look_at", _refuse)  # the real ViT on a photo
+    at = open_page("pages/vision_patches.py", {"vi_open_dino": "true"})
+    no_exception(at)
+    assert any("DINOv2" in c.value for c in at.caption)  # the section opened, its maps drawn
 
 
 @pytest.mark.parametrize(

@@ -66,6 +66,14 @@ def _look(photo: tuple[str, str], _upload: bytes | None) -> DinoLook:
     return SCENE.ops.see(SCENE.values(vi_photo=photo[0]), image)
 
 
+def warm() -> None:
+    """The default photo through the real ViT, into the cache the section reads (the server's
+    warm-up, attnviz.ui.warm_up): the first person to open the section, or a lesson's step on
+    it, waits for neither the model's load nor its first look (3.7 s to the stage's step)."""
+    photo = SCENE.values()["vi_photo"]
+    _look(_photo_key(photo, None), None)
+
+
 def _photo_key(photo: str, upload: bytes | None) -> tuple[str, str]:
     """What names the photo a look and its figures are kept under: hashed once a rerun, not by
     every cached call (an upload may be 5 MB)."""
