@@ -6,6 +6,7 @@ The top room of the engine: it may import every room below it; nothing in the en
     views.py       av.model_view, av.head_view: the attention you hold, drawn
     generation.py  av.generate, av.Generated: the bundled language model writes on
     hooked.py      av.language_model: run_with_cache, activations named as TransformerLens does
+    circuits.py    av.attention_heads, av.attention_patterns: CircuitsVis's names, drawn here
     cross.py       av.encoder_decoder, av.EncoderDecoderAttention: an encoder–decoder's attention
     inputs.py      what a researcher holds (weights, a model, a folder) read for the views
     cli.py         the `attnviz` command: serve the app, write a handout, export a page's view
@@ -30,6 +31,8 @@ PUBLIC = {
     "language_model": "hooked",
     "LanguageModel": "hooked",
     "ActivationCache": "hooked",
+    "attention_heads": "circuits",
+    "attention_patterns": "circuits",
     "encoder_decoder": "cross",
     "EncoderDecoderAttention": "cross",
 }

@@ -166,7 +166,8 @@ def model_view(
         compact_weights(trace)
     how = "max-pooled" if reduce == "max" else "block-averaged"
     layout = _model_view_layout(x, y, (layer_ids, head_ids), n)
-    title = f"Model view: {layers} layers ×\u00a0{heads}\u00a0heads"  # a break keeps "× 12 heads"
+    named = f"{layers} layer{'s' * (layers != 1)} ×\u00a0{heads}\u00a0head{'s' * (heads != 1)}"
+    title = f"Model view: {named}"  # a break keeps "× 12 heads" whole
     if pooled:  # a long title wraps for a phone; the short one stays one line on a projector
         titled(layout, f"{title}; {t} tokens {how} to {n} blocks", NARROW_TITLE)
     else:
