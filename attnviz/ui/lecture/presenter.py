@@ -140,7 +140,7 @@ def presenter_bar(here: Page) -> Any:
             left, right = st.columns([3, 2], gap="small")
             told, place = left.container(key="lesson_told"), right.container(key="lesson_asked")
         with told:
-            _narration(step, carried_from(lesson, number, step))
+            _narration(step, keep_or_drop_run(lesson, number, step))
     where = f"{lesson.slug}:{number}"
     # the step's views alone, sized to the screen (off with the page's controls; a new step
     # folds the sidebar); a step that names no views gets its figure pointed at instead
@@ -151,10 +151,11 @@ def presenter_bar(here: Page) -> Any:
     return place
 
 
-def carried_from(lesson: Lesson, number: int, step: Step) -> int | None:
-    """The earlier step of this lesson whose training run goes on here (a run goes on across
-    the steps on its page while their settings are the same), None when there is none. A run
-    trained with other settings is stopped and dropped: its status line and curves beside this
+def keep_or_drop_run(lesson: Lesson, number: int, step: Step) -> int | None:
+    """Keep the page's training run if this step has its settings, and return the earlier step
+    of this lesson it was started in (a run goes on across the steps on its page while their
+    settings are the same); None when there is none. A run trained with other settings is
+    stopped and dropped: its status line and curves beside this
     step's untrained maps told two stories at once (the lecturer's walk, issue 53), so the step
     shows its own model and Start, or on Reveal its recorded run. A run is known by the step
     whose bar first saw it."""
