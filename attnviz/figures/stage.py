@@ -24,6 +24,7 @@ from attnviz.figures.fonts import CELL_FONT, fit_cell_text
 
 STAGE_TITLE_MIN = 16  # px: the smallest a title shrinks to on a stage before it wraps
 PANEL_GAP_PX = 170  # px between two panels side by side: the right one's ticks and axis title
+NARROW_PX = 520  # px: a room narrower than this gets the layout a figure's meta "narrow" gives
 AXIS_BOTTOM_PX = 80  # px under a plot: its tick labels and axis title
 # px: the smallest tick label or cell number drawn on a stage, so that at the stage's zoom (down
 # to 0.9, a view a little taller than its room) a projector still shows 14 px or more
@@ -40,12 +41,22 @@ def on_stage(fig: go.Figure, across: int, high: int | None = None) -> go.Figure:
         _upright_titles(fig, high)
         _panels(fig, across, high)
     _panel_gap(fig, across)
+    _narrow(fig, across)
     _readable(fig, across)
     _every_token(fig, across)
     if high is not None:
         _rows_apart(fig, high)
         _square_pictures(fig, across, high)
     return fig
+
+
+def _narrow(fig: go.Figure, across: int) -> None:
+    """In a room narrower than NARROW_PX, the layout the figure's meta offers for it (`narrow`:
+    e.g. a run's curves with fewer step labels and no second axis title, where two panels of
+    about 120 px ran "0 50100150" together and "token accuracy" over the loss panel)."""
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    if across < NARROW_PX and meta.get("narrow"):
+        fig.update_layout(meta["narrow"])
 
 
 def _square_pictures(fig: go.Figure, across: int, high: int) -> None:
@@ -144,8 +155,10 @@ def _title(fig: go.Figure, across: int) -> None:
     size = (fig.layout.title.font.size if fig.layout.title.font else None) or BASE_FONT
     size = max(STAGE_TITLE_MIN, min(size, int(across / (0.55 * len(text)))))
     lines = textwrap.wrap(text, max(1, int(across / (0.55 * size))), break_long_words=False)
-    pad = 28 if fig.layout.annotations else 6 + math.ceil(_top_tick_px(fig) / 2)  # subplot
-    # titles sit just above the plot; else above the top y tick label, half of it over the plot
+    pad = 28 if fig.layout.annotations else 18 + math.ceil(_top_tick_px(fig) / 2)  # subplot
+    # titles sit just above the plot; else above the top y tick label, half of it over the plot,
+    # by a few px more: a metric's "100%" stands higher than the loss's top label (a run's curves
+    # on half a 1280 px stage, tests/browser/test_curve_ticks.py)
     title = {"text": "<br>".join(lines), "font": {"size": size}, "yref": "paper", "y": 1}
     title |= {"yanchor": "bottom", "pad": {"b": pad}}
     fig.update_layout(title=title, margin={"t": 12 + pad + int(size * 1.3) * len(lines)})
