@@ -19,6 +19,7 @@ from attnviz.ui.parts.language_model import (
     load_with_progress,
     sinks_section,
     views,
+    why_section,
 )
 
 TABLE = SCENE.table
@@ -78,6 +79,7 @@ with grid:
 show(figs["lm_head_map"], "lm_head_map")
 if "lm_writes" in figs:  # what flows: what the head writes, read as the next token's logits
     show(figs["lm_writes"], "lm_writes")
+why_section(out, values)  # why it looks where it looks: one cell's score taken apart
 gqa, mha = SCENE.ops.count_kv_bytes(lm)[:2]
 st.markdown(
     f"Grouped-query attention: the {lm.n_heads} query heads share {lm.n_kv_heads} key/value "

@@ -64,9 +64,8 @@ class ActivationCache:
         return list(self.layers)
 
 
-def _taps(model: Any) -> tuple[dict, dict]:
+def _taps(model: Any, layers: list) -> tuple[dict, dict]:
     """(modules whose outputs are kept, modules whose first inputs are kept), by name."""
-    layers = list(model.model.layers)
     outputs = {
         "embed": [model.model.embed_tokens],
         "resid_post": layers,
@@ -116,7 +115,7 @@ class LanguageModel:
 
         ids = self.to_tokens(prompt)
         model = self.wrapped.model
-        outputs, inputs = _taps(model)
+        outputs, inputs = _taps(model, list(self.wrapped.blocks))
         taps = module_cache(outputs=outputs, inputs=inputs, keep=_on_cpu)
         with self.wrapped.lock, torch.no_grad(), eager_attention(model), taps as kept:
             out = model(
@@ -134,7 +133,7 @@ class LanguageModel:
         from attnviz.topics.language_model.flows import head_vectors
 
         values = cache["v", layer]  # (T, G, d); refuses a layer out of range by name
-        o_proj = self.wrapped.model.model.layers[layer].self_attn.o_proj.weight
+        o_proj = self.wrapped.blocks[layer].self_attn.o_proj.weight
         return head_vectors(values, o_proj.detach().float().cpu().numpy(), self.n_heads)
 
     def value_weighted(self, cache: ActivationCache, layer: int) -> np.ndarray:
@@ -172,6 +171,29 @@ class LanguageModel:
         by_source = logit_effect(out.parts, scale, rms, unembed)  # (T, V)
         what = f"layer {layer} head {head}'s direct effect on the logits at {cache.tokens[query]}"
         return HeadLogits(by_source, list(cache.tokens), self.wrapped.readable, what)
+
+    def explain_score(
+        self, cache: ActivationCache, layer: int, head: int, query: int, key: int, versus=None
+    ) -> Any:
+        """Why head `head` of `layer` looks from `query` to `key`: the pre-softmax score taken
+        apart by what built the query (rows) and the key (columns): embedding, earlier heads,
+        earlier MLPs (qk_parts.ScoreParts: `.parts`, `.score`, `.top(n)`, `.side(key=True)`);
+        with `versus` (a second key), the difference of the two scores."""
+        from attnviz.api.inputs import check_index
+        from attnviz.topics.language_model.qk_parts import components, score_parts
+
+        check_index(layer, self.n_layers, "layer")
+        check_index(head, self.n_heads, "head")
+        for position in (query, key, *([] if versus is None else [versus])):
+            check_index(position, len(cache.ids), "token")
+        if max(key, query if versus is None else versus) > query:
+            raise SceneInputError(f"a key after the query ({query}) is hidden by the causal mask")
+        at = tuple(sorted({query, key, *([] if versus is None else [versus])}))
+        try:
+            found = components(self.wrapped, list(cache.ids), layer, at)
+            return score_parts(self.wrapped, found, layer, head, (query, key), versus)
+        except ValueError as err:  # a model whose scores do not split (q_norm)
+            raise SceneInputError(str(err)) from None
 
     def patching(self, clean: str, corrupted: str, right: str = "", wrong: str = "") -> Any:
         """The interventions page's engine on a pair of prompts of as many tokens (Patching:

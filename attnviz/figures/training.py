@@ -151,11 +151,9 @@ def curves_figure(
         "xaxis2": _step_axis([0.57, 1]) | {"anchor": "y2"},
         "yaxis2": {"title": {"text": metric_name}, "anchor": "x2"},
         "legend": {"orientation": "h", "y": -0.25},
-        "meta": {
-            "stage_legend": _stage_legend(own, metric_name, companions(history)),
-            "narrow": NARROW_LAYOUT,  # on a narrow stage (the title names the metric)
-        },
+        "meta": {"stage_legend": _stage_legend(own, metric_name, companions(history))},
     }
+    layout["meta"]["narrow"] = NARROW_LAYOUT  # on a narrow stage (the title names the metric)
     if metric_name != "R²":  # accuracy, exact match: shares, on 0–100 % (not −1…1 at 0 %)
         layout["yaxis2"] |= {"range": [-0.02, 1.02], "tickformat": ".0%"}
     if not history.eval_step:

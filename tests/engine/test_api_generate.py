@@ -116,3 +116,18 @@ def test_the_induction_head_finds_piano_but_a_last_layer_head_writes_it():
         for head in range(lm.n_heads)
     }
     assert max(raised, key=raised.get) == (29, 1)
+
+
+def test_the_induction_heads_key_is_built_by_the_previous_token_head():
+    """The README's claim on `explain_score` (issue 57, item 1): at the last ' tiger', L18 H6's
+    score on the earlier ' piano' comes mostly (0.91 of it) from what L16 H0, the model's
+    strongest previous-token head, wrote into the key; compared with the first token, the score
+    is higher by log(a_ij / a_i0) of the model's own weights."""
+    lm = av.language_model()
+    _, cache = lm.run_with_cache(REPEATED)
+    last, row = len(cache.ids) - 1, cache["pattern", 18][6, -1].astype(np.float64)
+    why = lm.explain_score(cache, 18, 6, last, 9)
+    name, part = why.side(key=True)
+    assert name == "L16 H0" and round(part / why.score, 2) == 0.91
+    versus = lm.explain_score(cache, 18, 6, last, 9, versus=0)
+    assert versus.score == pytest.approx(np.log(row[9] / row[0]), abs=1e-3)

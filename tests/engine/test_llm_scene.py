@@ -4,15 +4,19 @@ template and the BOS token, and the messages for bad input or a missing model.""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
+import torch
 
+from attnviz.figures.text import shown
 from attnviz.topics.language_model import bundled, readouts, scene
 from attnviz.topics.language_model.scene import SCENE
 from attnviz.topics.scene import SceneInputError, token_labels
 from tests.support.tiny_llama import tiny_llama
 
-SECTIONS = ("lm_open_gen", "lm_open_lens", "lm_open_heads", "lm_open_sinks")
+SECTIONS = ("lm_open_gen", "lm_open_lens", "lm_open_heads", "lm_open_sinks", "lm_open_why")
 
 
 @pytest.fixture(scope="module")
@@ -139,3 +143,27 @@ def test_what_the_head_writes_under_what_flows_is_its_direct_logit_effect(tiny):
     assert "Layer 1, head 2 at" in drawn.layout.title.text
     off = SCENE.values({"lm_layer": 1, "lm_head": 2, "lm_flow": False})
     assert "lm_writes" not in SCENE.views(out, off)
+
+
+def test_why_takes_the_chosen_heads_cell_apart_into_parts_that_sum_to_its_score(tiny):
+    """Left to the page, the cell is the last token's and the key the head weights most after
+    the first (read here off Hugging Face's own weights); compared with the first token, the
+    drawn parts sum to log(a_ij / a_i0), the two scores' difference; the sentence names a
+    component the matrix shows."""
+    text = "the cat sat on the mat because the cat was tired"
+    values = SCENE.values(lm_text=text, lm_layer=1, lm_head=2, lm_open_why=True)
+    out = SCENE.run(SCENE.config(values))
+    with torch.no_grad():
+        weights = tiny.model(torch.tensor([out.fwd.ids]), output_attentions=True).attentions
+    row = weights[1][0, 2, -1].double().numpy()  # the last token's weights, layer 1 head 2
+    i, j = len(row) - 1, 1 + int(np.argmax(row[1:]))
+    figure = SCENE.views(out, values)["lm_why"]
+    names = shown(out.fwd.tokens)
+    title = re.sub(r"<[^>]+>", "", figure.layout.title.text.replace("<br>", " "))
+    assert f"from {names[i]} to {names[j]}" in title
+    versus = SCENE.values(values, lm_why_versus=0)
+    drawn = np.asarray(SCENE.views(out, versus)["lm_why"].data[0].z, dtype=np.float64)
+    assert drawn.sum() == pytest.approx(np.log(row[j] / row[0]), abs=1e-4)
+    said = SCENE.ops.explain_cell(out, values)
+    drawn_names = set(figure.data[0].x) | set(figure.data[0].y)
+    assert any(name in said for name in drawn_names - {"the rest"}), said

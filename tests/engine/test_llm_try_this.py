@@ -144,3 +144,19 @@ def test_the_induction_head_moves_piano_but_does_not_push_it(lm):
     bars = figs["lm_writes"].data[0]
     pushed_up = [token for token, push in zip(bars.y, bars.x, strict=True) if push > 0]
     assert len(pushed_up) == 5 and "␣piano" not in pushed_up
+
+
+@pytest.mark.try_this("language-model", 8)
+def test_the_induction_heads_key_side_is_the_previous_token_head(lm):
+    out, values = preset_run("A repeated sequence")
+    picked = values | {"lm_open_why": True}
+    figure = SCENE.views(out, picked, {"lm_why"})["lm_why"]
+    title = figure.layout.title.text.replace("<br>", " ")
+    assert "from ␣tiger" in title and "to ␣piano" in title
+    z = np.asarray(figure.data[0].z, dtype=float)  # (rows, columns): the parts drawn
+    columns = list(figure.data[0].x)
+    share = z.sum(0)[columns.index("L16 H0")] / z.sum()  # the key's side, over the score
+    assert round(share, 1) == 0.9
+    previous = readouts.probe_scores(lm)["previous"]  # (L, H): every head's score
+    assert np.unravel_index(np.argmax(previous), previous.shape) == (16, 0)
+    assert "L16 H0" in SCENE.ops.explain_cell(out, picked)

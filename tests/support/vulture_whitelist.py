@@ -36,6 +36,7 @@ _.python  # av.scene(...).python(): the README's "From Python"
 _.to_str_tokens  # av.language_model().to_str_tokens (api/hooked.py), as TransformerLens has it
 _.residual  # av.language_model().patching(...).residual() (api/hooked.py): README, notebook
 _.head_logits  # av.language_model().head_logits (api/hooked.py): README, test_hooked_model.py
+_.explain_score  # av.language_model().explain_score (api/hooked.py): README, test_qk_parts.py
 _.sources  # its result's field: the tokens each part comes from
 
 # Called only by tests (oracles, fixtures, the fields and helpers they check)

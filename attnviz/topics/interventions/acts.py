@@ -46,7 +46,7 @@ class Acts:
 
 
 def layers(lm: PretrainedModel) -> list[torch.nn.Module]:
-    return list(lm.model.model.layers)
+    return list(lm.blocks)  # the whole model's, even while _from_layer runs a part of it
 
 
 def _on_cpu(tensor: torch.Tensor) -> torch.Tensor:

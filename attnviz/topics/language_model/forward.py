@@ -53,7 +53,7 @@ def encode(lm: PretrainedModel, text: str, bos: bool = False) -> tuple[list[int]
 
 
 def decoder_layers(lm: PretrainedModel) -> list[torch.nn.Module]:
-    return list(lm.model.model.layers)
+    return list(lm.blocks)  # the whole model's, even while a part of it runs (PretrainedModel)
 
 
 def _on_cpu(tensor: torch.Tensor) -> torch.Tensor:

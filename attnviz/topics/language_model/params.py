@@ -16,6 +16,9 @@ REPEATED = (
 CODE = "def fibonacci(n):\n    if n < 2:\n        return n\n    return"
 CHAT = "What is the capital of France?"
 LAYERS, HEADS = 30, 9
+AUTO = -1  # a "why" setting left to the page (attnviz.topics.language_model.why)
+POSITIONS = (AUTO, *range(256))  # forward.MAX_TOKENS positions
+LONG = (("lm_text", " ".join(["tiger"] * 256)),)  # a prompt under which every position exists
 
 TRY_THIS: list[str] = [
     "Press **A fact**: the model's most likely next token after 'The capital of France is' is "
@@ -36,6 +39,10 @@ TRY_THIS: list[str] = [
     "flows**: most of what the head moves at the last '␣tiger' comes from '␣piano', the model's "
     "next token, yet '␣piano' is not among the tokens its output pushes up (the bars under the "
     "map): finding the answer is not writing it.",
+    "Press **A repeated sequence** and open **Why does this head look there?**: layer 18, head 6 "
+    "looks from the last '␣tiger' to '␣piano', and on the key's side layer 16, head 0 (the "
+    "model's strongest previous-token head) adds about 90 % of the score: the key at '␣piano' "
+    'says "the token before me was ␣tiger", the query asks for it. That is an induction circuit.',
 ]
 
 TABLE = PageParams(
@@ -76,6 +83,18 @@ TABLE = PageParams(
         Param("lm_open_lens", "Logit lens (open)", "toggle", False),
         Param("lm_open_heads", "Every head labelled (open)", "toggle", False),
         Param("lm_open_sinks", "Attention sinks (open)", "toggle", False),
+        Param("lm_open_why", "Why does this head look there? (open)", "toggle", False),
+        # the cell taken apart: positions, or AUTO (-1): the last query, the key the head
+        # weights most after the first token, no second key (topics/language_model/why.py);
+        # not in links: a selectbox's link holds its label, here the prompt's token
+        *(
+            Param(key, label, "selectbox", AUTO, choices=POSITIONS, url=False, shown_when=LONG)
+            for key, label in (
+                ("lm_why_query", "query token"),
+                ("lm_why_key", "key token"),
+                ("lm_why_versus", "compared with the key"),
+            )
+        ),
     ),
     presets={
         "A fact": {"lm_text": FACT, "lm_chat": False, "lm_layer": 18, "lm_head": 6},

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from attnviz.topics.language_model import flows, heads, lens
+from attnviz.topics.language_model import flows, heads, lens, qk_parts
 from attnviz.topics.language_model import forward as fw
 from attnviz.topics.language_model.decoding import Decoding, chooser, top_tokens
 from attnviz.topics.pretrained.generation import Generation, end_ids, generate_ids
@@ -119,6 +119,26 @@ def flow_shares(lm: PretrainedModel, fwd: fw.Forward, layer: int) -> np.ndarray:
         return flows.value_weighted(fwd.attentions[layer], head_vectors(lm, fwd, layer))
 
     return memo(lm, "flows", (fwd.ids, layer), compute)
+
+
+def why_parts(
+    lm: PretrainedModel,
+    fwd: fw.Forward,
+    layer: int,
+    head: int,
+    cell: tuple[int, int],
+    other: int | None = None,
+) -> qk_parts.ScoreParts:
+    """Head `head` of `layer`'s score at `cell` (query, key) taken apart by what built its query
+    and its key, or (`other`: a second key) the difference of two: qk_parts.score_parts (one
+    forward pass, what wrote the stream kept at those positions only)."""
+
+    def compute() -> qk_parts.ScoreParts:
+        at = tuple(sorted({*cell, *([] if other is None else [other])}))
+        found = qk_parts.components(lm, list(fwd.ids), layer, at)
+        return qk_parts.score_parts(lm, found, layer, head, cell, other)
+
+    return memo(lm, "why", (fwd.ids, layer, head, cell, other), compute)
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,11 @@
 decoder LLM: 30 layers, 9 query heads sharing 3 key/value heads, RoPE), and its views: the next
 token, one layer's heads grouped by the key/value head they read, one head's map, the key/value
 cache's bytes per token, generation with attention over time, the logit lens, every head
-labelled, and the attention sinks. Lesson answers: `next_token`, `induction_head`,
+labelled, the attention sinks, and why the chosen head looks where it looks (one cell's score
+taken apart by what built its query and its key). Lesson answers: `next_token`, `induction_head`,
 `first_token_share`. Its `ops`: the model's `load` (and `is_loaded`), `predict` the next token,
-`generate`, `score_heads`, `count_kv_bytes`, and the server's `warm_up`.
+`generate`, `score_heads`, `count_kv_bytes`, `explain_cell` (the sentence under the "why"
+view), and the server's `warm_up`.
 
 `run` makes one forward pass per prompt; the layer, head and kind settings only cut views from
 it. Generation, the lens, the head scores and the sinks are computed only when their view is
@@ -25,7 +27,7 @@ from attnviz.figures.generation import generation_map, step_bars
 from attnviz.figures.pretrained import token_map
 from attnviz.figures.text import shown
 from attnviz.topics.fair_options import fair_order, kin_first
-from attnviz.topics.language_model import bundled, readouts
+from attnviz.topics.language_model import bundled, readouts, why
 from attnviz.topics.language_model.decoding import Decoding
 from attnviz.topics.language_model.forward import Forward, encode, group_of
 from attnviz.topics.language_model.params import TABLE, TRY_THIS
@@ -42,6 +44,7 @@ from attnviz.topics.language_model.forward import MAX_TOKENS as MAX_TOKENS
 from attnviz.topics.language_model.heads import KIND_NAMES as KIND_NAMES
 from attnviz.topics.language_model.heads import KINDS as KINDS
 from attnviz.topics.language_model.heads import labels as labels
+from attnviz.topics.language_model.params import AUTO as AUTO
 from attnviz.topics.pretrained.analysis import blank_future as blank_future
 
 _provider: Callable[[str], PretrainedModel] = bundled.bundled_llm
@@ -160,6 +163,24 @@ def writes_view(out: LlmOutcome, values: Values) -> go.Figure | None:
     return fig.writes_figure(writes.promoted, writes.suppressed, title)
 
 
+def _why(out: LlmOutcome, values: Values) -> why.Why:
+    lm, p = model(out.config.device), pick(out, values)
+    asked = tuple(int(values[key]) for key in ("lm_why_query", "lm_why_key", "lm_why_versus"))
+    return why.explain(lm, out.fwd, p.layer, p.head, asked)
+
+
+def why_view(out: LlmOutcome, values: Values) -> go.Figure:
+    """The chosen head's score at one cell taken apart (attnviz.topics.language_model.why)."""
+    p = pick(out, values)
+    return why.figure(_why(out, values), out.fwd.tokens, p.layer, p.head)
+
+
+def why_said(out: LlmOutcome, values: Values) -> str:
+    """The sentence under `why_view`: the components that add most to the score."""
+    p = pick(out, values)
+    return why.said(_why(out, values), out.fwd.tokens, p.layer, p.head)
+
+
 def _generated(out: LlmOutcome, values: Values):
     """(the generation, the step shown, each new token's attention row (N, P + N))."""
     lm, p = model(out.config.device), pick(out, values)
@@ -227,6 +248,7 @@ VIEWS = (
     View("lm_scores", scores_view, section="lm_open_heads"),
     View("lm_sinks_map", sinks_map_view, section=SINKS),
     View("lm_sinks_lines", sinks_lines_view, section=SINKS),
+    View("lm_why", why_view, section="lm_open_why"),
 )
 
 
@@ -268,6 +290,7 @@ SCENE = Scene(
         generate=readouts.generation,
         score_heads=readouts.probe_scores,
         count_kv_bytes=readouts.kv_bytes_rows,
+        explain_cell=why_said,
         warm_up=bundled.warm_up,
     ),
 )

@@ -109,6 +109,11 @@ class PretrainedModel:
         self.model, self.tokenizer, self.name = model.eval(), tokenizer, name
         self.causal, self.byte_level = causal, is_byte_level(tokenizer)
         self.lock = threading.Lock()
+        # a causal LM's decoder layers, read once: code that runs part of the model swaps its
+        # `layers` list while it holds the lock (interventions.acts._from_layer), and a reader
+        # building hooks outside the lock must not see the swapped list
+        inner = getattr(model, "model", None)
+        self.blocks = tuple(getattr(inner, "layers", None) or ())  # () for other layouts
         self.projections = self._find_projections()
         cfg = model.config
         self.n_layers, self.n_heads = cfg.num_hidden_layers, cfg.num_attention_heads

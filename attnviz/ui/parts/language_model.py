@@ -11,6 +11,7 @@ from attnviz.figures.pretrained import token_map
 from attnviz.figures.text import shown
 from attnviz.io.user_text import md_literal
 from attnviz.topics.language_model.scene import (
+    AUTO,
     KIND_NAMES,
     KINDS,
     SCENE,
@@ -151,3 +152,49 @@ def sinks_section(out: LlmOutcome, values: Values) -> None:
             "head's share of what it moves that comes from the first token: a sink's large "
             "weight often moves little."
         )
+
+
+WHY_NOTE = (
+    "The score of one cell, $q_i \\cdot k_j/\\sqrt{d}$ before the softmax, as a sum of parts. The "
+    "residual stream at a position is the sum of what wrote it: the token's embedding, every "
+    "earlier head's output, every earlier MLP. With each position's RMSNorm division kept at "
+    "this run's, the query and the key are sums of those components' parts (rotary positions "
+    "applied exactly), so the score is a sum over (query component, key component) pairs. Rows: "
+    "what built the query; columns: what built the key; the 7 that add most, the rest summed. "
+    "The cells sum to the score in the title."
+)
+
+
+def why_section(out: LlmOutcome, values: Values) -> None:
+    """The chosen head's score at one cell taken apart: the query, the key and a key to compare
+    with (each left to the page by default), the matrix of parts and its sentence."""
+    title = "Why does this head look there? One cell's score taken apart"
+    with layout.lazy_expander(title, "lm_open_why") as box:
+        names = shown(out.fwd.tokens)
+        positions = [AUTO, *range(len(names))]
+        for column, (key, auto) in zip(st.columns(3), WHY_SETTINGS, strict=True):
+            with column:  # drawn while folded too: a link's choice is kept (as lm_kind)
+                values[key] = draw(
+                    TABLE, key, choices=positions, format_func=_position_label(names, auto)
+                )
+        if not box.open:
+            return
+        st.markdown(WHY_NOTE)
+        show(views(out, values, {"lm_why"})["lm_why"], "lm_why")
+        st.caption(md_literal(SCENE.ops.explain_cell(out, values)))
+
+
+WHY_SETTINGS = (
+    ("lm_why_query", "the last token"),
+    ("lm_why_key", "the one it weights most after the first"),
+    ("lm_why_versus", "none"),
+)
+
+
+def _position_label(names: list[str], auto: str):
+    def label(position: int) -> str:  # a stale position (a longer prompt's) is its number
+        if position == AUTO:
+            return auto
+        return f"{position}: {names[position]}" if position < len(names) else str(position)
+
+    return label
