@@ -252,6 +252,13 @@ VIEWS = (
 )
 
 
+def why_answer(out: LlmOutcome, values: Values) -> dict[str, Answer]:
+    """`why_key`: the key's component that adds most to the asked cell's score, among the four
+    that add most there, in an order drawn from the prompt (by name, "L16 H0" came first)."""
+    answer, options = why.key_question(_why(out, values))
+    return {"why_key": Answer.of(answer, fair_order(options, " ".join(out.fwd.tokens)))}
+
+
 def next_answer(ranked: Sequence[str]) -> Answer:
     """The top token, with three others of the top ten (of its kind first: a name among names)
     as option labels ("␣Mary" is "Mary"), shuffled: neither rank nor shape tells the answer."""
@@ -261,7 +268,9 @@ def next_answer(ranked: Sequence[str]) -> Answer:
 
 def answers(out: LlmOutcome, values: Values) -> dict[str, Answer]:
     """`next_token` (greedy), `induction_head` ("L18 H6"), `first_token_share` (a range),
-    `attention_row`: the shown head's row of the last token (predict the attention)."""
+    `attention_row`: the shown head's row of the last token (predict the attention), and with
+    "why" open `why_key`: the component that adds most to the cell's score on the key's side,
+    among the four that add most there."""
     lm, p = model(out.config.device), pick(out, values)
     top = readouts.next_tokens(lm, out.fwd, Decoding())
     row = out.fwd.attentions[p.layer, p.head, -1]  # (T,) the last token's weights
@@ -270,6 +279,7 @@ def answers(out: LlmOutcome, values: Values) -> dict[str, Answer]:
         "induction_head": Answer.of(*readouts.induction_question(lm)),
         "first_token_share": Answer.of(*readouts.share_question(out.fwd)),
         "attention_row": Answer.of_row(out.fwd.tokens, row),
+        **(why_answer(out, values) if values["lm_open_why"] else {}),
     }
 
 
@@ -281,7 +291,7 @@ SCENE = Scene(
     run=run,
     declared=VIEWS,
     answers=answers,
-    answer_names=("next_token", "induction_head", "first_token_share", "attention_row"),
+    answer_names=("next_token", "induction_head", "first_token_share", "attention_row", "why_key"),
     large_results=True,
     ops=Operations(
         load=bundled.bundled_llm,

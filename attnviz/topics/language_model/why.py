@@ -72,6 +72,14 @@ def said(why: Why, tokens: list[str], layer: int, head: int) -> str:
     )
 
 
+def key_question(why: Why) -> tuple[str, list[str]]:
+    """(the key's component that adds most to the score, options): it and the three others
+    that add most on the key's side, by name."""
+    sums = why.parts.parts.sum(0) * np.sign(why.parts.score or 1)  # (Kk,): toward the score
+    top = [why.parts.key_names[k] for k in np.argsort(-sums)[:4]]
+    return why.parts.side(True)[0], sorted(top)
+
+
 def _share(part: float, score: float) -> str:
     return f"{part / score:.0%} of it" if score else "of a zero score"
 

@@ -27,6 +27,7 @@ from attnviz.ui.common import layout
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.view_cache import cached_views
 from attnviz.ui.common.widgets import draw
+from attnviz.ui.lecture.answers import publish
 
 TABLE = SCENE.table
 
@@ -179,6 +180,8 @@ def why_section(out: LlmOutcome, values: Values) -> None:
                 )
         if not box.open:
             return
+        values["lm_open_why"] = True
+        publish(SCENE.answers(out, values))  # with the cell chosen: `why_key` for a lesson
         st.markdown(WHY_NOTE)
         show(views(out, values, {"lm_why"})["lm_why"], "lm_why")
         st.caption(md_literal(SCENE.ops.explain_cell(out, values)))
