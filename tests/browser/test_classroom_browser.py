@@ -1,4 +1,4 @@
-"""The live classroom in Chromium: a presenter and five phones (390×844, touch) that join a
+"""The live classroom in Chromium: a presenter and three phones (390×844, touch) that join a
 room by its link and land on the presenter's step, the question and its options above the fold
 with no horizontal scrolling and buttons at least 44 px tall; one explores another page and
 comes back; two rounds, every tap counted once; Reveal draws the class's taps beside the head's
@@ -36,7 +36,8 @@ TAP_STEP = next(
     for i, step in enumerate(lessons()[TAP_SLUG].steps, 1)
     if step.question and step.question.taps_a_token
 )
-FIRST, SECOND = (1, 2, 2, 3, 12), (2, 2, 2, 3, 2)  # each phone's token, round 1 then round 2
+FIRST, SECOND = (1, 2, 12), (2, 3, 2)  # each phone's token, round 1 then round 2: one moves
+# to the answer, one away from it, one was right and stays
 DIALOG_ROWS = """() => {
   const plot = document.querySelector('[role=dialog] .js-plotly-plot');
   if (!plot || !plot.data) return null;
@@ -81,10 +82,9 @@ def explore_and_come_back(phone, code: str) -> None:
     phone.wait_for_url(f"**/text?room={code}*", timeout=30_000)
 
 
-def test_a_class_of_five_votes_twice_and_reveal_shows_the_taps_beside_the_head(
-    browser, app_url, page
-):
-    """The issue's walk: a presenter (1280×720) and five phones; the phones follow, one explores
+def test_a_class_votes_twice_and_reveal_shows_the_taps_beside_the_head(browser, app_url, page):
+    """The issue's walk: a presenter (1280×720) and three phones (five until the suite had to
+    fit 10 minutes: each phone is a page load); the phones follow, one explores
     another page and comes back; two rounds; every tap counted once; the results stay hidden
     until Reveal, which draws both rounds' taps beside the real head's row."""
     store = Store.from_env()
@@ -108,11 +108,12 @@ def test_a_class_of_five_votes_twice_and_reveal_shows_the_taps_beside_the_head(
                 assert probe["scroll"] <= 0, "no horizontal scrolling"
                 assert all(o["bottom"] <= PHONE["height"] for o in probe["options"]), probe
                 assert all(o["height"] >= 44 for o in probe["options"]), "tappable"
-            if i == 4:
+            if i == len(FIRST) - 1:
                 explore_and_come_back(phone, code)
             taps[1].append(tap(phone, FIRST[i], 1))
+        counted = f"{len(FIRST)} votes"
         page.wait_for_function(
-            "document.querySelector('.st-key-room_count').innerText.includes('5 votes')"
+            f"document.querySelector('.st-key-room_count').innerText.includes('{counted}')"
         )
         assert not page.locator("[role=dialog]").count(), "nothing shown before Reveal"
         page.locator(".st-key-room_vote_2 button").click()
@@ -127,7 +128,7 @@ def test_a_class_of_five_votes_twice_and_reveal_shows_the_taps_beside_the_head(
         drawn = page.evaluate(DIALOG_ROWS)
         assert drawn["y"] == ["round 1's taps", "round 2's taps", "the head's weights"]
         for row, number in ((0, 1), (1, 2)):
-            shares = [taps[number].count(t.removesuffix(" ✓")) / 5 for t in drawn["x"]]
+            shares = [taps[number].count(t.removesuffix(" ✓")) / len(FIRST) for t in drawn["x"]]
             assert drawn["z"][row] == pytest.approx(shares)
         assert "most popular wrong guess" in page.locator("[role=dialog]").inner_text()
         page.screenshot(path=str(SHOTS / "classroom_projector_reveal.png"))
