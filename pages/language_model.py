@@ -3,6 +3,7 @@ its scene (attnviz.topics.language_model.scene)."""
 
 import streamlit as st
 
+from attnviz.figures.clickable import clickable_cells
 from attnviz.io.user_text import md_literal
 from attnviz.topics.language_model.scene import MAX_TOKENS, SCENE, decoding, model
 from attnviz.topics.scene import SceneInputError
@@ -12,11 +13,13 @@ from attnviz.ui.common.scene_cache import scene_run
 from attnviz.ui.common.widgets import draw, preset_buttons, reset_button
 from attnviz.ui.lecture.answers import publish
 from attnviz.ui.parts.language_model import (
+    HEAD_CHART,
     decoding_controls,
     generation_section,
     heads_section,
     lens_section,
     load_with_progress,
+    pick_why_cell,
     sinks_section,
     views,
     why_section,
@@ -76,7 +79,14 @@ values["lm_flow"] = draw(TABLE, "lm_flow")  # it changes the head map under it, 
 figs = views(out, values, {"lm_gqa", "lm_head_map", "lm_writes", "lm_kv"})
 with grid:
     show(figs["lm_gqa"], "lm_gqa")
-show(figs["lm_head_map"], "lm_head_map")
+show(
+    clickable_cells(figs["lm_head_map"]),
+    "lm_head_map",
+    key=HEAD_CHART,
+    selection_mode="points",
+    on_select=pick_why_cell,
+)
+st.caption("Click a cell to see why the head looks there: its score taken apart, just below.")
 if "lm_writes" in figs:  # what flows: what the head writes, read as the next token's logits
     show(figs["lm_writes"], "lm_writes")
 why_section(out, values)  # why it looks where it looks: one cell's score taken apart

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from attnviz.figures.clickable import cell_of, clickable_cells
 from attnviz.io.user_text import md_literal
 from attnviz.topics.interventions.scene import SCENE, PatchOutcome, knocked_out, pick
 from attnviz.topics.language_model.scene import model
@@ -43,10 +44,9 @@ def _clicked(chart_key: str, row_key: str, column_key: str):
 
     def pick_cell() -> None:
         chart = st.session_state.get(chart_key) or {}
-        points = (chart.get("selection") or {}).get("points") or []
-        where = points[0].get("point_index") if points else None
-        if isinstance(where, list | tuple) and len(where) == 2:
-            st.session_state[row_key], st.session_state[column_key] = int(where[0]), int(where[1])
+        cell = cell_of((chart.get("selection") or {}).get("points") or [])
+        if cell is not None:
+            st.session_state[row_key], st.session_state[column_key] = cell
 
     return pick_cell
 
@@ -78,7 +78,7 @@ def resid_patching(out: PatchOutcome, values: Values) -> None:
         values["ip_pos"] = draw(TABLE, "ip_pos", high=len(out.pair.clean) - 1)
     figs = views(out, values, {"ip_resid", "ip_cell"})
     show(
-        figs["ip_resid"],
+        clickable_cells(figs["ip_resid"]),
         "ip_resid",
         key="ip_resid_chart",
         selection_mode="points",
@@ -138,7 +138,7 @@ def _head_maps(out: PatchOutcome, values: Values) -> None:
     left, right = st.columns(2) if exact else (st.container(), None)
     with left:
         show(
-            figs["ip_attr_heads"],
+            clickable_cells(figs["ip_attr_heads"]),
             "ip_attr_heads",
             key="ip_attr_chart",
             selection_mode="points",
@@ -161,7 +161,7 @@ def dla_section(out: PatchOutcome, values: Values) -> None:
             "Click a head to add it to the heads knocked out below."
         )
         show(
-            views(out, values, {"ip_dla"})["ip_dla"],
+            clickable_cells(views(out, values, {"ip_dla"})["ip_dla"]),
             "ip_dla",
             key="ip_dla_chart",
             selection_mode="points",
@@ -180,10 +180,10 @@ def _add_head() -> None:
     (the MLP column is not a head)."""
     chart = st.session_state.get("ip_dla_chart") or {}
     points = (chart.get("selection") or {}).get("points") or []
-    where = points[0].get("point_index") if points else None
-    if not (isinstance(where, list | tuple) and len(where) == 2) or points[0].get("x") == "MLP":
+    cell = cell_of(points)
+    if cell is None or points[0].get("x") == "MLP":
         return
-    name = f"L{int(where[0])} H{int(where[1])}"
+    name = f"L{cell[0]} H{cell[1]}"
     now = [p.strip() for p in str(st.session_state.get("ip_ablate", "")).split(",") if p.strip()]
     if name not in now:
         st.session_state["ip_ablate"] = ", ".join([*now, name])

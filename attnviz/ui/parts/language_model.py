@@ -1,12 +1,14 @@
 """The "Inside a language model" page's parts that need Streamlit: the model's first load with
 its progress, the decoding controls, and the folded sections (generation, logit lens, every head
-labelled, attention sinks), each built only while open."""
+labelled, attention sinks), each built only while open; a click on the head map's cell opens
+that cell's score taken apart."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
+from attnviz.figures.clickable import cell_of
 from attnviz.figures.pretrained import token_map
 from attnviz.figures.text import shown
 from attnviz.io.user_text import md_literal
@@ -185,6 +187,19 @@ def why_section(out: LlmOutcome, values: Values) -> None:
         st.markdown(WHY_NOTE)
         show(views(out, values, {"lm_why"})["lm_why"], "lm_why")
         st.caption(md_literal(SCENE.ops.explain_cell(out, values)))
+
+
+HEAD_CHART = "lm_head_chart"  # the head map's chart: its selection is the clicked cell
+
+
+def pick_why_cell() -> None:
+    """on_select of the head map: a click on a cell (query row, key column; not a blank future
+    cell) opens "Why does this head look there?" on that cell."""
+    chart = st.session_state.get(HEAD_CHART) or {}
+    cell = cell_of((chart.get("selection") or {}).get("points") or [])
+    if cell is not None and cell[1] <= cell[0]:  # not the blank future (key after query)
+        st.session_state["lm_why_query"], st.session_state["lm_why_key"] = cell
+        st.session_state["lm_open_why"] = True
 
 
 WHY_SETTINGS = (

@@ -1,0 +1,61 @@
+"""Heatmaps whose cells can be clicked: Plotly selects no heatmap cell on a click, so Streamlit's
+`on_select` never hears of one (streamlit/streamlit#8760). `clickable_cells` puts an invisible
+marker at the centre of every cell of a figure's first heatmap, its customdata the cell's (row,
+column); a click selects the nearest marker, which `cell_of` reads back. The markers take over
+the hover (the nearest one is hovered), so they carry the heatmap's hover label, value included;
+a gap (NaN: a blank cell) has none."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+
+def clickable_cells(fig: go.Figure) -> go.Figure:
+    """A copy of `fig` with a clickable marker on each cell of its first heatmap (the figure
+    unchanged when it has none)."""
+    heat = next((t for t in fig.data if t.type == "heatmap"), None)
+    if heat is None or heat.z is None:
+        return fig
+    z = np.asarray(heat.z, dtype=float)  # (rows, cols)
+    rows, cols = z.shape[:2]
+    xs = list(heat.x) if heat.x is not None else list(range(cols))
+    ys = list(heat.y) if heat.y is not None else list(range(rows))
+    row, col = np.divmod(np.arange(rows * cols), cols)  # (rows · cols,) each
+    value = z.ravel()
+    gap = np.isnan(value)
+    template = heat.hovertemplate or "%{y}, %{x}: %{z:.3g}<extra></extra>"
+    out = go.Figure(fig)
+    out.add_trace(
+        go.Scatter(
+            x=[xs[c] for c in col],
+            y=[ys[r] for r in row],
+            customdata=[  # (rows · cols, 3): plain lists, a gap's value None
+                [int(r), int(c), None if g else float(v)]
+                for r, c, v, g in zip(row, col, value, gap, strict=True)
+            ],
+            hovertemplate=template.replace("%{z", "%{customdata[2]"),
+            hoverinfo=["none" if g else "all" for g in gap],
+            mode="markers",
+            marker={"size": 1, "opacity": 0},
+            selected={"marker": {"opacity": 0}},
+            unselected={"marker": {"opacity": 0}},
+            showlegend=False,
+            xaxis=heat.xaxis,
+            yaxis=heat.yaxis,
+        )
+    )
+    out.update_layout(hoverdistance=-1)  # the nearest marker, however far: the clicked cell
+    return out
+
+
+def cell_of(points: list[dict]) -> tuple[int, int] | None:
+    """(row, column) of the first clicked cell among a selection's `points` (Streamlit's
+    `selection.points` on a figure from `clickable_cells`), or None."""
+    for point in points:
+        data = point.get("customdata")
+        if isinstance(data, dict):  # a typed array's row arrives as {"0": row, "1": column}
+            data = [data.get("0"), data.get("1")]
+        if isinstance(data, list | tuple) and len(data) >= 2 and None not in data[:2]:
+            return int(data[0]), int(data[1])
+    return None
