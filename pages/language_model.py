@@ -76,6 +76,8 @@ with c2:
     values["lm_head"] = draw(TABLE, "lm_head", high=lm.n_heads - 1)
 grid = st.container()  # the layer's heads, filled below: the toggle is read first
 values["lm_flow"] = draw(TABLE, "lm_flow")  # it changes the head map under it, not the grid
+if values["lm_flow"]:  # with the toggle read: `flow_first_share` for a lesson's question
+    publish(SCENE.answers(out, values))
 figs = views(out, values, {"lm_gqa", "lm_head_map", "lm_writes", "lm_kv"})
 with grid:
     show(figs["lm_gqa"], "lm_gqa")

@@ -126,6 +126,37 @@ def test_the_sinks_map_under_what_flows_is_each_heads_first_token_share_by_norm(
     assert "What flows from the first token" in drawn.layout.title.text
 
 
+@pytest.mark.parametrize(("layer", "head"), [(0, 0), (1, 2), (1, 3)])
+def test_the_flow_answer_compares_what_flows_from_the_first_token_with_its_weight(
+    tiny, layer, head
+):
+    """`flow_first_share` (with "what flows" on): the first token's mean share by norm over
+    queries 1…T−1 against its mean weight, from av.language_model's cache, as a range; off, no
+    such answer."""
+    import attnviz as av
+
+    values = SCENE.values({"lm_layer": layer, "lm_head": head, "lm_flow": True})
+    out = SCENE.run(SCENE.config(values))
+    found = SCENE.answers(out, values)["flow_first_share"]
+    lm = av.language_model(tiny)
+    _, cache = lm.run_with_cache(values["lm_text"])
+    flow = lm.value_weighted(cache, layer)[head, 1:, 0].mean()
+    weight = cache["pattern", layer][head, 1:, 0].mean()
+    ratio = flow / weight
+    expected = (
+        "under half"
+        if ratio < 0.5
+        else "half to 9/10"
+        if ratio < 0.9
+        else "about equal"
+        if ratio < 1.1
+        else "more"
+    )
+    assert (found.answer, len(found.options)) == (expected, 4)
+    off = SCENE.values({"lm_layer": layer, "lm_head": head, "lm_flow": False})
+    assert "flow_first_share" not in SCENE.answers(out, off)
+
+
 def test_what_the_head_writes_under_what_flows_is_its_direct_logit_effect(tiny):
     """With "what flows" on, the chosen head's bars are the tokens av.language_model's
     head_logits ranks highest and lowest at the last token (its oracle sums every writer's

@@ -130,6 +130,26 @@ def test_what_flows_shrinks_a_sink_heads_first_token(lm):
         z = np.asarray(drawn.data[0].z, dtype=float)  # (T, T), the future blank
         shown.append(float(z[1:, 0].mean()))  # queries 1…T−1 on the first token
     assert shown == [pytest.approx(0.72, abs=0.005), pytest.approx(0.28, abs=0.005)]
+    answer = SCENE.answers(out, values | {"lm_layer": 23, "lm_head": 1, "lm_flow": True})
+    assert answer["flow_first_share"].answer == "under half"  # lesson 9
+
+
+def test_nearly_every_head_moves_less_from_the_first_token_than_it_weighs_it(lm):
+    """Lesson 9's "Every head, by what flows", on the page's default prompt: the sinks map by
+    weight against the same map by what flows, both as the page draws them."""
+    out, values = preset_run("A fact")
+    maps = [
+        np.asarray(
+            SCENE.views(out, values | {"lm_open_sinks": True, "lm_flow": flow}, {"lm_sinks_map"})[
+                "lm_sinks_map"
+            ]
+            .data[0]
+            .z,
+            dtype=float,
+        )
+        for flow in (False, True)
+    ]  # (L, H) each
+    assert (maps[1] < maps[0]).mean() > 0.9, (maps[1] < maps[0]).sum()
 
 
 @pytest.mark.try_this("language-model", 7)

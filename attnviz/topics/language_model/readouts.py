@@ -268,3 +268,24 @@ def share_question(fwd: fw.Forward) -> tuple[str, list[str]]:
     """The mean weight every head puts on the first token (queries after it), as a range."""
     share = float(heads.first_token_share(fwd.attentions).mean())
     return SHARES[min(int(share * 4), 3)], list(SHARES)
+
+
+FLOW_RATIOS = (  # the first token's share of what a head moves, against its share of the weight
+    "under half",
+    "half to 9/10",
+    "about equal",
+    "more",
+)
+
+
+def flow_question(
+    lm: PretrainedModel, fwd: fw.Forward, layer: int, head: int
+) -> tuple[str, list[str]]:
+    """The first token's share of what head `head` of `layer` moves (‖α W_O v‖ per row, queries
+    1…T−1) against its share of the weight, as one of FLOW_RATIOS (the lesson's "a sink moves
+    little")."""
+    pair = np.stack([fwd.attentions[layer, head], flow_shares(lm, fwd, layer)[head]])  # (2, T, T)
+    weight, flow = heads.first_token_share(pair[None])[0]
+    ratio = flow / weight if weight > 0 else 1.0
+    bounds = np.searchsorted([0.5, 0.9, 1.1], ratio, side="right")
+    return FLOW_RATIOS[int(bounds)], list(FLOW_RATIOS)

@@ -270,7 +270,8 @@ def answers(out: LlmOutcome, values: Values) -> dict[str, Answer]:
     """`next_token` (greedy), `induction_head` ("L18 H6"), `first_token_share` (a range),
     `attention_row`: the shown head's row of the last token (predict the attention), and with
     "why" open `why_key`: the component that adds most to the cell's score on the key's side,
-    among the four that add most there."""
+    among the four that add most there; with "what flows" on, `flow_first_share`: the first
+    token's share of what the shown head moves, against its share of the weight."""
     lm, p = model(out.config.device), pick(out, values)
     top = readouts.next_tokens(lm, out.fwd, Decoding())
     row = out.fwd.attentions[p.layer, p.head, -1]  # (T,) the last token's weights
@@ -280,7 +281,13 @@ def answers(out: LlmOutcome, values: Values) -> dict[str, Answer]:
         "first_token_share": Answer.of(*readouts.share_question(out.fwd)),
         "attention_row": Answer.of_row(out.fwd.tokens, row),
         **(why_answer(out, values) if values["lm_open_why"] else {}),
+        **(flow_answer(out, values) if values["lm_flow"] else {}),
     }
+
+
+def flow_answer(out: LlmOutcome, values: Values) -> dict[str, Answer]:
+    lm, p = model(out.config.device), pick(out, values)
+    return {"flow_first_share": Answer.of(*readouts.flow_question(lm, out.fwd, p.layer, p.head))}
 
 
 SCENE = Scene(
@@ -291,7 +298,14 @@ SCENE = Scene(
     run=run,
     declared=VIEWS,
     answers=answers,
-    answer_names=("next_token", "induction_head", "first_token_share", "attention_row", "why_key"),
+    answer_names=(
+        "next_token",
+        "induction_head",
+        "first_token_share",
+        "attention_row",
+        "why_key",
+        "flow_first_share",
+    ),
     large_results=True,
     ops=Operations(
         load=bundled.bundled_llm,
