@@ -3,7 +3,6 @@ its scene (attnviz.topics.language_model.scene)."""
 
 import streamlit as st
 
-from attnviz.figures.clickable import clickable_cells
 from attnviz.io.user_text import md_literal
 from attnviz.topics.language_model.scene import MAX_TOKENS, SCENE, decoding, model
 from attnviz.topics.scene import SceneInputError
@@ -82,7 +81,7 @@ figs = views(out, values, {"lm_gqa", "lm_head_map", "lm_writes", "lm_kv"})
 with grid:
     show(figs["lm_gqa"], "lm_gqa")
 show(
-    clickable_cells(figs["lm_head_map"]),
+    figs["lm_head_map"],
     "lm_head_map",
     key=HEAD_CHART,
     selection_mode="points",

@@ -46,7 +46,22 @@ def clickable_cells(fig: go.Figure) -> go.Figure:
         )
     )
     out.update_layout(hoverdistance=-1)  # the nearest marker, however far: the clicked cell
+    for axis, labels, count in ((heat.xaxis or "x", xs, cols), (heat.yaxis or "y", ys, rows)):
+        low, high = _extent(labels, count)  # markers pad an axis's autorange: not past the map
+        name = f"{axis[0]}axis{axis[1:]}"
+        out.layout[name].autorangeoptions = {"minallowed": low, "maxallowed": high}
     return out
+
+
+def _extent(labels: list, count: int) -> tuple[float, float]:
+    """The heatmap's extent along an axis: its cells' outer edges (categories: −0.5 … n − 0.5;
+    evenly spaced numbers: half a step beyond the first and the last)."""
+    numbers = all(isinstance(v, int | float | np.number) for v in labels)
+    if not numbers or count < 1:
+        return -0.5, count - 0.5
+    values = np.asarray(labels, dtype=float)
+    step = abs(values[-1] - values[0]) / (count - 1) if count > 1 else 1.0
+    return float(values.min() - step / 2), float(values.max() + step / 2)
 
 
 def cell_of(points: list[dict]) -> tuple[int, int] | None:

@@ -39,12 +39,19 @@ def test_every_cell_has_a_marker_at_its_labels_with_its_row_column_and_value():
         "<extra></extra>"
     )
     assert marks.marker.opacity == 0 and fig.layout.hoverdistance == -1
+    # markers pad an axis's autorange; the map's own extent bounds it: categories ±0.5
+    x_range, y_range = fig.layout.xaxis.autorangeoptions, fig.layout.yaxis.autorangeoptions
+    assert (x_range.minallowed, x_range.maxallowed) == (-0.5, 2.5)
+    assert (y_range.minallowed, y_range.maxallowed) == (-0.5, 1.5)
     assert len(heat().data) == 1, "the figure given is left as it was"
 
 
 def test_a_heatmap_without_labels_is_numbered_and_a_figure_without_one_is_unchanged():
     fig = clickable_cells(go.Figure(go.Heatmap(z=np.ones((2, 2)))))
     assert list(fig.data[1].x) == [0, 1, 0, 1] and list(fig.data[1].y) == [0, 0, 1, 1]
+    layers = clickable_cells(go.Figure(go.Heatmap(z=np.ones((3, 2)), y=[10, 20, 30])))
+    y_range = layers.layout.yaxis.autorangeoptions  # numbers: half a step past the ends
+    assert (y_range.minallowed, y_range.maxallowed) == (5.0, 35.0)
     bars = go.Figure(go.Bar(y=[1, 2]))
     assert clickable_cells(bars) is bars
 

@@ -20,6 +20,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.figures import patching as fig
+from attnviz.figures.clickable import clickable_cells
 from attnviz.figures.text import shown
 from attnviz.topics.interventions import readouts
 from attnviz.topics.interventions.pairs import Pair, PairError, make_pair
@@ -129,7 +130,7 @@ def resid_view(out: PatchOutcome, values: Values) -> go.Figure:
     lm, p = model(out.config.device), pick(out, values)
     share = readouts.shares(lm, out.pair, readouts.resid_sweep(lm, out.pair).diff)
     title, x_title = "Patching the residual stream", f"position (* changed: {changes(out)})"
-    return fig.patch_map(share, columns(out), title, x_title, (p.layer, p.pos))
+    return clickable_cells(fig.patch_map(share, columns(out), title, x_title, (p.layer, p.pos)))
 
 
 def cell_view(out: PatchOutcome, values: Values) -> go.Figure:
@@ -157,7 +158,7 @@ def _exact(out: PatchOutcome) -> np.ndarray:
 def attr_heads_view(out: PatchOutcome, values: Values) -> go.Figure:
     p, (est, bound) = pick(out, values), _estimates(out)
     title, box = "Attribution patching (estimate)", (p.head_layer, p.head)
-    return fig.patch_map(est, _heads(out), title, "head", box, bound)
+    return clickable_cells(fig.patch_map(est, _heads(out), title, "head", box, bound))
 
 
 def heads_view(out: PatchOutcome, values: Values) -> go.Figure:
@@ -178,7 +179,7 @@ def _heads(out: PatchOutcome) -> list[str]:
 
 def dla_view(out: PatchOutcome, values: Values) -> go.Figure:
     parts = readouts.dla(model(out.config.device), out.pair)
-    return fig.dla_map(parts.heads, parts.mlps, parts.total, parts.whole)
+    return clickable_cells(fig.dla_map(parts.heads, parts.mlps, parts.total, parts.whole))
 
 
 def ablate_view(out: PatchOutcome, values: Values) -> go.Figure | None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 
 from attnviz.figures import llm as fig
+from attnviz.figures.clickable import clickable_cells
 from attnviz.figures.generation import generation_map, step_bars
 from attnviz.figures.pretrained import token_map
 from attnviz.figures.text import shown
@@ -149,7 +150,7 @@ def head_map_view(out: LlmOutcome, values: Values) -> go.Figure:
     if values["lm_flow"]:  # what flows: each source's share by ‖α_ij W_O v_j‖
         maps = blank_future(readouts.flow_shares(lm, out.fwd, p.layer)[p.head])
         title = f"Layer {p.layer}, head {p.head}: what flows, ‖α·W<sub>O</sub>v‖ per row"
-    return token_map(maps, shown(out.fwd.tokens), title)
+    return clickable_cells(token_map(maps, shown(out.fwd.tokens), title))  # a click: "why"
 
 
 def writes_view(out: LlmOutcome, values: Values) -> go.Figure | None:

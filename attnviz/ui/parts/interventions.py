@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from attnviz.figures.clickable import cell_of, clickable_cells
+from attnviz.figures.clickable import cell_of
 from attnviz.io.user_text import md_literal
 from attnviz.topics.interventions.scene import SCENE, PatchOutcome, knocked_out, pick
 from attnviz.topics.language_model.scene import model
@@ -78,7 +78,7 @@ def resid_patching(out: PatchOutcome, values: Values) -> None:
         values["ip_pos"] = draw(TABLE, "ip_pos", high=len(out.pair.clean) - 1)
     figs = views(out, values, {"ip_resid", "ip_cell"})
     show(
-        clickable_cells(figs["ip_resid"]),
+        figs["ip_resid"],
         "ip_resid",
         key="ip_resid_chart",
         selection_mode="points",
@@ -138,7 +138,7 @@ def _head_maps(out: PatchOutcome, values: Values) -> None:
     left, right = st.columns(2) if exact else (st.container(), None)
     with left:
         show(
-            clickable_cells(figs["ip_attr_heads"]),
+            figs["ip_attr_heads"],
             "ip_attr_heads",
             key="ip_attr_chart",
             selection_mode="points",
@@ -161,7 +161,7 @@ def dla_section(out: PatchOutcome, values: Values) -> None:
             "Click a head to add it to the heads knocked out below."
         )
         show(
-            clickable_cells(views(out, values, {"ip_dla"})["ip_dla"]),
+            views(out, values, {"ip_dla"})["ip_dla"],
             "ip_dla",
             key="ip_dla_chart",
             selection_mode="points",
