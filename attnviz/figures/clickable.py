@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+MARK = "clickable cells"  # the markers' trace's meta
+
 
 def clickable_cells(fig: go.Figure) -> go.Figure:
     """A copy of `fig` with a clickable marker on each cell of its first heatmap (the figure
@@ -41,6 +43,7 @@ def clickable_cells(fig: go.Figure) -> go.Figure:
             selected={"marker": {"opacity": 0}},
             unselected={"marker": {"opacity": 0}},
             showlegend=False,
+            meta=MARK,  # static/cell_tap.js finds the maps by it: a tap picks a cell too
             xaxis=heat.xaxis,
             yaxis=heat.yaxis,
         )
@@ -49,7 +52,7 @@ def clickable_cells(fig: go.Figure) -> go.Figure:
     for axis, labels, count in ((heat.xaxis or "x", xs, cols), (heat.yaxis or "y", ys, rows)):
         low, high = _extent(labels, count)  # markers pad an axis's autorange: not past the map
         name = f"{axis[0]}axis{axis[1:]}"
-        out.layout[name].autorangeoptions = {"minallowed": low, "maxallowed": high}
+        out.update_layout({name: {"autorangeoptions": {"minallowed": low, "maxallowed": high}}})
     return out
 
 

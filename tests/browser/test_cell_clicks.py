@@ -1,7 +1,8 @@
 """A click on a heatmap's cell, in Chromium, does what the page says it does. Plotly selects no
 heatmap cell, so before attnviz.figures.clickable such clicks did nothing at all: the
 language-model page's head map now opens "Why does this head look there?" on the clicked cell
-(issue 57), and the interventions page's patching map picks the run it shows under it."""
+(issue 57), and the interventions page's patching map picks the run it shows under it, with
+one tap on a phone too (static/cell_tap.js: Plotly selects nothing on a tap)."""
 
 from __future__ import annotations
 
@@ -18,19 +19,23 @@ CELL = """([chart, index]) => {  // the page position of a clickable cell's mark
   return {x: box.left + fl.xaxis._offset + fl.xaxis.l2p(point.x),
           y: box.top + fl.yaxis._offset + fl.yaxis.l2p(point.y)};
 }"""
+PHONE = {"width": 390, "height": 844}
 COLUMNS = """(chart) => document.querySelector(`.st-key-${chart} .js-plotly-plot`).data[0]
   .x.length"""
 
 
-def click_cell(page, chart: str, row: int, column: int) -> None:
-    """Hover, then click, the cell (row, column) of the heatmap in the chart keyed `chart`,
-    slightly off its centre (as a hand would)."""
+def click_cell(page, chart: str, row: int, column: int, tap: bool = False) -> None:
+    """Hover, then click (or `tap`, once, as a finger does), the cell (row, column) of the
+    heatmap in the chart keyed `chart`, slightly off its centre (as a hand would)."""
     box = page.locator(f".st-key-{chart}")
     box.scroll_into_view_if_needed()
     wait_idle(page)
     at = page.evaluate(CELL, [chart, row * page.evaluate(COLUMNS, chart) + column])
-    page.mouse.move(at["x"] + 6, at["y"] + 4)
-    page.mouse.click(at["x"] + 6, at["y"] + 4)
+    if tap:
+        page.touchscreen.tap(at["x"] + 3, at["y"] + 2)
+    else:
+        page.mouse.move(at["x"] + 6, at["y"] + 4)
+        page.mouse.click(at["x"] + 6, at["y"] + 4)
     wait_idle(page)
 
 
@@ -53,13 +58,17 @@ def test_a_click_on_the_head_map_takes_that_cells_score_apart(page, app_url):
     assert_no_exception(page, "lm_cell_click")
 
 
-def test_a_click_on_the_patching_map_picks_that_run(page, app_url):
-    page.set_viewport_size({"width": 1280, "height": 800})
-    open_app_page(page, app_url, "interventions")
-    click_cell(page, "ip_resid_chart", 12, 2)  # layer 12, position 2
-    values = {
-        key: page.locator(f".st-key-{key} input[type='range']").input_value()
-        for key in ("ip_layer", "ip_pos")
-    }
-    assert values == {"ip_layer": "12", "ip_pos": "2"}
-    assert_no_exception(page, "ip_cell_click")
+def test_a_tap_on_the_patching_map_picks_that_run_on_a_phone(browser, app_url):
+    phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        page = phone.new_page()
+        open_app_page(page, app_url, "interventions")
+        click_cell(page, "ip_resid_chart", 12, 2, tap=True)  # layer 12, position 2: one tap
+        values = {
+            key: page.locator(f".st-key-{key} input[type='range']").input_value()
+            for key in ("ip_layer", "ip_pos")
+        }
+        assert values == {"ip_layer": "12", "ip_pos": "2"}
+        assert_no_exception(page, "ip_cell_tap")
+    finally:
+        phone.close()

@@ -18,6 +18,7 @@ from attnviz.figures.stage import on_stage
 from attnviz.figures.summary import summary
 from attnviz.figures.table import figure_tables
 from attnviz.ui.common import here
+from attnviz.ui.common.cell_tap import cell_taps
 from attnviz.ui.common.settings import GlobalSettings, settings
 
 HIGH_CONTRAST_SCALE = "Greys"  # white to black: the strongest contrast for weights in [0, 1]
@@ -46,6 +47,8 @@ def show(fig: go.Figure, name: str, **kwargs):
         fig = styled_copy(fig, glob, across or (STAGE_WIDTH if here.staged() else None), height)
         if height and fig.layout.width:  # a picture squared for the stage: drawn at that width
             kwargs["width"] = "content"
+    if kwargs.get("on_select") is not None:  # a tap on a phone picks a cell too
+        cell_taps()
     with here.view_place(shown):  # presenter mode: where the stage finds the view
         chart = st.plotly_chart(fig, config=export_config(glob.export_format, name), **kwargs)
         if line:
