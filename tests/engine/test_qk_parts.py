@@ -169,3 +169,18 @@ def test_a_part_of_the_model_run_by_another_thread_does_not_shift_the_layers_rea
     reader.join()
     np.testing.assert_allclose(found["comps"].stream, out.hidden_states[1][0], atol=1e-6)
     np.testing.assert_allclose(found["comps"].vectors.sum(0), out.hidden_states[1][0], atol=1e-5)
+
+
+def test_the_sentence_reads_a_small_weight_and_a_cancelled_score_as_people_would():
+    """A weight under 0.01 keeps two significant digits (0.0038, never 0.00); a side's part over
+    twice a small score is said to exceed it (never "1284% of it")."""
+    from attnviz.topics.language_model.qk_parts import ScoreParts
+    from attnviz.topics.language_model.why import Why, said
+
+    parts = np.array([[-4.0, 3.5], [0.1, 0.07]])  # (2, 2): sums to -0.33
+    score = float(parts.sum())
+    why = Why(2, 1, None, ScoreParts(parts, ["emb", "L1 H0"], ["emb", "L2 MLP"], score, ""), 0.0038)
+    text = said(why, ["a", "b", "c"], 3, 1)
+    assert "with weight 0.0038: its score is -0.33." in text
+    assert "(-3.90, more than the score: other parts cancel it)" in text  # the key's emb column
+    assert "on the query's side emb (-0.50, 152% of it)" in text  # under twice: a share

@@ -59,7 +59,7 @@ def said(why: Why, tokens: list[str], layer: int, head: int) -> str:
     names, score = shown(tokens), why.parts.score
     looks = f"Layer {layer}, head {head} looks from {names[why.query]} to {names[why.key]}"
     if why.versus is None:
-        first = f"{looks} with weight {why.weight:.2f}: its score is {score:+.2f}."
+        first = f"{looks} with weight {_weight(why.weight)}: its score is {score:+.2f}."
     else:
         first = f"{looks} rather than to {names[why.versus]}: its score is {score:+.2f} higher."
     (key_part, by_key), (query_part, by_query) = why.parts.side(True), why.parts.side(False)
@@ -81,7 +81,18 @@ def key_question(why: Why) -> tuple[str, list[str]]:
 
 
 def _share(part: float, score: float) -> str:
-    return f"{part / score:.0%} of it" if score else "of a zero score"
+    """A side's part as a share of the score; a part over twice the score (a small score, the
+    sum of large parts that cancel) is said so rather than as 1284 %."""
+    if not score:
+        return "of a zero score"
+    if abs(part / score) > 2:
+        return "more than the score: other parts cancel it"
+    return f"{part / score:.0%} of it"
+
+
+def _weight(weight: float) -> str:
+    """A weight as read: two decimals, or two significant digits under 0.01 (0.0038, not 0.00)."""
+    return f"{weight:.2f}" if weight >= 0.01 else f"{weight:.2g}"
 
 
 def figure(why: Why, tokens: list[str], layer: int, head: int) -> go.Figure:
