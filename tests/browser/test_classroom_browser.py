@@ -7,6 +7,7 @@ default SQLite file)."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import warnings
 from collections import Counter
@@ -14,7 +15,7 @@ from collections import Counter
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from attnviz.classroom import Store
+from attnviz.classroom import NoSuchRoom, Store
 from attnviz.classroom.views import presenter_path
 from attnviz.ui.lecture.position import lessons
 from attnviz.ui.lecture.votes import POLL_S
@@ -172,7 +173,28 @@ def test_a_student_who_opens_another_page_stays_in_the_room_and_taps_back(browse
         student.locator(".st-key-room_back button").click()
         student.wait_for_url("**/soft-select?room=*", timeout=30_000)
         assert_no_exception(student, "classroom_back")
+        closed_room_is_said(store, student, code, key)
     finally:
         desk.close()
-        store.close_room(code, key)
+        with contextlib.suppress(NoSuchRoom):  # closed by the test already
+            store.close_room(code, key)
         store.dispose()
+
+
+BLURRED = """() => [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
+  .filter((el) => getComputedStyle(el).filter.includes('blur')).length"""
+
+
+def closed_room_is_said(store, student, code: str, key: str) -> None:
+    """A vote opens (the figures blur), then the presenter closes the room: within two polls
+    the device says the room has closed, its ballot is gone and its figures are clear again
+    (issue 59: the phones showed nothing)."""
+    store.set_step(code, key, 1)
+    store.open_round(code, key, 1, ["a", "b"])
+    student.wait_for_function(f"({BLURRED})() > 0", timeout=POLL_S * 3000)
+    store.close_room(code, key)
+    said = student.get_by_text(f"Room {code} has closed")
+    said.wait_for(timeout=POLL_S * 2000)
+    assert student.locator(".st-key-room_panel").count() == 0
+    assert student.evaluate(BLURRED) == 0, "the figures stay blurred after the room closed"
+    assert student.get_by_role("link", name="Join another room").count() == 1

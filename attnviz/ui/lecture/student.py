@@ -38,16 +38,16 @@ def follow_room(here: Page) -> None:
     if code is None:
         st.warning("This link's room code is not a room code: ask for the code on the projector.")
         return
+    was_in = st.session_state.get(JOINED) == code  # this session followed it before this run
     st.session_state[JOINED] = code
     if st.query_params.get(ROOM) != code:
         st.query_params[ROOM] = code  # the address keeps the room: a reload stays in it
     state, error = attempt(lambda store: store.join(code), place=False)
     if error is not None:
-        show(error)
         if isinstance(error, NoSuchRoom):
-            st.session_state.pop(JOINED, None)
-            st.page_link("pages/home.py", label="Join another room", icon=":material/home:")
+            closed(code, error, was_in)
             return
+        show(error)
         _poll(code, None)  # the database is down: keep trying, the page works without it
         return
     lesson = lessons().get(state.lesson)
@@ -71,6 +71,21 @@ def follow_room(here: Page) -> None:
         _poll(code, (lesson, voter))
 
 
+def closed(code: str, error: NoSuchRoom, was_in: bool) -> None:
+    """The room is gone: said so (as closed to a phone that was in it, as unknown to a link),
+    the page left to explore, and a way to join another."""
+    st.session_state.pop(JOINED, None)
+    if was_in:
+        st.info(
+            f"Room {code} has closed: the presenter ended it, or its time is up. This page "
+            "stays yours to explore.",
+            icon=":material/door_front:",
+        )
+    else:
+        show(error)
+    st.page_link("pages/home.py", label="Join another room", icon=":material/home:")
+
+
 def back_to_presenter() -> None:
     """on_click: the presenter's step again (its page and settings) at the next run."""
     st.session_state.pop(FOLLOWED, None)
@@ -80,10 +95,11 @@ def back_to_presenter() -> None:
 def _poll(code: str, context: tuple[Lesson, str] | None) -> None:
     """The room's state every POLL_S seconds: the whole page is redrawn when it changed."""
     state, error = attempt(lambda store: store.join(code), place=False)
+    if isinstance(error, NoSuchRoom):  # closed meanwhile: the page as a closed room leaves it
+        st.session_state.pop(FOLLOWED, None)
+        st.rerun(scope="app")  # (no blurred figures, no more polling: follow_room says so)
     if error is not None:
         show(error)
-        if isinstance(error, NoSuchRoom):
-            st.session_state.pop(FOLLOWED, None)
         return
     if context is None or signature(state) != st.session_state.get(SEEN):
         st.rerun(scope="app")
