@@ -4,6 +4,7 @@ The top room of the engine: it may import every room below it; nothing in the en
 
     scenes.py      av.pages, av.scene, av.page_link, av.SceneView: every page as a scene
     views.py       av.model_view, av.head_view: the attention you hold, drawn
+    neuron.py      av.neuron_view, av.NeuronView: one query's row taken apart (BertViz's)
     generation.py  av.generate, av.Generated: the bundled language model writes on
     hooked.py      av.language_model: run_with_cache, activations named as TransformerLens does
     circuits.py    av.attention_heads, av.attention_patterns: CircuitsVis's names, drawn here
@@ -26,6 +27,8 @@ PUBLIC = {
     "SceneView": "scenes",
     "model_view": "views",
     "head_view": "views",
+    "neuron_view": "neuron",
+    "NeuronView": "neuron",
     "generate": "generation",
     "Generated": "generation",
     "language_model": "hooked",

@@ -39,6 +39,9 @@ def test_the_readmes_recipe_runs_as_written_and_saves_the_head_view(tmp_path, mo
     for token in space["tokens"]:  # the sentence's own tokens, as the tokenizer cut them
         assert f'"{token}"' in saved
     assert len(space["out"].attentions) == 6  # MiniLM's layers: eager attention gave weights
+    neuron = (tmp_path / "neuron_view.html").read_text("utf-8")
+    assert "Neuron view: layer 2, head 5, query &#x27;sat&#x27;" in neuron  # the title, escaped
+    assert neuron.count('class="plotly-graph-div"') == 3  # q ∘ k, the scores, the softmax
 
 
 @pytest.mark.parametrize("view", [av.head_view, av.model_view])

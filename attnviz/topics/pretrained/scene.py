@@ -289,6 +289,8 @@ def diff_view(d: Drawn, values: Values) -> go.Figure | None:
     return token_map(drawn(d.out, diff), labels, title, zmin=-1, zmax=1, colorscale="RdBu_r")
 
 
+QUERY_KEY_VIEWS = ("qk_products", "qk_scores", "qk_softmax")  # one weight taken apart (the
+# notebook API's neuron view draws them too)
 HEAD_MAP = View("pe_head_map", head_map_view)  # the notebook API's head view draws it too
 # the page shows the rollout while "Across layers and heads" is open (`pe_open_layers`), the
 # projection while "Queries and keys together" is (`pe_open_proj`); the difference when named
@@ -297,11 +299,7 @@ VIEWS = (
     HEAD_MAP,
     *(
         View(name, lambda d, _, part=part: d.query_key[part])
-        for name, part in (
-            ("qk_products", "products"),
-            ("qk_scores", "scores"),
-            ("qk_softmax", "softmax"),
-        )
+        for name, part in zip(QUERY_KEY_VIEWS, ("products", "scores", "softmax"), strict=True)
     ),
     View("rollout", rollout_view, when=lambda values: values["pe_open_layers"]),
     View("qk_scatter", scatter_view, when=lambda values: values["pe_open_proj"]),
