@@ -3,6 +3,7 @@ its scene (attnviz.topics.language_model.scene)."""
 
 import streamlit as st
 
+from attnviz.figures.clickable import is_clickable
 from attnviz.io.user_text import md_literal
 from attnviz.topics.language_model.scene import MAX_TOKENS, SCENE, decoding, model
 from attnviz.topics.scene import SceneInputError
@@ -87,7 +88,8 @@ show(
     selection_mode="points",
     on_select=pick_why_cell,
 )
-st.caption("Click a cell to see why the head looks there: its score taken apart, just below.")
+if is_clickable(figs["lm_head_map"]):  # (a long prompt's map is not: one marker a cell)
+    st.caption("Click a cell to see why the head looks there: its score taken apart, just below.")
 if "lm_writes" in figs:  # what flows: what the head writes, read as the next token's logits
     show(figs["lm_writes"], "lm_writes")
 why_section(out, values)  # why it looks where it looks: one cell's score taken apart

@@ -11,16 +11,19 @@ import numpy as np
 import plotly.graph_objects as go
 
 MARK = "clickable cells"  # the markers' trace's meta
+MAX_CELLS = 48 * 48  # a larger map stays as it is: a marker a cell would add ~50 bytes each
 
 
 def clickable_cells(fig: go.Figure) -> go.Figure:
     """A copy of `fig` with a clickable marker on each cell of its first heatmap (the figure
-    unchanged when it has none)."""
+    unchanged when it has none, or more than MAX_CELLS cells)."""
     heat = next((t for t in fig.data if t.type == "heatmap"), None)
     if heat is None or heat.z is None:
         return fig
     z = np.asarray(heat.z, dtype=float)  # (rows, cols)
     rows, cols = z.shape[:2]
+    if rows * cols > MAX_CELLS:
+        return fig
     xs = list(heat.x) if heat.x is not None else list(range(cols))
     ys = list(heat.y) if heat.y is not None else list(range(rows))
     row, col = np.divmod(np.arange(rows * cols), cols)  # (rows · cols,) each
@@ -65,6 +68,11 @@ def _extent(labels: list, count: int) -> tuple[float, float]:
     values = np.asarray(labels, dtype=float)
     step = abs(values[-1] - values[0]) / (count - 1) if count > 1 else 1.0
     return float(values.min() - step / 2), float(values.max() + step / 2)
+
+
+def is_clickable(fig: go.Figure) -> bool:
+    """Whether `fig` came from `clickable_cells` with its markers."""
+    return any(getattr(trace, "meta", None) == MARK for trace in fig.data)
 
 
 def cell_of(points: list[dict]) -> tuple[int, int] | None:

@@ -62,3 +62,12 @@ def test_the_cell_is_read_from_a_selection_as_streamlit_sends_it():
     assert cell_of([point | {"customdata": {"0": 1, "1": 2}}]) == (1, 2)  # a typed array's row
     assert cell_of([{"point_index": [1, 1]}]) is None  # a heatmap's own point: no marker
     assert cell_of([]) is None
+
+
+def test_a_map_of_more_cells_than_the_bound_is_left_as_it_is():
+    from attnviz.figures.clickable import MAX_CELLS, is_clickable
+
+    side = int(MAX_CELLS**0.5) + 1  # (side, side): over the bound
+    big = go.Figure(go.Heatmap(z=np.ones((side, side))))
+    assert clickable_cells(big) is big and not is_clickable(big)
+    assert is_clickable(clickable_cells(go.Figure(go.Heatmap(z=np.ones((side - 1, side - 1))))))
