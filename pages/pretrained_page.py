@@ -95,10 +95,14 @@ with view_col:
     hv = head_view_input(out, values)
     click = None if hv.query is None else "pe_query"  # hidden specials shift the indices
     head_view(hv.weights, hv.tokens, hv.heads, hv.query, "pe_hv", click)
+with big_col:  # it changes the head map under it
+    values["pe_flow"] = draw(TABLE, "pe_flow")
 figs = SCENE.views(out, values, only={"pe_head_map", "qk_products", "qk_scores", "qk_softmax"})
 figs = {name: sized(fig) for name, fig in figs.items()}  # lecture mode: Plotly's own margins
 with big_col:
     show(figs["pe_head_map"], "pe_head_map")
+    if out.attended.value_norms is None and values["pe_flow"]:
+        st.caption("This model's value and output projections are not known here: weights.")
 publish(SCENE.answers(out, values))  # a lesson's question asks which token it picks
 qk = query_key(out, values)
 st.caption(

@@ -38,6 +38,7 @@ from attnviz.topics.pretrained.sources import (
     locate,
     unusable,
 )
+from attnviz.topics.pretrained.values import find_value_outputs, head_norms
 
 MAX_TOKENS = 512
 
@@ -50,6 +51,9 @@ class Attended:
     keys: np.ndarray  # (L, H, T, d_head)
     n_input_tokens: int  # before truncation
     causal: bool = False  # a decoder-only model: weights above the diagonal are exactly 0
+    # ‖W_O^h v_j^h‖, the length of what head h moves from token j (L, H, T): None when the
+    # model's value and output projections are not known (weights handed in alone)
+    value_norms: np.ndarray | None = None
 
     @property
     def truncated(self) -> bool:
@@ -115,6 +119,7 @@ class PretrainedModel:
         inner = getattr(model, "model", None)
         self.blocks = tuple(getattr(inner, "layers", None) or ())  # () for other layouts
         self.projections = self._find_projections()
+        self.value_outputs = find_value_outputs(model)  # per layer: what "what flows" reads
         cfg = model.config
         self.n_layers, self.n_heads = cfg.num_hidden_layers, cfg.num_attention_heads
         # grouped-query attention (Llama, SmolLM2): fewer key/value heads than query heads
@@ -148,6 +153,7 @@ class PretrainedModel:
             "q": [q for q, k in self.projections if k is not None],
             "k": [k for _, k in self.projections if k is not None],
             "qkv": [q for q, k in self.projections if k is None],
+            "v": [layer.value for layer in self.value_outputs],
         }
         with self.lock, torch.no_grad(), module_cache(outputs=taps) as cache:
             out = self.model(**enc, output_attentions=True)
@@ -165,7 +171,17 @@ class PretrainedModel:
             self._heads(keys),
             len(full),
             self.causal,
+            self._value_norms(cache["v"]),
         )
+
+    def _value_norms(self, values: list[torch.Tensor]) -> np.ndarray | None:
+        """(L, H, T): ‖W_O^h v_j^h‖ per layer, head and token from each layer's value output
+        (1, T, D_kv) (a fused q|k|v's last third), or None when the projections are unknown."""
+        if not values or len(values) != self.n_layers:
+            return None
+        per_layer = zip(values, self.value_outputs, strict=True)
+        norms = [head_norms(v[0], layer, self.n_heads, self.head_dim) for v, layer in per_layer]
+        return torch.stack(norms).numpy()  # (L, H, T)
 
     def readable(self, ids: list[int]) -> list[str]:
         """Token strings as a reader sees them: byte-level BPE pieces ('Ġcat') decoded ('␣cat')

@@ -47,6 +47,18 @@ TABLE = PageParams(
         Param("pe_hide", "hide [CLS]/[SEP] and renormalise", "toggle", False, shown_when=BUNDLED),
         Param("pe_allheads", "all heads", "toggle", False, shown_when=BUNDLED),
         Param(
+            "pe_flow",
+            "what flows, not the weight",
+            "toggle",
+            False,
+            help=(
+                "The head map by what each token gives the head's output: the weight times "
+                "the length of the vector moved, ‖α_ij W_O v_j‖, over its row (Kobayashi et "
+                "al., 2020). A token that takes weight but carries a short vector moves little."
+            ),
+            shown_when=BUNDLED,
+        ),
+        Param(
             "pe_query",
             "query token",
             "slider",

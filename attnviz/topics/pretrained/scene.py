@@ -7,8 +7,7 @@ the head table and the lesson answer `top_token`; its `ops`: `load` (a typed mod
 `run` reads the model once per input; everything the layer, head, query and hide settings pick
 is cut from that result by the views, so a slider move runs no model. The bundled MiniLM is loaded
 once per process (model.bundled_model); another model is loaded by `model.load`, or by the loader
-a caller hands in (`use_loader`: the page's loads each model once per server).
-"""
+a caller hands in (`use_loader`: the page's loads each model once per server)."""
 
 from __future__ import annotations
 
@@ -261,9 +260,12 @@ def model_view_view(d: Drawn, values: Values) -> go.Figure:
 
 
 def head_map_view(d: Drawn, values: Values) -> go.Figure:
-    p, att = d.pick, d.out.attended.attentions
-    tokens, att = visible(att[p.layer, p.head], d.out.attended.tokens, p.hide)
-    return token_map(drawn(d.out, att), shown(tokens), f"Layer {p.layer}, head {p.head}")
+    p, att, norms = d.pick, d.out.attended.attentions, d.out.attended.value_norms
+    att, title = att[p.layer, p.head], f"Layer {p.layer}, head {p.head}"
+    if values["pe_flow"] and norms is not None:  # what flows: α_ij ‖W_O v_j‖ per row
+        att, title = analysis.value_weighted(att, norms[p.layer, p.head]), f"{title}{FLOWS}"
+    tokens, att = visible(att, d.out.attended.tokens, p.hide)
+    return token_map(drawn(d.out, att), shown(tokens), title)
 
 
 def rollout_view(d: Drawn, values: Values) -> go.Figure:
@@ -289,6 +291,7 @@ def diff_view(d: Drawn, values: Values) -> go.Figure | None:
     return token_map(drawn(d.out, diff), labels, title, zmin=-1, zmax=1, colorscale="RdBu_r")
 
 
+FLOWS = ": what flows, ‖α·W<sub>O</sub>v‖ per row"  # the head map's title with "what flows"
 QUERY_KEY_VIEWS = ("qk_products", "qk_scores", "qk_softmax")  # one weight taken apart (the
 # notebook API's neuron view draws them too)
 HEAD_MAP = View("pe_head_map", head_map_view)  # the notebook API's head view draws it too
