@@ -22,6 +22,7 @@ import plotly.graph_objects as go
 
 from attnviz.api.inputs import check_selection, pretrained_outcome
 from attnviz.io.html_export import figures_html, head_view_block, write_html
+from attnviz.topics.scene import SceneInputError
 from attnviz.topics.scene_export import head_view_files
 
 __all__ = ["HeadViewHTML", "head_view", "model_view"]
@@ -35,6 +36,7 @@ def model_view(
     hide: bool = False,
     layers: Sequence[int] | None = None,
     heads: Sequence[int] | None = None,
+    value_weighted: bool = False,
 ) -> go.Figure:
     """Every layer × head as one Plotly figure (the pretrained page's model view; `hide` drops
     [CLS]/[SEP] and renormalises), or the `layers` and `heads` picked, of what you hold:
@@ -45,6 +47,8 @@ def model_view(
     - a Hugging Face model with its `tokenizer` (`sdpa` models run with eager attention for
       the call), a local folder, or None (the bundled MiniLM), on the string `text`.
 
+    `value_weighted`: every map as what flows, α_ij ‖W_O v_j‖ over its row (a model is needed).
+
     >>> fig = model_view(text="The cat sat on the mat.")
     >>> fig.data[0].type  # every layer × head tiled in one heatmap
     'heatmap'
@@ -54,6 +58,7 @@ def model_view(
     (('layer 2', 'layer 5'), ('0',))
     """
     page, out, picked = pretrained_outcome(path_or_model, text, tokenizer, hide=hide)
+    out = _flowing(out) if value_weighted else out
     if layers is None and heads is None:
         main = page.main_view  # the model view
         return page.views(out, picked, {main}, compact=False)[main]  # floats
@@ -98,10 +103,12 @@ def head_view(
     heads: Sequence[int] | None = None,
     tokenizer: Any = None,
     hide: bool = False,
+    value_weighted: bool = False,
 ) -> HeadViewHTML:
     """One layer's head view (every head, the `heads` picked, or only `head`), BertViz-style, of
     what you hold (as `model_view`: weights with their tokens, a model with its tokenizer, a
-    folder, or None). A layer or head outside the model is an error that names the range.
+    folder, or None). A layer or head outside the model is an error that names the range;
+    `value_weighted` draws what flows, as `model_view` does.
 
     >>> import numpy as np
     >>> weights = np.full((2, 3, 4, 4), 0.25)  # (layers, heads, T, T)
@@ -116,6 +123,7 @@ def head_view(
     page, out, picked = pretrained_outcome(
         path_or_model, text, tokenizer, layer=layer, head=head, allheads=every, hide=hide
     )
+    out = _flowing(out) if value_weighted else out
     from attnviz.figures.head_view import head_view_data
     from attnviz.topics.pretrained.scene import HEAD_MAP, head_view_input
 
@@ -129,3 +137,20 @@ def head_view(
     figure = page.views(out, picked, {HEAD_MAP.name})[HEAD_MAP.name]
     data = head_view_data(hv.weights, hv.tokens, sorted(shown), None)
     return HeadViewHTML(data, figure, f"Head view, layer {layer}")
+
+
+def _flowing(out: Any) -> Any:
+    """The outcome with every map as what flows (`value_weighted=True`): α_ij ‖W_O v_j‖ over
+    its row, from the model's own value and output projections; refused for weights alone."""
+    from dataclasses import replace
+
+    from attnviz.topics.pretrained.analysis import value_weighted
+
+    norms = out.attended.value_norms  # (L, H, T) or None
+    if norms is None:
+        raise SceneInputError(
+            "value_weighted needs the model's values and output projection, which attention "
+            "weights do not hold: pass the model with its tokenizer, a model folder, or None"
+        )
+    flows = value_weighted(out.attended.attentions, norms)  # (L, H, T, T)
+    return replace(out, attended=replace(out.attended, attentions=flows))

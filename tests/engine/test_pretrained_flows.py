@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 import torch
 
+import attnviz as av
 from attnviz.topics.pretrained.model import load
 from attnviz.topics.pretrained.scene import SCENE
 from attnviz.topics.pretrained.sources import ENV
+from attnviz.topics.scene import SceneInputError
 from tests.engine.test_pretrained import load_reference
 from tests.support.tiny_gpt2 import tiny_causal_lm
 from tests.support.tiny_llama import tiny_llama
@@ -48,6 +50,10 @@ def test_the_head_map_under_what_flows_is_the_weight_times_what_minilms_head_mov
     assert "what flows" in drawn.layout.title.text
     off = SCENE.views(result, values | {"pe_flow": False}, {"pe_head_map"})["pe_head_map"]
     np.testing.assert_allclose(np.asarray(off.data[0].z, dtype=float), alpha, atol=1e-6)
+    python = av.head_view(text=TEXT, layer=LAYER, head=HEAD, value_weighted=True).figure
+    np.testing.assert_allclose(np.asarray(python.data[0].z, dtype=float), expected, atol=1e-5)
+    with pytest.raises(SceneInputError, match="value_weighted needs the model's values"):
+        av.model_view(alpha[None, None], [f"t{i}" for i in range(len(alpha))], value_weighted=True)
 
 
 def test_a_grouped_query_llama_reads_its_groups_value_head():

@@ -142,8 +142,8 @@ def project_queries_keys(
 
 
 def value_weighted(attention: np.ndarray, norms: np.ndarray) -> np.ndarray:
-    """What flows rather than where a head looks: α_ij ‖W_O v_j‖ normalised per row (T, T),
-    from one head's weights (T, T) and the lengths of what it moves from each token (T,)."""
-    moved = attention * norms[None, :]  # (T, T)
+    """What flows rather than where a head looks: α_ij ‖W_O v_j‖ normalised per row (..., T, T),
+    from weights (..., T, T) and the lengths of what each head moves from each token (..., T)."""
+    moved = attention * norms[..., None, :]  # (..., T, T)
     rows = moved.sum(-1, keepdims=True)
     return np.divide(moved, rows, out=np.zeros_like(moved), where=rows > 0)
