@@ -33,6 +33,7 @@ EXPECTED = {  # slug -> (seeds, the pages it may use)
     "09_inside_a_language_model": (("003",), {"language-model"}),
     "10_finding_the_heads_that_answer": (("003",), {"interventions"}),
     "11_what_changed_since_2017": (("003",), {"attention-since-2017"}),
+    "12_why_a_head_looks_there": (("003",), {"language-model"}),
 }
 HEADER = 'title = "T"\nsummary = "S"\nseeds = ["004"]\n\n'
 

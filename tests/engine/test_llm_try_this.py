@@ -180,3 +180,15 @@ def test_the_induction_heads_key_side_is_the_previous_token_head(lm):
     previous = readouts.probe_scores(lm)["previous"]  # (L, H): every head's score
     assert np.unravel_index(np.argmax(previous), previous.shape) == (16, 0)
     assert "L16 H0" in SCENE.ops.explain_cell(out, picked)
+    # lesson 12, "What the induction head moves": by what flows, the stripe holds at least as
+    # much as by weight (the words it looks at carry long vectors)
+    stripe = [(i, i - 7) for i in range(10, len(out.fwd.tokens))]  # the second copy's rows
+    maps = [
+        np.asarray(
+            SCENE.views(out, values | {"lm_flow": on}, {"lm_head_map"})["lm_head_map"].data[0].z,
+            dtype=float,
+        )
+        for on in (False, True)
+    ]  # (T, T) each: weight, then what flows
+    weight, flow = ([m[i, j] for i, j in stripe] for m in maps)
+    assert np.mean(flow) >= np.mean(weight) > 0.8
