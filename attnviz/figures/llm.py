@@ -133,7 +133,7 @@ def sink_map(shares: np.ndarray, first: str) -> go.Figure:
 
 def sink_flow_map(shares: np.ndarray, first: str) -> go.Figure:
     """(L, H) share of what each head moves that comes from the first token (by norm)."""
-    title = f"What flows from the first token ({first}): its share by ‖α·W<sub>O</sub>v‖"
+    title = f"What flows from the first token ({first}): each head's share of what it moves"
     return retitled(score_map(shares, "first-token"), title)
 
 
