@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 import pytest
 
+from attnviz.ui.warm_up import MODE_ENV as WARM_ENV
 from benchmarks.load import run_level
 from benchmarks.load_classroom import classroom
 from benchmarks.load_client import StreamlitSession
@@ -68,7 +69,10 @@ def start_deployment(database_url: str) -> tuple[subprocess.Popen, int, int, str
     port, base = free_port(), free_port()
     cmd = ["bash", "deploy/start.sh", "--replicas", "2", "--port", str(port)]
     cmd += ["--base-port", str(base)]
-    env = {**os.environ, "ATTNVIZ_DATABASE_URL": database_url}
+    # light warm-up: these tests serve the small pages, not the 540 MB language model (each
+    # replica's full warm-up, a restarted one's too, cost the suite ~6 s of CPU; the warm-up
+    # itself is tested in tests/app/test_warm_up_pages.py and tests/browser/test_first_visit.py)
+    env = {**os.environ, "ATTNVIZ_DATABASE_URL": database_url, WARM_ENV: "light"}
     proc = subprocess.Popen(
         cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
@@ -178,7 +182,7 @@ def test_an_upload_goes_to_the_replica_of_its_session(deployment):
 
 def test_load_through_the_proxy_uses_both_replicas(deployment):
     pages = ["soft-select", "text", "self-attention"]
-    stats = run_async(run_level(deployment.url, 6, pages, duration=8, think=1))
+    stats = run_async(run_level(deployment.url, 6, pages, duration=5, think=1))
     assert not stats.errors, dict(stats.errors)
     assert len(stats.opens) == 6
     assert len(stats.times) >= 6, "students interacted"

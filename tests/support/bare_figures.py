@@ -70,14 +70,48 @@ def plain_title(text: str | None) -> str:
 def view_specs(url: str, params: dict, lecture: bool) -> dict[str, dict]:
     """{view name: the figure as JSON} of the page at `params`, styled as the page styles it
     (the scene runs once per page and parameters: lecture mode changes the views only)."""
-    the_scene = scene(url)
-    values = the_scene.values(params, lecture=lecture, contrast=lecture)
-    views = the_scene.views(_result(url, params), values)
     out = {}
-    for name, fig in views.items():
+    for name, fig in _views(url, params, lecture).items():
         fig = styled(go.Figure(fig), LECTURE_LOOK) if lecture else fig
         out[name] = json.loads(pio.to_json(fig, validate=False))
     return out
+
+
+class _Watched(dict):
+    """A scene's values that note whether lecture mode or contrast was read."""
+
+    MODES = ("lecture", "contrast")
+
+    def __init__(self, values: dict) -> None:
+        super().__init__(values)
+        self.read_mode = False
+
+    def __getitem__(self, key):
+        self.read_mode |= key in self.MODES
+        return super().__getitem__(key)
+
+    def get(self, key, default=None):
+        self.read_mode |= key in self.MODES
+        return super().get(key, default)
+
+
+_VIEWS: dict = {}  # the last state's views, unstyled, when they read no mode: {key: views}
+
+
+def _views(url: str, params: dict, lecture: bool) -> dict:
+    """The scene's views at `params` in lecture mode or not. Most scenes' views do not read the
+    mode (styling is the page's): the views made for one mode serve the other (about 9 s of the
+    layout checker's 40 s of scene work); a scene's views that read it are made for each."""
+    key = (url, json.dumps(params, sort_keys=True, default=str))
+    if key in _VIEWS:
+        return _VIEWS[key]
+    the_scene = scene(url)
+    values = _Watched(the_scene.values(params, lecture=lecture, contrast=lecture))
+    views = the_scene.views(_result(url, params), values)
+    _VIEWS.clear()
+    if not values.read_mode:
+        _VIEWS[key] = views
+    return views
 
 
 _LAST: dict = {}  # the last scene result: a page's lecture and phone views share it
