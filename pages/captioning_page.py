@@ -21,9 +21,10 @@ TABLE = SCENE.table
 page = TrainingPage(
     SCENE,
     "Captioning: words that look at the image",
-    "A small CNN turns the image into a 6 × 6 grid of region vectors; a decoder writes the "
-    "caption one word at a time, and before each word it attends over the regions (the "
-    "cross-attention of every encoder–decoder: translation, speech, captions). The scenes are "
+    "A decoder writes the caption one word at a time, and before each word it attends over the "
+    "image's regions. A small CNN turns the image into a 6 × 6 grid of region vectors; the "
+    "words' attention over them is the cross-attention of every encoder–decoder (translation, "
+    "speech, captions). The scenes are "
     "generated, their captions follow a small grammar (“a large red square left of a small "
     "blue circle”), and blue triangles can be held out of training. Press **Start** and watch "
     "each word learn where to look (Show, Attend and Tell; Xu et al., 2015).",

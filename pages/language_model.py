@@ -37,9 +37,10 @@ layout.intro(
 )
 text_col, side_col = st.columns([3, 2])  # the prompt and its options side by side, so that
 with side_col:  # the next token's chart starts on a projector's first screen
-    with st.popover("Presets", width="stretch"):
-        preset_buttons(TABLE, stacked=True)
-    reset_button(TABLE)
+    with st.container(horizontal=True, vertical_alignment="center"):  # and on a laptop's
+        with st.popover("Presets", width="stretch"):
+            preset_buttons(TABLE, stacked=True)
+        reset_button(TABLE)
     chat = draw(TABLE, "lm_chat")
     bos = draw(TABLE, "lm_bos", disabled=chat)
     with st.expander("How the next token is chosen"):

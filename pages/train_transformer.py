@@ -66,10 +66,6 @@ def draw_live(run: LiveRun) -> None:
     the run's own spec (the panel gives a snapshot only when it is the page's current one)."""
     accuracy(run)
     if run.snapshot is None:
-        st.caption(
-            "Before training: the freshly initialised model's attention on the probe example "
-            "(seeded as Start will be). The run's maps appear here once training starts."
-        )
         attention_by_layer(SCENE.views(scene_run(SCENE, values), values))
         return
     maps = None if run.state.active else run.snapshot.attention  # (L, H, T, T) downloads

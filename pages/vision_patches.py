@@ -59,8 +59,6 @@ def draw_live(run: LiveRun) -> None:
     only = LIVE_VIEWS if active else None
     figs = SCENE.views(snapshot, shown, only, image=own, timeline=timeline, frame=frame)
     attention_views(figs, frame)
-    if run.snapshot is None:
-        st.caption("Before training (step 0): both models are freshly initialised.")
     scores_and_answers(frame, state.history if state is not None else None)
     vit_vs_cnn(figs, frame)
     distance_views(figs, frame)

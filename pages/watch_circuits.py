@@ -66,7 +66,6 @@ def draw_live(run: LiveRun) -> None:
         st.info(note, icon=":material/science:")
     if run.snapshot is None:
         result = untrained
-        st.caption("Before training (step 0): the freshly initialised model, seeded as Start.")
     else:
         result = so_far(run.state.history, run.state.snapshots, run.step)
     place(SCENE.views(result, values))

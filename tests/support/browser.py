@@ -234,10 +234,12 @@ LAYOUT_PROBE = """() => {
     .filter((el) => vis(el) && !el.closest('.katex-display') && lines(el) > 1).map(txt);
   const title = document.querySelector('[data-testid="stMain"] h1');
   const titleTop = title ? Math.round(title.getBoundingClientRect().top + scrollY) : null;
+  const navCut = [...document.querySelectorAll('[data-testid="stSidebarNavLink"] span')]
+    .filter((el) => vis(el) && el.scrollWidth > el.clientWidth + 1).map(txt);
   const toolbars = [...document.querySelectorAll('.js-plotly-plot .modebar-container')]
     .filter((el) => getComputedStyle(el).display !== 'none').length;
   return {overflow, figures, blocks: above, viewport: innerHeight, metricFonts, brokenFormulas,
-    titleTop, toolbars,
+    titleTop, toolbars, navCut,
     sidebar: side ? side.getAttribute('data-collapsed') : null,
     firstSlider: slider ? slider.getBoundingClientRect().top + scrollY : null};
 }"""
@@ -253,7 +255,7 @@ def layout_probe(page) -> dict:
     the main area's first slider in page coordinates; None without one) and `brokenFormulas`
     (the text of each inline formula that a line break cuts in two), `titleTop` (the page
     title's top in page coordinates; None without one), `toolbars` (Plotly toolbars that can
-    show: not display:none)."""
+    show: not display:none), `navCut` (the sidebar's page names that do not fit their line)."""
     page.evaluate("window.scrollTo(0, 0)")
     return page.evaluate(LAYOUT_PROBE)
 

@@ -8,21 +8,50 @@ from typing import Any
 
 import streamlit as st
 
+from attnviz.ui.common import here
 from attnviz.ui.common.settings import settings
 
 
 def intro(title: str, what: str) -> None:
-    """Page title and the one-paragraph "what you are looking at". In lecture mode the paragraph
-    moves into an "About this page" pop-over on the title's line, so the controls and the first
-    figure fit the first screen of a projector (the lecturer says it aloud)."""
-    if not settings().lecture:
-        st.title(title)
-        st.markdown(what)
-        return
+    """Page title and the one-paragraph "what you are looking at", in an "About this page"
+    pop-over on the title's line, so that the controls and the first figure fit the first screen
+    (a projector's in lecture mode, where the lecturer says it aloud; 1280×720 in normal mode,
+    issue 54). Outside lecture mode the paragraph's first sentence stays under the title."""
     row = st.container(horizontal=True, vertical_alignment="center", key="lecture_title_row")
     row.title(title, width="content")
     with row.popover("About this page", icon=":material/info:"):
         st.markdown(what)
+    if not settings().lecture and not here.staged():  # (a stage's step says it instead)
+        st.markdown(lead(what))
+
+
+def lead(what: str) -> str:
+    """The paragraph's first sentence (a full stop followed by a space, outside $…$ math and
+    brackets), or the whole paragraph when it is one sentence; a sentence longer than LONG_LEAD
+    ends at its first colon or semicolon instead."""
+    first = _cut(what, ".!?")
+    if len(first) > LONG_LEAD:
+        shorter = _cut(first, ":;")
+        if len(shorter) < len(first):
+            return shorter[:-1] + "."
+    return first
+
+
+def _cut(text: str, stops: str) -> str:
+    """`text` up to and including the first of `stops` that is followed by a space, outside
+    math and brackets, at least MIN_LEAD characters in."""
+    in_math, depth = False, 0
+    for i, char in enumerate(text):
+        in_math ^= char == "$"
+        depth += (char == "(") - (char == ")")
+        ends = char in stops and text[i + 1 : i + 2] == " "
+        if ends and not in_math and depth == 0 and i >= MIN_LEAD:
+            return text[: i + 1]
+    return text
+
+
+MIN_LEAD = 30  # characters: a full stop before this ends an abbreviation, not the lead
+LONG_LEAD = 200  # characters: about two lines beside the sidebar at 1280 px
 
 
 def try_this(experiments: list[str]) -> None:

@@ -144,6 +144,9 @@ def reveal_trained_run(step: Step) -> None:
 
 RUNNING_POLL = 0.5  # seconds between the live fragment's reruns while a run steps
 QUEUED_POLL = 2.0  # … while it waits in the queue
+START_NOTE = (  # one line, so that the untrained maps start high in the first screen
+    ":material/play_circle: Press **Start** to train. Below: the untrained model (step 0)."
+)
 ANSWER_WAIT = 2.0  # seconds Pause / Resume wait for the worker's answer, so that this very
 # rerun draws the new status and button (a rerun that still read the old status stopped polling
 # while paused, or kept showing "paused" after a Resume until some other rerun)
@@ -271,7 +274,7 @@ def training_panel(
 
     def live() -> None:
         if job is None:
-            st.info("Press **Start** to train; the views below show the untrained model.")
+            st.markdown(START_NOTE)
             draw_step_zero(scene.table.prefix, spec, planned.train.steps, model_name)
             draw_live(LiveRun(None, None, spec))
             return
