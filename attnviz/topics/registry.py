@@ -132,6 +132,13 @@ PAGES: list[Page] = [
         "Why Mary, not John? Patch, attribute and knock out heads of the real LLM.",
     ),
     _entry(
+        "real-block",
+        "Inside one block of a real model",
+        "Transformers",
+        ":material/view_agenda:",
+        "Every number of one SmolLM2 block on your prompt: RMSNorm, RoPE, grouped heads, SwiGLU.",
+    ),
+    _entry(
         "attention-at-scale",
         "Attention at scale",
         "Transformers",

@@ -106,7 +106,7 @@ def test_start_grows_the_history_then_pause_step_reset(page):
     assert f"step {step_before + 1} of" in status(at)
     at.button(key="ks_reset").click().run()
     assert status(at) == ""
-    assert any("Press **Start**" in i.value for i in at.info)
+    assert any("Press **Start** to train" in m.value for m in at.markdown)
 
 
 def test_divergence_is_reported_on_the_page(page):

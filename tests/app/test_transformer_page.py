@@ -99,7 +99,8 @@ def test_a_finished_run_is_bound_to_its_settings(page):
     assert "Start trains a new one" in changed and "Changed: task (was " in changed
     assert not layer_maps(at), "no stale attention maps of the old run"
     assert not at.get("text_input"), "no tools built from the old model"
-    assert any("appear here once training starts" in c.value for c in at.caption)
+    untrained = [f for f in figures(at) if f["layout"]["title"]["text"].startswith("Step 0, layer")]
+    assert untrained, "the new settings' untrained model, drawn in the run's place"
 
 
 def start(at, preset: str, steps: int) -> None:

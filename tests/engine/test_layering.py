@@ -107,6 +107,11 @@ TOPIC_CROSSINGS = {
     ("interventions", "attnviz.topics.language_model.forward"),
     ("interventions", "attnviz.topics.language_model.readouts"),
     ("interventions", "attnviz.topics.pretrained.model"),
+    # the real-block page runs the language-model page's model (its provider, its prompt
+    # encoding, its decoder blocks) and wraps it as that page does (issue 58)
+    ("real_block", "attnviz.topics.language_model.scene"),
+    ("real_block", "attnviz.topics.language_model.forward"),
+    ("real_block", "attnviz.topics.pretrained.model"),
     # the captioning page reads a person's photo with the vision page's bounded reader
     ("captioning", "attnviz.topics.vision_patches.uploads"),
     # the vision page's real-ViT box reads a typed folder with the pretrained page's rules

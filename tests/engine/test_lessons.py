@@ -34,6 +34,7 @@ EXPECTED = {  # slug -> (seeds, the pages it may use)
     "10_finding_the_heads_that_answer": (("003",), {"interventions"}),
     "11_what_changed_since_2017": (("003",), {"attention-since-2017"}),
     "12_why_a_head_looks_there": (("003",), {"language-model"}),
+    "13_one_block_of_a_real_model": (("004", "003"), {"real-block"}),
 }
 HEADER = 'title = "T"\nsummary = "S"\nseeds = ["004"]\n\n'
 

@@ -131,7 +131,7 @@ def set_widget(at, kind: str, key: str, value) -> None:
 
 def run_status(at) -> str:
     """The training panel's status line ("**done** — step 400 of 400 …"), or ""."""
-    return next((m.value for m in at.markdown if "**" in m.value and "step" in m.value), "")
+    return next((m.value for m in at.markdown if "** — step" in m.value), "")
 
 
 def train_until_done(at, timeout: float = 90) -> None:

@@ -1,0 +1,64 @@
+"""Parameters of "Inside one block of a real model": the prompt (up to MAX_TOKENS tokens), the
+block (layer), the query head, the query token, whether the matrices show the query's row or all
+of them, and the next token's temperature and top-p (on the last block).
+
+Ranges are the bundled SmolLM2-135M's: 30 blocks, 9 query heads sharing 3 key/value heads."""
+
+from attnviz.topics.params import PageParams, Param
+
+MAX_TOKENS = 12  # a prompt's tokens shown: every matrix stays readable at this size
+FACT = "The capital of France is"
+LAYERS, HEADS = 30, 9
+# settings under which a widget is drawn with its full range: a prompt of MAX_TOKENS tokens (the
+# query token's slider ends at the last token), the last block (the next token's controls)
+LONG = (("rb_text", "one two three four five six seven eight nine ten eleven twelve"),)
+LAST = (("rb_layer", LAYERS - 1),)
+
+TRY_THIS: list[str] = [
+    "On 'The capital of France is', step 2: the first token's rms is the largest of the row, "
+    "more than 10 times any other token's: the stream of the first token is huge (the sink's), "
+    "and RMSNorm divides it away.",
+    "Step 4: RoPE turns each pair of the query by its position × the pair's frequency; the "
+    "arrows before and after have the same length (the rotation keeps lengths), and the first "
+    "pair, the fastest, turns most.",
+    "Step 5: a score depends on how far apart the query and the key are: the query token's "
+    "score with itself is the same with and without RoPE (both turn by the same angles), its "
+    "score with every earlier key changes.",
+    "Press **The last block**: step 12 shows the next token; '␣Paris' is the most likely, with "
+    "probability ≈ 0.77 at temperature 1, and a temperature of 0.5 makes it more than 0.95.",
+]
+
+TABLE = PageParams(
+    prefix="rb",
+    params=(
+        Param("rb_text", "prompt", "text_input", FACT),
+        Param("rb_layer", "block (layer)", "slider", 18, low=0, high=LAYERS - 1, step=1),
+        Param("rb_head", "query head", "slider", 6, low=0, high=HEADS - 1, step=1),
+        Param(
+            "rb_query",
+            "query token",
+            "slider",
+            MAX_TOKENS - 1,
+            low=0,
+            high=MAX_TOKENS - 1,
+            step=1,
+            shown_when=LONG,
+        ),
+        Param(
+            "rb_whole",
+            "whole matrices (off: the query token's row)",
+            "toggle",
+            False,
+            help="One row first: each step shows the query token's row; on, every token's.",
+        ),
+        Param(
+            "rb_temp", "temperature", "slider", 1.0, low=0.1, high=2.0, step=0.1, shown_when=LAST
+        ),
+        Param("rb_topp", "top-p", "slider", 0.9, low=0.05, high=1.0, step=0.05, shown_when=LAST),
+    ),
+    presets={
+        "A middle block": {"rb_text": FACT, "rb_layer": 18, "rb_head": 6},
+        "The first block": {"rb_text": FACT, "rb_layer": 0, "rb_head": 0},
+        "The last block": {"rb_text": FACT, "rb_layer": LAYERS - 1, "rb_head": 0},
+    },
+)

@@ -1,0 +1,113 @@
+"""Inside one block of a real model (issue 58): every number of one block of the bundled
+SmolLM2-135M on a short prompt, step by step; layout over its scene
+(attnviz.topics.real_block.scene)."""
+
+import streamlit as st
+
+from attnviz.topics.real_block.scene import MAX_TOKENS, SCENE
+from attnviz.topics.scene import SceneInputError
+from attnviz.ui.common import layout
+from attnviz.ui.common.figures import show
+from attnviz.ui.common.scene_cache import scene_run
+from attnviz.ui.common.view_cache import cached_views
+from attnviz.ui.common.widgets import draw, preset_buttons, reset_button
+from attnviz.ui.lecture.answers import publish
+from attnviz.ui.parts.language_model import load_with_progress
+
+TABLE = SCENE.table
+
+layout.intro(
+    "Inside one block of a real model",
+    "One block of **SmolLM2-135M**, a 2025 decoder of the Llama family, on your prompt, every "
+    "number computed from the block's weights and equal to the model's own forward pass: "
+    "RMSNorm instead of LayerNorm, rotary positions (RoPE) instead of learned ones, 9 query "
+    "heads sharing 3 key/value heads (grouped-query attention) and a SwiGLU MLP. The toy layer "
+    "of *Self-attention, step by step* is 2017's; this is what changed since. Pick the query "
+    "token: each step shows its row first; turn on **whole matrices** for every token's.",
+)
+text_col, side_col = st.columns([3, 2])
+with side_col, st.container(horizontal=True, vertical_alignment="center"):
+    with st.popover("Presets", width="stretch"):
+        preset_buttons(TABLE, stacked=True)
+    reset_button(TABLE)
+with text_col:
+    text = draw(TABLE, "rb_text", max_chars=200)
+c1, c2 = st.columns(2)
+with c1:
+    layer = draw(TABLE, "rb_layer")
+with c2:
+    head = draw(TABLE, "rb_head")
+values = SCENE.values({"rb_text": text, "rb_layer": layer, "rb_head": head})
+if not load_with_progress(values["device"]):
+    st.stop()
+try:
+    out = scene_run(SCENE, values)
+except SceneInputError as err:
+    st.warning(str(err))
+    st.stop()
+if out.cut:
+    st.warning(f"The prompt has more than {MAX_TOKENS} tokens: the page reads the first ones.")
+c3, c4 = st.columns(2)
+with c3:
+    values["rb_query"] = draw(TABLE, "rb_query", high=len(out.tokens) - 1)
+with c4:
+    values["rb_whole"] = draw(TABLE, "rb_whole")
+NEXT = "rb_next"  # the last block's next token, under its own controls
+steps = {view.name for view in SCENE.declared} - {NEXT}
+figs = cached_views(SCENE, out, values, steps, key=(out.config,))
+publish(SCENE.answers(out, values))
+
+
+def step(title: str, names: list[str], say: str) -> None:
+    """One step of the block: its heading, its views and what they show."""
+    st.subheader(title)
+    for name in names:
+        if name in figs:
+            show(figs[name], name)
+    st.caption(say)
+
+
+step(
+    "Weights first: where the query looks",
+    ["rb_weights"],
+    "The end of the attention half, first: the softmax of the scores below. Each row sums to 1.",
+)
+step(
+    "The stream in and RMSNorm",
+    ["rb_stream", "rb_rms", "rb_normed"],
+    "RMSNorm divides each token's vector by its rms and multiplies by the learned scale γ; "
+    "unlike LayerNorm it subtracts no mean and adds no bias.",
+)
+step(
+    "Q, K, V and the shared key/value head",
+    ["rb_qkv"],
+    "The query head reads one of 3 key/value heads; 3 query heads share each (grouped-query "
+    "attention: the KV cache is 3× smaller).",
+)
+step(
+    "Rotary positions",
+    ["rb_rope", "rb_rope_scores"],
+    "Each pair (i, i + 32) of q and of k turns by position × the pair's frequency; a score then "
+    "depends on how far apart the two tokens are. A rotation keeps every length.",
+)
+step(
+    "Scores, mask, softmax, ·V",
+    ["rb_scores", "rb_head_out"],
+    "QKᵀ/√d, the future masked to −∞ (a decoder), softmax per row, then the weights mix V.",
+)
+step(
+    "W_O, the MLP and the residual stream",
+    ["rb_attn_out", "rb_mlp", "rb_residual"],
+    "The 9 heads' outputs, concatenated, go through W_O and are added to the stream; a second "
+    "RMSNorm, then the SwiGLU MLP: down(SiLU(gate) ⊙ up), added too.",
+)
+if out.block.logits is not None:  # the last block
+    st.subheader("After the last block: the next token")
+    c5, c6 = st.columns(2)
+    with c5:
+        values["rb_temp"] = draw(TABLE, "rb_temp")
+    with c6:
+        values["rb_topp"] = draw(TABLE, "rb_topp")
+    show(cached_views(SCENE, out, values, {NEXT}, key=(out.config,))[NEXT], NEXT)
+    st.caption("The final RMSNorm and the unembedding turn the last token's stream into logits.")
+layout.try_this(SCENE.try_this)
