@@ -4,7 +4,7 @@ SmolLM2-135M on a short prompt, step by step; layout over its scene
 
 import streamlit as st
 
-from attnviz.topics.real_block.scene import MAX_TOKENS, SCENE
+from attnviz.topics.real_block.scene import LAST_TOKEN, MAX_TOKENS, SCENE
 from attnviz.topics.scene import SceneInputError
 from attnviz.ui.common import layout
 from attnviz.ui.common.figures import show
@@ -49,7 +49,8 @@ if out.cut:
     st.warning(f"The prompt has more than {MAX_TOKENS} tokens: the page reads the first ones.")
 c3, c4 = st.columns(2)
 with c3:
-    values["rb_query"] = draw(TABLE, "rb_query", high=len(out.tokens) - 1)
+    positions = [LAST_TOKEN, *range(len(out.tokens))]  # the prompt's own positions
+    values["rb_query"] = draw(TABLE, "rb_query", choices=positions)
 with c4:
     values["rb_whole"] = draw(TABLE, "rb_whole")
 NEXT = "rb_next"  # the last block's next token, under its own controls

@@ -20,7 +20,7 @@ from attnviz.figures.base import (
     heatmap_spec,
     matrix_figure,
 )
-from attnviz.figures.fonts import NARROW_TITLE, titled
+from attnviz.figures.fonts import NARROW_TITLE, retitled, titled
 
 SHOWN = 16  # dimensions of a wide vector shown
 PAIRS = 8  # rotary pairs drawn as arrows (the fastest)
@@ -62,9 +62,11 @@ def rms_bars(rms: np.ndarray, labels: Sequence[str], query: int, layer: int) -> 
     return bar_chart(rms, labels, title, "rms", "token", highlight=query)
 
 
-def qkv_figure(q: np.ndarray, k: np.ndarray, v: np.ndarray, labels, rows, names) -> go.Figure:
+def qkv_figure(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, labels, rows, names, title: str
+) -> go.Figure:
     """Q's rows (head h), K and V of every token (its key/value head), side by side."""
-    figure = make_subplots(1, 3, subplot_titles=names, horizontal_spacing=0.08)
+    figure = make_subplots(1, 3, horizontal_spacing=0.12)  # names under each map
     shown = [(q[list(rows)], [labels[r] for r in rows]), (k, list(labels)), (v, list(labels))]
     for col, (matrix, ys) in enumerate(shown, 1):
         bound = _bound(matrix) or 1.0
@@ -81,19 +83,21 @@ def qkv_figure(q: np.ndarray, k: np.ndarray, v: np.ndarray, labels, rows, names)
             1,
             col,
         )
-        figure.update_yaxes(autorange="reversed", type="category", row=1, col=col)
-    figure.update_xaxes(title_text="dimension")
-    title = "3. Q, K and V of one head (each 64 dimensions)"
-    figure.update_layout(title=title, height=max(260, 150 + 24 * len(labels)))
-    return figure
+        figure.update_yaxes(
+            autorange="reversed", type="category", showticklabels=col < 3, row=1, col=col
+        )  # V's rows are K's: labelled once
+    for col, name in enumerate(names, 1):
+        figure.update_xaxes(title_text=name, row=1, col=col)
+    figure.update_layout(height=max(280, 170 + 24 * len(labels)))
+    return retitled(figure, title)
 
 
 def rope_arrows(before: np.ndarray, after: np.ndarray, angles: np.ndarray, token: str):
     """The query's first PAIRS rotary pairs as arrows from the origin, before (grey) and after
     (orange) the rotation by position × frequency (`angles`, radians)."""
     half = len(before) // 2
-    names = [f"pair {i}: {angles[i]:.2f} rad" for i in range(PAIRS)]
-    figure = make_subplots(2, PAIRS // 2, subplot_titles=names, vertical_spacing=0.16)
+    names = [f"pair {i}<br>{angles[i]:.2f} rad" for i in range(PAIRS)]
+    figure = make_subplots(2, PAIRS // 2, vertical_spacing=0.28)  # names under each plot
     for i in range(PAIRS):
         row, col = divmod(i, PAIRS // 2)
         reach = 1.15 * max(np.hypot(before[i], before[i + half]), 1e-6)
@@ -114,7 +118,13 @@ def rope_arrows(before: np.ndarray, after: np.ndarray, angles: np.ndarray, token
                 row + 1,
                 col + 1,
             )
-        figure.update_xaxes(range=[-reach, reach], showticklabels=False, row=row + 1, col=col + 1)
+        figure.update_xaxes(
+            range=[-reach, reach],
+            showticklabels=False,
+            title_text=names[i],
+            row=row + 1,
+            col=col + 1,
+        )
         figure.update_yaxes(
             range=[-reach, reach],
             showticklabels=False,
@@ -122,9 +132,8 @@ def rope_arrows(before: np.ndarray, after: np.ndarray, angles: np.ndarray, token
             row=row + 1,
             col=col + 1,
         )
-    title = f"4. RoPE turns each pair of q at {token} by position × frequency"
-    figure.update_layout(title=title, height=420, legend={"orientation": "h", "y": -0.05})
-    return figure
+    figure.update_layout(height=500, legend={"orientation": "h", "y": -0.2})
+    return retitled(figure, f"4. RoPE turns each pair of q at {token} by position × frequency")
 
 
 def rope_scores(plain: np.ndarray, turned: np.ndarray, keys: Sequence[str], token: str):
@@ -135,12 +144,9 @@ def rope_scores(plain: np.ndarray, turned: np.ndarray, keys: Sequence[str], toke
             go.Bar(x=list(keys), y=turned, name="with RoPE", marker_color=BAR_COLOR),
         ]
     )
-    title = f"5. {token}'s scores q·k/√d without and with RoPE"
-    figure.update_layout(
-        title=title, barmode="group", height=320, yaxis_title="score", xaxis_title="key token"
-    )
+    figure.update_layout(barmode="group", height=340, yaxis_title="score", xaxis_title="key token")
     figure.update_xaxes(type="category")
-    return figure
+    return retitled(figure, f"5. Scores of {token}, q·k/√d, without and with RoPE")
 
 
 def scores_figure(scores: np.ndarray, labels, rows, head: int, weights: bool) -> go.Figure:

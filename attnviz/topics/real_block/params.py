@@ -13,6 +13,7 @@ LAYERS, HEADS = 30, 9
 # query token's slider ends at the last token), the last block (the next token's controls)
 LONG = (("rb_text", "one two three four five six seven eight nine ten eleven twelve"),)
 LAST = (("rb_layer", LAYERS - 1),)
+LAST_TOKEN = -1  # the query token: the prompt's last, whatever its length
 
 TRY_THIS: list[str] = [
     "On 'The capital of France is', step 2: the first token's rms is the largest of the row, "
@@ -32,16 +33,16 @@ TABLE = PageParams(
     prefix="rb",
     params=(
         Param("rb_text", "prompt", "text_input", FACT),
-        Param("rb_layer", "block (layer)", "slider", 18, low=0, high=LAYERS - 1, step=1),
-        Param("rb_head", "query head", "slider", 6, low=0, high=HEADS - 1, step=1),
+        Param("rb_layer", "block (layer)", "slider", 23, low=0, high=LAYERS - 1, step=1),
+        Param("rb_head", "query head", "slider", 4, low=0, high=HEADS - 1, step=1),
         Param(
             "rb_query",
             "query token",
-            "slider",
-            MAX_TOKENS - 1,
-            low=0,
-            high=MAX_TOKENS - 1,
-            step=1,
+            "selectbox",
+            LAST_TOKEN,
+            choices=(LAST_TOKEN, *range(MAX_TOKENS)),
+            format_func=lambda p: "the last" if p == LAST_TOKEN else f"position {p}",
+            url=False,  # a selectbox's link holds its label
             shown_when=LONG,
         ),
         Param(
@@ -57,7 +58,7 @@ TABLE = PageParams(
         Param("rb_topp", "top-p", "slider", 0.9, low=0.05, high=1.0, step=0.05, shown_when=LAST),
     ),
     presets={
-        "A middle block": {"rb_text": FACT, "rb_layer": 18, "rb_head": 6},
+        "A middle block": {"rb_text": FACT, "rb_layer": 23, "rb_head": 4},
         "The first block": {"rb_text": FACT, "rb_layer": 0, "rb_head": 0},
         "The last block": {"rb_text": FACT, "rb_layer": LAYERS - 1, "rb_head": 0},
     },

@@ -25,7 +25,7 @@ from attnviz.topics.fair_options import fair_order, kin_first
 from attnviz.topics.language_model.forward import encode
 from attnviz.topics.language_model.scene import model
 from attnviz.topics.real_block.block import Block, trace
-from attnviz.topics.real_block.params import MAX_TOKENS, TABLE, TRY_THIS
+from attnviz.topics.real_block.params import LAST_TOKEN, MAX_TOKENS, TABLE, TRY_THIS
 from attnviz.topics.scene import Answer, Scene, SceneInputError, Values, token_labels
 from attnviz.topics.views import View
 
@@ -78,7 +78,8 @@ class Shown:
 
 def seen(out: BlockOutcome, values: Values) -> Shown:
     labels = shown(out.tokens)
-    query = min(int(values["rb_query"]), len(labels) - 1)
+    asked = int(values["rb_query"])
+    query = len(labels) - 1 if asked == LAST_TOKEN else min(asked, len(labels) - 1)
     rows = tuple(range(len(labels))) if values["rb_whole"] else (query,)
     return Shown(labels, query, rows, f"'{labels[query]}'")
 
@@ -103,8 +104,10 @@ def normed_view(out: BlockOutcome, values: Values) -> go.Figure:
 def qkv_view(out: BlockOutcome, values: Values) -> go.Figure:
     s, b = seen(out, values), out.block
     sharing = ", ".join(str(h) for h in b.sharing)
-    names = (f"Q, head {b.head}", f"K, kv head {b.kv_head}", f"V (heads {sharing} share it)")
-    return fig.qkv_figure(b.q[b.head], b.k[b.kv_head], b.v[b.kv_head], s.labels, s.rows, names)
+    names = (f"Q, head {b.head}", f"K, kv head {b.kv_head}", f"V, kv head {b.kv_head}")
+    title = f"3. Q, K, V (64 dims each): query heads {sharing} share kv head {b.kv_head}"
+    q, k, v = b.q[b.head], b.k[b.kv_head], b.v[b.kv_head]
+    return fig.qkv_figure(q, k, v, s.labels, s.rows, names, title)
 
 
 def rope_view(out: BlockOutcome, values: Values) -> go.Figure:
