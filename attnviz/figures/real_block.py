@@ -24,6 +24,7 @@ from attnviz.figures.fonts import NARROW_TITLE, retitled, titled
 
 SHOWN = 16  # dimensions of a wide vector shown
 PAIRS = 8  # rotary pairs drawn as arrows (the fastest)
+TICK_EVERY = 5  # a vector's dimensions labelled
 GREY = "#868e96"
 
 
@@ -52,6 +53,8 @@ def vectors(
         colorscale=DIVERGING,
     )
     titled(layout, f"{title} [{shape}]", NARROW_TITLE)
+    every = trace["x"][::TICK_EVERY]  # dimension numbers: every fifth fits a phone's width
+    layout["xaxis"].update(tickvals=every, ticktext=every, tickangle=0)
     layout["height"] = max(220, 140 + 30 * len(rows))
     return fast_figure([trace], layout)
 
