@@ -8,7 +8,10 @@ artifacts/screenshots (ignored by git). Helpers live in tests/support/, not here
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from attnviz.ui.warm_up import MODE_ENV as WARM_ENV
 from tests.support import server
@@ -106,11 +109,18 @@ def app_url(app_server):
 
 
 STEADY_MS = 150
+AT_WIDTH = """() => [...document.querySelectorAll('.js-plotly-plot')].every((el) =>
+  !el._fullLayout || !el.clientWidth || Math.abs(el._fullLayout.width - el.clientWidth) <= 1)"""
+AT_WIDTH_MS = 3_000  # a figure of a fixed width never matches: it is read after this
 
 
 def settled_figure_text(page, tries: int = 5) -> dict:
-    """The figures' text read twice STEADY_MS apart and alike: on a loaded machine a figure can
-    still be laid out again (a scrollbar appears, a column narrows) after the DOM was calm."""
+    """The figures' text read twice STEADY_MS apart and alike, once every figure is laid out at
+    its container's width: on a loaded machine a figure can still be laid out again (a scrollbar
+    appears, a column narrows) after the DOM was calm, and until its resize handler runs its
+    texts sit where the old width put them (seen on a long page: 4–8 px off)."""
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(AT_WIDTH, polling=50, timeout=AT_WIDTH_MS)
     text = read_figure_text(page)
     for _ in range(tries):
         page.wait_for_timeout(STEADY_MS)

@@ -36,7 +36,8 @@ def test_rope_keeps_lengths_and_the_first_pair_turns_most():
     figure = view("rb_rope")
     lines = [np.hypot(t.x[1], t.y[1]) for t in figure.data]  # before, after of each pair
     np.testing.assert_allclose(lines[0::2], lines[1::2], rtol=1e-4)  # same lengths
-    turned = [float(a.text.split(": ")[1].split(" ")[0]) for a in figure.layout.annotations]
+    names = [figure.layout[f"xaxis{i + 1 if i else ''}"].title.text for i in range(8)]
+    turned = [float(name.split("<br>")[1].split(" ")[0]) for name in names]  # "pair i<br>θ rad"
     assert turned[0] == max(turned) and turned == sorted(turned, reverse=True), turned
 
 
