@@ -59,11 +59,9 @@ def run(config: BlockInput) -> BlockOutcome:
         ids, _ = encode(lm, config.text)
     except ValueError:
         raise SceneInputError("The prompt has no tokens: type a word or two.") from None
-    all_ids = lm.tokenizer(config.text, add_special_tokens=False)["input_ids"]
-    ids = ids[:MAX_TOKENS]
     layer = min(config.layer, lm.n_layers - 1)
-    block = trace(lm, ids, layer, min(config.head, lm.n_heads - 1))
-    return BlockOutcome(config, block, lm.readable(ids), len(all_ids) > MAX_TOKENS)
+    block = trace(lm, ids[:MAX_TOKENS], layer, min(config.head, lm.n_heads - 1))
+    return BlockOutcome(config, block, lm.readable(ids[:MAX_TOKENS]), len(ids) > MAX_TOKENS)
 
 
 @dataclass(frozen=True)
@@ -182,9 +180,14 @@ def next_view(out: BlockOutcome, values: Values) -> go.Figure | None:
         return None
     t, p = float(values["rb_temp"]), float(values["rb_topp"])
     probs, kept = nucleus(logits, t, p)
-    order = np.argsort(-logits.astype(np.float64), kind="stable")[:10]
-    labels = shown(model(out.config.device).readable([int(i) for i in order]))
-    return fig.next_token_bars(probs[:10], labels, kept, t, p)
+    return fig.next_token_bars(probs[:10], shown(ranked(out)), kept, t, p)
+
+
+def ranked(out: BlockOutcome) -> list[str]:
+    """The ten likeliest next tokens after the last block, likeliest first, as a reader sees
+    them."""
+    order = np.argsort(-out.block.logits.astype(np.float64), kind="stable")[:10]
+    return model(out.config.device).readable([int(i) for i in order])
 
 
 VIEWS = (
@@ -212,10 +215,9 @@ def answers(out: BlockOutcome, values: Values) -> dict[str, Answer]:
     largest = labels[int(np.argmax(out.block.norm1.rms))]
     found = {"largest_rms": Answer.of(largest, labels)}
     if out.block.logits is not None:
-        order = np.argsort(-out.block.logits.astype(np.float64), kind="stable")[:10]
-        ranked = model(out.config.device).readable([int(i) for i in order])
-        top = token_labels(kin_first(ranked[0], ranked, 4))
-        found["next_token"] = Answer.of(top[0], fair_order(top, " ".join(ranked)))
+        likeliest = ranked(out)
+        top = token_labels(kin_first(likeliest[0], likeliest, 4))
+        found["next_token"] = Answer.of(top[0], fair_order(top, " ".join(likeliest)))
     return found
 
 
