@@ -24,6 +24,7 @@ from tests.support.browser import (
     launch_args,
     layout_probe,
     open_app_page,
+    pick_page,
     record_requests,
     wait_drawn,
     warm_up,
@@ -139,44 +140,80 @@ AXE_WIDTHS = (1280, 390)  # the probes axe-core runs on: the projector (lecture 
 
 @pytest.fixture(scope="session")
 def page_probe(browser, app_url):
-    """`page_probe(url, viewport, query)`: the page opened once per (url, viewport width, query)
-    in a fresh tab, its layout probe (tests/support/browser.py), the text inside its figures
-    (tests/support/figure_text.py), the requests it made, at AXE_WIDTHS axe-core's WCAG
-    violations (tests/support/axe.py) and at MOVES_AT what a person's first moves did after
-    all that (tests/support/page_moves.py), kept for every check. The tabs of
-    one viewport share a browser context (its HTTP cache: the app's scripts load once, ~0.4 s
-    a page less); a tab's session is its own."""
+    """`page_probe(url, viewport, query)`: the page visited once per (url, viewport width, query),
+    its layout probe (tests/support/browser.py), the text inside its figures
+    (tests/support/figure_text.py), the requests made, at AXE_WIDTHS axe-core's WCAG violations
+    (tests/support/axe.py) and at MOVES_AT what a person's first moves did after all that
+    (tests/support/page_moves.py), kept for every check.
+
+    Each viewport and mode has a tab of its own that walks from page to page as a person does
+    from the sidebar (`pick_page`: one session, no new document; the same probe as a fresh
+    tab's on every page at 1280×720 in both modes and at 390×844, and about 1.5 s of Chromium's
+    CPU a page less); its probes' `requests` are all the tab's since it opened. MOVES_AT's
+    pages (the moves change the session) and a second look open in a fresh tab each."""
     found: dict[tuple[str, int, str], dict] = {}
-    contexts: dict[tuple[int, int], object] = {}
-    tabs: dict[tuple[int, int], object] = {}  # each context's tab, reused (tests/support/tabs.py)
+    contexts: dict[tuple, object] = {}
+    tabs: dict[tuple, object] = {}  # each context's tab, reused (tests/support/tabs.py)
+    walkers: dict[tuple, tuple] = {}  # (width, height, query) -> (its tab, the requests seen)
+
+    def read(page, url: str, viewport: dict, seen: list) -> dict:
+        wait_drawn(page)  # Plotly lays out its titles after the run ends
+        assert_no_exception(page, f"probe-{url}-{viewport['width']}")
+        out = layout_probe(page) | {"requests": list(seen)}
+        out["text"] = settled_figure_text(page)
+        if viewport["width"] in AXE_WIDTHS:  # WCAG 2.1 AA on this page as drawn
+            out["axe"] = violations(page)
+        if viewport["width"] == MOVES_AT:  # then a person's first moves on it
+            out["moves"] = moves_seen(page, url)
+            out["requests"] = list(seen)
+        return out
+
+    def walked(url: str, viewport: dict, query: str) -> dict | None:
+        """The probe in the tab that walks this viewport and mode (None before it is open)."""
+        walk = (viewport["width"], viewport["height"], query)
+        if walk not in walkers:
+            return None
+        page, seen = walkers.pop(walk)  # a failed probe's tab is not walked on
+        pick_page(page, url, query)
+        result = read(page, url, viewport, seen)
+        walkers[walk] = (page, seen)
+        return result
+
+    def fresh(url: str, viewport: dict, query: str, walks: bool) -> dict:
+        """The probe in a fresh tab, kept as the walking tab of its viewport and mode if
+        `walks`, else reset for the next fresh probe (tests/support/tabs.py)."""
+        size = (viewport["width"], viewport["height"])
+        place = (*size, query) if walks else size  # a walking tab's storage is its own
+        if place not in contexts:
+            contexts[place] = browser.new_context(viewport=viewport)
+        page = tabs.pop(place, None) or contexts[place].new_page()
+        seen, heard = record_requests(page)
+        try:
+            open_app_page(page, app_url, url, query)
+            result = read(page, url, viewport, seen)
+        except BaseException:
+            walks = False
+            raise
+        finally:
+            if walks:
+                walkers[(*size, query)] = (page, seen)
+            else:
+                page.remove_listener("request", heard)
+                if reset(page, viewport):
+                    tabs[place] = page
+                else:
+                    page.close()
+        return result
 
     def probe(url: str, viewport: dict, query: str, again: bool = False) -> dict:
         key = (url, viewport["width"], query)
         if again:  # a second look in a new tab (a loaded machine may lay a figure out late)
             found.pop(key, None)
         if key not in found:
-            size = (viewport["width"], viewport["height"])
-            if size not in contexts:
-                contexts[size] = browser.new_context(viewport=viewport)
-            page = tabs.pop(size, None) or contexts[size].new_page()
-            seen, heard = record_requests(page)
-            try:
-                open_app_page(page, app_url, url, query)
-                wait_drawn(page)  # Plotly lays out its titles after the run ends
-                assert_no_exception(page, f"probe-{url}-{viewport['width']}")
-                found[key] = layout_probe(page) | {"requests": list(seen)}
-                found[key]["text"] = settled_figure_text(page)
-                if viewport["width"] in AXE_WIDTHS:  # WCAG 2.1 AA on this page as drawn
-                    found[key]["axe"] = violations(page)
-                if viewport["width"] == MOVES_AT:  # then a person's first moves on it
-                    found[key]["moves"] = moves_seen(page, url)
-                    found[key]["requests"] = list(seen)
-            finally:
-                page.remove_listener("request", heard)
-                if reset(page, viewport):
-                    tabs[size] = page
-                else:
-                    page.close()
+            walks = viewport["width"] != MOVES_AT and not again
+            found[key] = (walks and walked(url, viewport, query)) or fresh(
+                url, viewport, query, walks
+            )
         return found[key]
 
     yield probe

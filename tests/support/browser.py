@@ -147,6 +147,23 @@ def open_app_page(page, app_url: str, url_path: str, query: str = "") -> None:
     wait_idle(page)
 
 
+PICK_PAGE = """(path) => {  // as a sidebar link does: the address changes, the app reruns
+  window.__pickedAt = performance.now();
+  history.pushState({}, '', path);
+  dispatchEvent(new PopStateEvent('popstate', {state: {}}));
+}"""
+PICK_SENT = "() => window.__lastSend != null && window.__lastSend >= window.__pickedAt"
+
+
+def pick_page(page, url_path: str, query: str = "") -> None:
+    """Go to another page of the app in the same session, as the sidebar's links do (no new
+    document: the app's scripts stay loaded, its settings kept), and wait until it has run.
+    `page` must have been opened with `open_app_page`."""
+    page.evaluate(PICK_PAGE, f"/{page_url(url_path)}{query}")
+    page.wait_for_function(PICK_SENT, polling=25, timeout=10_000)  # the rerun was asked for
+    wait_idle(page)
+
+
 def warm_up(browser, url: str) -> None:
     """Run the app once so the navigation is known: a deep link into a server that has never
     run app.py shows Streamlit's "Page not found" dialog (a first-start race)."""
