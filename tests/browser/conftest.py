@@ -149,8 +149,8 @@ def page_probe(browser, app_url):
     Each viewport and mode has a tab of its own that walks from page to page as a person does
     from the sidebar (`pick_page`: one session, no new document; the same probe as a fresh
     tab's on every page at 1280×720 in both modes and at 390×844, and about 1.5 s of Chromium's
-    CPU a page less); its probes' `requests` are all the tab's since it opened. MOVES_AT's
-    pages (the moves change the session) and a second look open in a fresh tab each."""
+    CPU a page less); its probes' `requests` are all the tab's since it opened. A second look
+    opens in a fresh tab."""
     found: dict[tuple[str, int, str], dict] = {}
     contexts: dict[tuple, object] = {}
     tabs: dict[tuple, object] = {}  # each context's tab, reused (tests/support/tabs.py)
@@ -210,7 +210,7 @@ def page_probe(browser, app_url):
         if again:  # a second look in a new tab (a loaded machine may lay a figure out late)
             found.pop(key, None)
         if key not in found:
-            walks = viewport["width"] != MOVES_AT and not again
+            walks = not again
             found[key] = (walks and walked(url, viewport, query)) or fresh(
                 url, viewport, query, walks
             )

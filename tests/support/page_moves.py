@@ -3,7 +3,8 @@ asserts on what they did): the first main-area slider moved three steps, or anot
 in the first select box; then the page's main widget (benchmarks.browser's) moved once, and whether
 a figure's data changed; any exception box after them; axe-core's WCAG findings after them, with
 the sidebar unfolded (the page's settings). `page_probe` (tests/browser/conftest.py) runs them in
-the tab it opened anyway, at MOVES_AT, so that checking them costs no page load of its own."""
+the tab it opened anyway, at MOVES_AT, so that checking them costs no page load of its own; a
+sidebar the moves unfolded is folded again, as the next page of the probe's walk expects it."""
 
 from __future__ import annotations
 
@@ -87,6 +88,7 @@ def moves_seen(page, url: str) -> dict:
         wait_idle(page)
         seen["main widget changed"] = page.evaluate(FIGURE_DATA) != drawn
     seen["exception"] = exception_text(page)
+    folded = page.locator("[data-testid='stSidebar'][data-collapsed='true']").count() > 0
     seen["sidebar open"] = open_sidebar(page)
     wait_drawn(page)  # icons and fonts load after the run
     seen["names cut"] = page.evaluate(NAMES_CUT)
@@ -95,6 +97,9 @@ def moves_seen(page, url: str) -> dict:
     # Streamlit keeps the sidebar's folding in the origin's storage: left unfolded, every page
     # opened after this one in the probe's context would start with it open
     page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+    if folded:  # as it was: the tab goes on to the next page (the probe's walk)
+        page.locator("[data-testid='stSidebarCollapseButton'] button").first.click()
+        page.locator("[data-testid='stSidebar'][data-collapsed='true']").wait_for(timeout=10_000)
     return seen
 
 
