@@ -76,8 +76,10 @@ step(
 step(
     "The stream in and RMSNorm",
     ["rb_stream", "rb_rms", "rb_normed"],
-    "RMSNorm divides each token's vector by its rms and multiplies by the learned scale γ; "
-    "unlike LayerNorm it subtracts no mean and adds no bias.",
+    "RMSNorm divides each token's vector by its rms and multiplies it by the learned scale γ; "
+    "unlike LayerNorm it subtracts no mean and adds no bias. The bars: each token's rms before "
+    "attention, before the MLP (the block's second norm) and, after the last block, the final "
+    "norm's.",
 )
 step(
     "Q, K, V and the shared key/value head",

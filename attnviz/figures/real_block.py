@@ -26,6 +26,7 @@ SHOWN = 16  # dimensions of a wide vector shown
 PAIRS = 8  # rotary pairs drawn as arrows (the fastest)
 TICK_EVERY = 5  # a vector's dimensions labelled
 GREY = "#868e96"
+DARK = "#343a40"
 
 
 def _bound(matrix: np.ndarray) -> float:
@@ -59,10 +60,29 @@ def vectors(
     return fast_figure([trace], layout)
 
 
-def rms_bars(rms: np.ndarray, labels: Sequence[str], query: int, layer: int) -> go.Figure:
-    """Each token's rms, the query's in orange."""
+def rms_bars(
+    series: dict[str, np.ndarray], labels: Sequence[str], query: int, layer: int
+) -> go.Figure:
+    """Each token's rms at each RMSNorm (the first's numbers printed, the query's bar in
+    orange): before attention, before the MLP and, after the last block, the final norm."""
+    names = list(series)
     title = f"2. RMSNorm in block {layer}: each token's rms √(mean x² + ε)"
-    return bar_chart(rms, labels, title, "rms", "token", highlight=query)
+    figure = bar_chart(series[names[0]], labels, title, "rms", "token", highlight=query)
+    figure.update_traces(name=names[0])
+    for name, colour in zip(names[1:], (GREY, DARK), strict=False):
+        figure.add_bar(
+            x=figure.data[0].x,
+            y=series[name],
+            name=name,
+            marker_color=colour,
+            hovertemplate=f"{name}, %{{x}}: %{{y:.4f}}<extra></extra>",
+        )
+    figure.update_layout(
+        barmode="group",
+        showlegend=True,
+        height=360,
+    )
+    return figure
 
 
 def qkv_figure(

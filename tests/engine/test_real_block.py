@@ -43,12 +43,15 @@ def model_forward(lm, ids: list[int], layer: int) -> dict:
         "v": (att.v_proj, False),
         "concat": (att.o_proj, True),
         "attn_out": (att.o_proj, False),
+        "norm2_in": (block.post_attention_layernorm, True),
         "norm2": (block.post_attention_layernorm, False),
         "gate": (mlp.gate_proj, False),
         "up": (mlp.up_proj, False),
         "product": (mlp.down_proj, True),
         "mlp_out": (mlp, False),
         "stream_out": (block, False),
+        "final_in": (lm.model.model.norm, True),
+        "final": (lm.model.model.norm, False),
     }
     for name, (module, inputs) in taps.items():
         handles.append(module.register_forward_hook(keep(name, inputs)))
@@ -108,13 +111,25 @@ def check_block(lm, ids: list[int], layer: int, head: int) -> None:
     }
     for what, (mine, theirs) in pairs.items():
         close(mine, theirs, what)
+    for what, norm, x in (
+        ("first rms", block.norm1, seen["stream_in"]),
+        ("second rms", block.norm2, seen["norm2_in"]),
+    ):
+        close(norm.rms, rms_of(x, lm.model.config.rms_norm_eps), what)
     assert block.sharing == tuple(
         h for h in range(lm.n_heads) if h // (lm.n_heads // lm.n_kv_heads) == block.kv_head
     )
     if layer == lm.n_layers - 1:
         close(block.logits, seen["logits"], "logits")
+        close(block.final.out, seen["final"], "final norm")
+        close(block.final.rms, rms_of(seen["final_in"], lm.model.config.rms_norm_eps), "final rms")
     else:
-        assert block.logits is None
+        assert block.logits is None and block.final is None
+
+
+def rms_of(x: torch.Tensor, eps: float) -> np.ndarray:
+    """Each row's √(mean x² + ε), from the tensor the model's norm was given."""
+    return np.sqrt((x.double().numpy() ** 2).mean(-1) + eps)
 
 
 @pytest.mark.parametrize("layer", [0, 1])

@@ -60,6 +60,7 @@ class Block:
     product: np.ndarray  # (T, F) SiLU(gate) ⊙ up
     mlp_out: np.ndarray  # (T, D) product through W_down
     stream_out: np.ndarray  # (T, D) stream_mid + mlp_out
+    final: Norm | None  # the final RMSNorm of every token's stream out: last block only
     logits: np.ndarray | None  # (V,) at the last token, after the final norm: last block only
 
 
@@ -124,6 +125,7 @@ def _through(lm: PretrainedModel, block, x: torch.Tensor, layer: int, head: int)
     out = mid + mlp["mlp_out"]
     group = lm.n_heads // lm.n_kv_heads
     kv = head // group
+    final, logits = _final(lm, out) if layer == lm.n_layers - 1 else (None, None)
     return Block(
         layer=layer,
         head=head,
@@ -134,7 +136,8 @@ def _through(lm: PretrainedModel, block, x: torch.Tensor, layer: int, head: int)
         stream_mid=_np(mid),
         norm2=norm2,
         stream_out=_np(out),
-        logits=_logits(lm, out) if layer == lm.n_layers - 1 else None,
+        final=final,
+        logits=logits,
         **{name: _np(value) for name, value in (attention | mlp).items()},
     )
 
@@ -186,8 +189,8 @@ def _mlp(mlp: torch.nn.Module, h: torch.Tensor) -> dict:
     }
 
 
-def _logits(lm: PretrainedModel, out: torch.Tensor) -> np.ndarray:
-    """(V,) the next token's logits: the last token's stream through the final norm and the
-    unembedding."""
-    _, normed = rms_norm(out[-1:], lm.model.model.norm)
-    return _np(normed @ _weight(lm.model.lm_head).T)[0]
+def _final(lm: PretrainedModel, out: torch.Tensor) -> tuple[Norm, np.ndarray]:
+    """The final norm of every token's stream (T, D), and the next token's logits (V,): the
+    last token's normed stream through the unembedding."""
+    final, normed = _norm(out, lm.model.model.norm)
+    return final, _np(normed[-1:] @ _weight(lm.model.lm_head).T)[0]

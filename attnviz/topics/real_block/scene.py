@@ -89,14 +89,26 @@ def stream_view(out: BlockOutcome, values: Values) -> go.Figure:
 
 
 def rms_view(out: BlockOutcome, values: Values) -> go.Figure:
-    s = seen(out, values)
-    return fig.rms_bars(out.block.norm1.rms, s.labels, s.query, out.block.layer)
+    s, b = seen(out, values), out.block
+    series = {"before attention": b.norm1.rms, "before the MLP": b.norm2.rms}
+    if b.final is not None:
+        series["final norm"] = b.final.rms
+    return fig.rms_bars(series, s.labels, s.query, b.layer)
 
 
 def normed_view(out: BlockOutcome, values: Values) -> go.Figure:
-    s, norm = seen(out, values), out.block.norm1
+    """The query's x / rms, γ and their product (one row first); every token's normed row
+    under γ (whole matrices)."""
+    s, b = seen(out, values), out.block
+    norm, q = b.norm1, s.query
+    if values["rb_whole"]:
+        parts = np.vstack([norm.scale[None], norm.out])  # (1 + T, D)
+        names = ["γ (learned)", *s.labels]
+    else:
+        parts = np.stack([b.stream_in[q] / norm.rms[q], norm.scale, norm.out[q]])  # (3, D)
+        names = [f"x / rms at {s.token}", "γ (learned)", "= x / rms ⊙ γ"]
     title = "2. x / rms ⊙ γ: the normed stream"
-    return fig.vectors(norm.out, s.labels, s.rows, title, norm.out.shape[1])
+    return fig.vectors(parts, names, range(len(names)), title, norm.out.shape[1])
 
 
 def qkv_view(out: BlockOutcome, values: Values) -> go.Figure:
