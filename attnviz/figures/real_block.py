@@ -68,7 +68,7 @@ def rms_bars(
     names = list(series)
     title = f"2. RMSNorm in block {layer}: each token's rms √(mean x² + ε)"
     figure = bar_chart(series[names[0]], labels, title, "rms", "token", highlight=query)
-    figure.update_traces(name=names[0])
+    figure.update_traces(name=names[0], constraintext="none", textangle=-90)  # upright, whole
     for name, colour in zip(names[1:], (GREY, DARK), strict=False):
         figure.add_bar(
             x=figure.data[0].x,
@@ -77,11 +77,9 @@ def rms_bars(
             marker_color=colour,
             hovertemplate=f"{name}, %{{x}}: %{{y:.4f}}<extra></extra>",
         )
-    figure.update_layout(
-        barmode="group",
-        showlegend=True,
-        height=360,
-    )
+    top = max(float(np.max(values)) for values in series.values())
+    figure.update_layout(barmode="group", showlegend=True, height=360)
+    figure.update_yaxes(range=[0, 1.25 * top])  # room for the numbers (upright in lecture mode)
     return figure
 
 
