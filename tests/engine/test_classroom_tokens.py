@@ -23,7 +23,9 @@ from attnviz.classroom.tokens import (
 
 def test_room_codes_are_six_unambiguous_characters():
     codes = {new_room_code() for _ in range(2000)}
-    assert len(codes) == 2000  # 32**6 codes: a repeat in 2,000 draws has odds of ~0.2 %
+    # 32**6 codes: a repeat in 2,000 draws has odds of ~0.2 % (it happened: 1,999 distinct),
+    # ten repeats odds below 1e-20; a generator drawing from a few thousand codes makes hundreds
+    assert len(codes) >= 1_990, len(codes)
     letters = set("".join(codes))
     assert all(len(code) == 6 for code in codes)
     assert letters <= set(string.ascii_uppercase + string.digits) - set("0O1I")
