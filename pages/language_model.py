@@ -6,10 +6,8 @@ import streamlit as st
 from attnviz.figures.clickable import is_clickable
 from attnviz.io.user_text import md_literal
 from attnviz.topics.language_model.scene import MAX_TOKENS, SCENE, decoding, model
-from attnviz.topics.scene import SceneInputError
 from attnviz.ui.common import layout
 from attnviz.ui.common.figures import show
-from attnviz.ui.common.scene_cache import scene_run
 from attnviz.ui.common.widgets import draw, preset_buttons, reset_button
 from attnviz.ui.lecture.answers import publish
 from attnviz.ui.parts.language_model import (
@@ -18,8 +16,8 @@ from attnviz.ui.parts.language_model import (
     generation_section,
     heads_section,
     lens_section,
-    load_with_progress,
     pick_why_cell,
+    prompt_run,
     sinks_section,
     views,
     why_section,
@@ -48,15 +46,7 @@ with side_col:  # the next token's chart starts on a projector's first screen
 with text_col:
     text = draw(TABLE, "lm_text", max_chars=4_000, height=120)
 values = SCENE.values({"lm_text": text, "lm_chat": chat, "lm_bos": bos} | decoding_values)
-if not load_with_progress(values["device"]):
-    st.stop()
-try:
-    out = scene_run(SCENE, values)
-except SceneInputError as err:
-    st.warning(str(err))
-    st.stop()
-if out.cut:
-    st.warning(f"The prompt has more than {MAX_TOKENS} tokens: the page reads the first ones.")
+out = prompt_run(SCENE, values, MAX_TOKENS)
 
 lm = model(values["device"])
 top = SCENE.ops.predict(lm, out.fwd, decoding(values))

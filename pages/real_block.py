@@ -5,14 +5,12 @@ SmolLM2-135M on a short prompt, step by step; layout over its scene
 import streamlit as st
 
 from attnviz.topics.real_block.scene import LAST_TOKEN, MAX_TOKENS, SCENE
-from attnviz.topics.scene import SceneInputError
 from attnviz.ui.common import layout
 from attnviz.ui.common.figures import show
-from attnviz.ui.common.scene_cache import scene_run
 from attnviz.ui.common.view_cache import cached_views
 from attnviz.ui.common.widgets import draw, preset_buttons, reset_button
 from attnviz.ui.lecture.answers import publish
-from attnviz.ui.parts.language_model import load_with_progress
+from attnviz.ui.parts.language_model import prompt_run
 
 TABLE = SCENE.table
 
@@ -38,15 +36,7 @@ with c1:
 with c2:
     head = draw(TABLE, "rb_head")
 values = SCENE.values({"rb_text": text, "rb_layer": layer, "rb_head": head})
-if not load_with_progress(values["device"]):
-    st.stop()
-try:
-    out = scene_run(SCENE, values)
-except SceneInputError as err:
-    st.warning(str(err))
-    st.stop()
-if out.cut:
-    st.warning(f"The prompt has more than {MAX_TOKENS} tokens: the page reads the first ones.")
+out = prompt_run(SCENE, values, MAX_TOKENS)
 c3, c4 = st.columns(2)
 with c3:
     positions = [LAST_TOKEN, *range(len(out.tokens))]  # the prompt's own positions

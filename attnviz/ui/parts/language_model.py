@@ -24,9 +24,10 @@ from attnviz.topics.language_model.scene import (
     labels,
     model,
 )
-from attnviz.topics.scene import Values
+from attnviz.topics.scene import Scene, SceneInputError, Values
 from attnviz.ui.common import layout
 from attnviz.ui.common.figures import show
+from attnviz.ui.common.scene_cache import scene_run
 from attnviz.ui.common.view_cache import cached_views
 from attnviz.ui.common.widgets import draw
 from attnviz.ui.lecture.answers import publish
@@ -54,6 +55,22 @@ def load_with_progress(device: str) -> bool:
         return False
     place.empty()
     return True
+
+
+def prompt_run(scene: Scene, values: Values, max_tokens: int):
+    """The scene's result on a prompt to the bundled model (loaded first, `load_with_progress`);
+    the page stops with the reason when the model is missing or the prompt is not usable, and
+    says so when the prompt was cut to `max_tokens` tokens."""
+    if not load_with_progress(values["device"]):
+        st.stop()
+    try:
+        out = scene_run(scene, values)
+    except SceneInputError as err:
+        st.warning(str(err))
+        st.stop()
+    if out.cut:
+        st.warning(f"The prompt has more than {max_tokens} tokens: the page reads the first ones.")
+    return out
 
 
 def decoding_controls() -> dict:
