@@ -7,6 +7,7 @@ import streamlit as st
 from attnviz.topics.attention_since_2017.scene import SCENE, readable_bytes, so_far
 from attnviz.ui.common import layout
 from attnviz.ui.common.figures import show
+from attnviz.ui.common.plain_table import plain_table
 from attnviz.ui.common.widgets import draw
 from attnviz.ui.lecture.answers import publish
 from attnviz.ui.training.page import TrainingPage
@@ -68,7 +69,7 @@ context = draw(TABLE, "sv_context")
 calc = {**values, "sv_context": context}
 publish(SCENE.answers(untrained, calc))  # a lesson's question asks a cache's saving
 show(SCENE.views(untrained, calc, only=("sv_real",))["sv_real"], "sv_real", key="sv_real_chart")
-st.table(
+plain_table(
     [
         {
             "model": row.name,

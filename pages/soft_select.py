@@ -15,6 +15,7 @@ from attnviz.topics.soft_select.scene import (
 )
 from attnviz.ui.common import downloads, layout
 from attnviz.ui.common.figures import show
+from attnviz.ui.common.plain_table import plain_table
 from attnviz.ui.common.scene_cache import scene_run
 from attnviz.ui.common.settings import settings
 from attnviz.ui.common.widgets import draw, preset_buttons, reset_button
@@ -112,7 +113,8 @@ with score_col:
 with weight_col:
     show(figs["weights"], "weights")
 st.markdown("**3. The weighted sum, term by term**")
-st.table(terms_text(out), hide_index=True)  # plain text cells: a Styler grid cost ~0.1 s a move
+# plain text cells (a Styler grid cost ~0.1 s a move); the names are the user's, shown as typed
+plain_table(terms_text(out), hide_index=True)
 show(figs["temperature"], "temperature")
 
 layout.try_this(SCENE.try_this)

@@ -1,6 +1,7 @@
 """Figures of "Inside one block of a real model" (attnviz.topics.real_block): a block's numbers
 step by step, each with its shape; vectors of the model's width (576) or its MLP's (1536) are
-shown by their first SHOWN dimensions (the title says so), a head's (64) whole. `rows` are the
+shown by their first SHOWN dimensions (the title says so), a head's (64) whole, the first NUMBERS
+of them in numbers under the map as well. `rows` are the
 token rows shown: the query token's alone (one row first) or every token's."""
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from attnviz.figures.base import (
 from attnviz.figures.fonts import NARROW_TITLE, retitled, titled
 
 SHOWN = 16  # dimensions of a wide vector shown
+NUMBERS = 8  # of those, printed in numbers under the map (figures.table.number_slice)
 PAIRS = 8  # rotary pairs drawn as arrows (the fastest)
 TICK_EVERY = 5  # a vector's dimensions labelled
 GREY = "#868e96"
@@ -35,10 +37,16 @@ def _bound(matrix: np.ndarray) -> float:
 
 
 def vectors(
-    matrix: np.ndarray, labels: Sequence[str], rows: Sequence[int], title: str, width: int
+    matrix: np.ndarray,
+    labels: Sequence[str],
+    rows: Sequence[int],
+    title: str,
+    width: int,
+    row_name: str = "token",
 ) -> go.Figure:
-    """Token rows × their first SHOWN dimensions (all, when the width is SHOWN or less), on a
-    diverging scale; `width` is the vectors' full width, named in the title."""
+    """Token rows (or, `row_name` "step", one token's steps) × their first SHOWN dimensions
+    (all, when the width is SHOWN or less), on a diverging scale; `width` is the vectors' full
+    width, named in the title."""
     cut = matrix[list(rows)][:, :SHOWN]  # (R, ≤ SHOWN)
     shape = f"{len(labels)} × {width}" + (f"; dims 0–{SHOWN - 1} shown" if width > SHOWN else "")
     bound = _bound(cut) or 1.0
@@ -48,7 +56,7 @@ def vectors(
         [labels[r] for r in rows],
         "",
         "dimension",
-        "token",
+        row_name,
         zmin=-bound,
         zmax=bound,
         colorscale=DIVERGING,
@@ -57,6 +65,7 @@ def vectors(
     every = trace["x"][::TICK_EVERY]  # dimension numbers: every fifth fits a phone's width
     layout["xaxis"].update(tickvals=every, ticktext=every, tickangle=0)
     layout["height"] = max(220, 140 + 30 * len(rows))
+    layout["meta"].update(numbers=NUMBERS, width=width)  # the first dims in numbers, too
     return fast_figure([trace], layout)
 
 

@@ -3,7 +3,10 @@ anyone who wants the exact values (the sidebar's "Figures as tables too").
 
 - a heatmap: its rows down the side, its columns across (a grid of heatmaps: one table per
   panel, the panel's title first);
-- bars and lines: one row per x, one column per trace (named by the trace's legend name).
+- bars and lines: one row per x, one column per trace (named by the trace's legend name);
+- `number_slice`: the first columns of a heatmap whose builder asks for them in numbers (its
+  meta's `numbers`: how many; `width`: the vectors' full width), shown under the figure
+  whatever the sidebar says (a wide vector's cells are too narrow for their numbers).
 
 Labels arrive HTML-escaped from the figure builders (a token "<b>" is "&lt;b&gt;"), so they are
 unescaped here; the caller shows the table as data (st.dataframe), never as HTML. Tables are cut
@@ -89,3 +92,22 @@ def _unique(labels: list[str]) -> list[str]:
     """Repeated labels made distinct by their position (a table's index must not repeat)."""
     seen = {label: labels.count(label) for label in labels}
     return [label if seen[label] == 1 else f"{label} ({i})" for i, label in enumerate(labels)]
+
+
+def number_slice(fig: go.Figure, most: int | None = None) -> FigureTable | None:
+    """The first `meta["numbers"]` columns (at most `most`) of the figure's heatmap, each value
+    to 2 decimals as the small matrices write them (as text, so every cell reads alike), titled
+    with what is sliced; None when the figure's builder asks for no slice."""
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    count = min(meta.get("numbers") or 0, most or meta.get("numbers") or 0)
+    maps = [t for t in fig.data if t.type == "heatmap" and t.z is not None]
+    if not count or len(maps) != 1:
+        return None
+    trace = maps[0]
+    z = np.atleast_2d(np.asarray(trace.z, dtype=float))[:MAX_ROWS, :count]  # (rows, ≤ count)
+    index = _unique(_labels(trace.y, len(z)))
+    columns = _unique(_labels(trace.x, z.shape[1]))  # the dimensions' numbers
+    text = [[f"{v:.2f}" if np.isfinite(v) else "" for v in row] for row in z]
+    width = meta.get("width") or z.shape[1]
+    title = f"In numbers: dims 0–{z.shape[1] - 1} of {width}"
+    return FigureTable(title, pd.DataFrame(text, index=index, columns=columns))

@@ -103,12 +103,12 @@ def normed_view(out: BlockOutcome, values: Values) -> go.Figure:
     norm, q = b.norm1, s.query
     if values["rb_whole"]:
         parts = np.vstack([norm.scale[None], norm.out])  # (1 + T, D)
-        names = ["γ (learned)", *s.labels]
+        names, rows = ["γ (learned)", *s.labels], "token"
     else:
         parts = np.stack([b.stream_in[q] / norm.rms[q], norm.scale, norm.out[q]])  # (3, D)
-        names = [f"x / rms at {s.token}", "γ (learned)", "= x / rms ⊙ γ"]
+        names, rows = [f"x / rms at {s.token}", "γ (learned)", "= x / rms ⊙ γ"], "step"
     title = "2. x / rms ⊙ γ: the normed stream"
-    return fig.vectors(parts, names, range(len(names)), title, norm.out.shape[1])
+    return fig.vectors(parts, names, range(len(names)), title, norm.out.shape[1], rows)
 
 
 def qkv_view(out: BlockOutcome, values: Values) -> go.Figure:
@@ -162,7 +162,7 @@ def mlp_view(out: BlockOutcome, values: Values) -> go.Figure:
     parts = np.stack([m[s.query] for m in (b.gate, b.act, b.up, b.product)])  # (4, F)
     names = ["gate", "SiLU(gate)", "up", "SiLU(gate) ⊙ up"]
     title = f"10. SwiGLU MLP at {s.token}"
-    return fig.vectors(parts, names, range(4), title, b.gate.shape[1])
+    return fig.vectors(parts, names, range(4), title, b.gate.shape[1], "step")
 
 
 def residual_view(out: BlockOutcome, values: Values) -> go.Figure:
@@ -172,7 +172,7 @@ def residual_view(out: BlockOutcome, values: Values) -> go.Figure:
     )  # (5, D)
     names = ["stream in", "+ attention", "= middle", "+ MLP", "= stream out"]
     title = f"11. The residual stream at {s.token}"
-    return fig.vectors(parts, names, range(5), title, b.stream_in.shape[1])
+    return fig.vectors(parts, names, range(5), title, b.stream_in.shape[1], "step")
 
 
 def nucleus(logits: np.ndarray, temperature: float, top_p: float) -> tuple[np.ndarray, int]:

@@ -1,8 +1,9 @@
 """What every page needs for WCAG 2.1 AA (issue 42) beyond the pages' own markup: the app-wide
 style sheet (static/app.css: caption and disabled-label contrast, wide formulas and code that
 wrap on a phone, no motion when the system asks for less) and the script that gives Streamlit's
-sidebar navigation readable roles (static/nav_semantics.js, a components-v2 component: it runs
-in the app's page, no iframe, offline). tests/browser/test_accessibility.py runs axe-core on
+sidebar navigation readable roles and a static table's scrolling box a keyboard stop
+(static/nav_semantics.js, a components-v2 component: it runs in the app's page, no iframe,
+offline). tests/browser/test_accessibility.py runs axe-core on
 every page to hold this."""
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Render Plotly figures with lecture-mode fonts, high contrast, and a PNG/SVG download button in
 the toolbar; under the page's main figure (its scene's `main_view`), a one-line text summary;
+under a wide vector's map, its first dimensions in numbers (table.number_slice);
 with "Figures as tables too" (the sidebar), under every figure its summary and its data as
 tables (the text alternative of WCAG 1.1.1)."""
 
@@ -16,9 +17,10 @@ import streamlit as st
 from attnviz.figures.base import BASE_FONT, export_config, scale_fonts
 from attnviz.figures.stage import on_stage
 from attnviz.figures.summary import summary
-from attnviz.figures.table import figure_tables
+from attnviz.figures.table import FigureTable, figure_tables, number_slice
 from attnviz.ui.common import here
 from attnviz.ui.common.cell_tap import cell_taps
+from attnviz.ui.common.plain_table import plain_table
 from attnviz.ui.common.settings import GlobalSettings, settings
 
 HIGH_CONTRAST_SCALE = "Greys"  # white to black: the strongest contrast for weights in [0, 1]
@@ -26,6 +28,11 @@ LECTURE_HEIGHT = 1.3  # figures grow with their fonts in lecture mode
 TITLE_WIDTH = 440  # px: a lecture-mode title wraps to fit a figure this wide (a third of 1280)
 # unless the figure says its own width (see title_width)
 STAGE_WIDTH = 1150  # px: a title on a presenter's stage, where a view spans a 1280 px projector
+# a number slice's table under its view (numbers): its caption, then each row, the header's too;
+# across, its token column and each value's (a stage shows it whole: no scrolling on a projector)
+TABLE_TOP_PX, TABLE_ROW_PX = 44, 30  # (static/stage.css draws a stage's rows this compact)
+TABLE_INDEX_PX, TABLE_COLUMN_PX = 115, 60
+MIN_STAGE_PLOT = 200  # px: a view's plot on a stage is not drawn shorter for its table
 MAX_STYLED = 64  # styled copies kept (styled_copy), every session's together
 _STYLED: OrderedDict[tuple, tuple[weakref.ref, go.Figure]] = OrderedDict()
 _STYLED_LOCK = threading.Lock()
@@ -42,6 +49,9 @@ def show(fig: go.Figure, name: str, **kwargs):
     main = scene is not None and shown == scene.main_view
     line = summary(fig) if main or glob.tables else None
     height = stage.height(shown) if stage is not None else None  # its share of the room
+    part = number_slice(fig, slice_columns(stage.width(shown) if stage is not None else None))
+    if height and part is not None:  # the slice's table shares the view's room on a stage
+        height = max(MIN_STAGE_PLOT, height - TABLE_TOP_PX - TABLE_ROW_PX * (len(part.data) + 1))
     if glob.font_scale != 1.0 or glob.high_contrast or height:
         across = stage.width(shown) if stage is not None else None
         fig = styled_copy(fig, glob, across or (STAGE_WIDTH if here.staged() else None), height)
@@ -53,9 +63,25 @@ def show(fig: go.Figure, name: str, **kwargs):
         chart = st.plotly_chart(fig, config=export_config(glob.export_format, name), **kwargs)
         if line:
             st.text(line)
+        numbers(part)
         if glob.tables:
             as_tables(fig)
     return chart
+
+
+def slice_columns(across: int | None) -> int | None:
+    """How many values of a number slice fit a stage's view `across` px wide (None off a
+    stage: the page's table scrolls on a phone)."""
+    return None if across is None else max(3, (across - TABLE_INDEX_PX) // TABLE_COLUMN_PX)
+
+
+def numbers(part: FigureTable | None) -> None:
+    """The slice of a wide vector its builder asks to print in numbers (table.number_slice),
+    under the figure and inside its place on a stage; its rows are tokens a user typed, shown
+    as typed (plain_table)."""
+    if part is not None:
+        st.caption(part.title)
+        plain_table(part.data)
 
 
 def as_tables(fig: go.Figure) -> None:

@@ -9,7 +9,11 @@
 //   nav "App pages" > group "Foundations" > link "Soft select" (aria-current on the page shown)
 // Roles are set again whenever Streamlit redraws the navigation (a MutationObserver; cheap: one
 // query per batch of changes). Runs in the app's page (components v2, no iframe); reads no data.
+// The same observer makes the box a static table scrolls in (st.table, wider than a phone: a
+// number slice of "Inside one block of a real model") reachable by keyboard, a named region
+// (WCAG 2.1.1; axe's `scrollable-region-focusable`).
 const NAV = '[data-testid="stSidebarNavItems"]';
+const TABLE_BOX = '[data-testid="stTable"] > div';
 
 function label(section) {
   const name = section.querySelector(
@@ -18,7 +22,21 @@ function label(section) {
   return name ? name.textContent.trim() : "";
 }
 
+function focusableTables(doc) {
+  for (const box of doc.querySelectorAll(TABLE_BOX)) {
+    const scrolls = box.scrollWidth > box.clientWidth + 1; // only then a stop of its own
+    if (scrolls && !box.hasAttribute("tabindex")) {
+      box.setAttribute("tabindex", "0");
+      box.setAttribute("role", "region");
+      box.setAttribute("aria-label", "Table (scrolls sideways)");
+    } else if (!scrolls && box.hasAttribute("tabindex")) {
+      for (const name of ["tabindex", "role", "aria-label"]) box.removeAttribute(name);
+    }
+  }
+}
+
 export function mend(doc) {
+  focusableTables(doc);
   for (const list of doc.querySelectorAll(NAV)) {
     if (list.getAttribute("role") !== "none") list.setAttribute("role", "none");
     for (const child of list.children) {
