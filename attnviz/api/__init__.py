@@ -7,6 +7,7 @@ The top room of the engine: it may import every room below it; nothing in the en
     neuron.py      av.neuron_view, av.NeuronView: one query's row taken apart (BertViz's)
     generation.py  av.generate, av.Generated: the bundled language model writes on
     hooked.py      av.language_model: run_with_cache, activations named as TransformerLens does
+    cache.py       av.ActivationCache: which modules each cached name is read from
     circuits.py    av.attention_heads, av.attention_patterns: CircuitsVis's names, drawn here
     cross.py       av.encoder_decoder, av.EncoderDecoderAttention: an encoder–decoder's attention
     inputs.py      what a researcher holds (weights, a model, a folder) read for the views
@@ -33,7 +34,7 @@ PUBLIC = {
     "Generated": "generation",
     "language_model": "hooked",
     "LanguageModel": "hooked",
-    "ActivationCache": "hooked",
+    "ActivationCache": "cache",
     "attention_heads": "circuits",
     "attention_patterns": "circuits",
     "encoder_decoder": "cross",

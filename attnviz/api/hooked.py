@@ -8,78 +8,21 @@ hand in, held the way a TransformerLens user holds a HookedTransformer:
 
 Every activation is read in one forward pass through the engine's one hook mechanism
 (attnviz.core.hooks.module_cache), as NumPy arrays on the CPU, named as TransformerLens names them
-(`NAMES`, with each one's shape). Queries and keys are those before rotary positions
-(TransformerLens's `q` and `k`; its `rot_q` and `rot_k` are not kept)."""
+(attnviz.api.cache: `NAMES`, each with its shape, every number of a block; `names=` keeps fewer).
+Queries and keys are those before rotary positions (TransformerLens's `q` and `k`; its `rot_q`
+and `rot_k`, and the scores, are in the scene of "Inside one block of a real model")."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import torch
 
+from attnviz.api.cache import ActivationCache
 from attnviz.topics.scene import SceneInputError
-
-# name -> what it holds at layer l (T tokens, D the model's width, H query heads, G key/value
-# heads, d the head size)
-NAMES = {
-    "resid_pre": "(T, D) the residual stream into layer l",
-    "attn_out": "(T, D) what layer l's attention adds to the stream (after o_proj)",
-    "mlp_out": "(T, D) what layer l's MLP adds to the stream",
-    "resid_post": "(T, D) the residual stream out of layer l (before the final norm)",
-    "pattern": "(H, T, T) the attention weights: row i is query i's softmax over keys",
-    "q": "(T, H, d) the queries, before rotary positions",
-    "k": "(T, G, d) the keys, before rotary positions",
-    "v": "(T, G, d) the values",
-    "z": "(T, H, d) each head's weighted sum of values, before o_proj",
-}
-
-
-@dataclass(frozen=True)
-class ActivationCache:
-    """One prompt's activations: `cache[name, layer]`, with `name` from NAMES."""
-
-    tokens: list[str]  # the prompt's tokens, as the views write them (␣ for a space)
-    ids: tuple[int, ...]
-    layers: Mapping[str, np.ndarray]  # name -> every layer's, stacked: (L, ...)
-
-    def __getitem__(self, key: tuple[str, int]) -> np.ndarray:
-        if not (isinstance(key, tuple) and len(key) == 2):
-            raise SceneInputError(f"ask for cache[name, layer], e.g. cache['pattern', 0]: {key!r}")
-        name, layer = key
-        if name not in self.layers:
-            raise SceneInputError(f"no activation {name!r}: the names are {', '.join(NAMES)}")
-        count = len(self.layers[name])
-        if isinstance(layer, bool) or not isinstance(layer, int | np.integer):
-            raise SceneInputError(f"a layer is a whole number: {layer!r}")
-        if not -count <= layer < count:
-            raise SceneInputError(
-                f"layer {layer} is out of range: there are {count} (layer 0 to {count - 1})"
-            )
-        return self.layers[name][layer]
-
-    def keys(self) -> list[str]:
-        return list(self.layers)
-
-
-def _taps(model: Any, layers: list) -> tuple[dict, dict]:
-    """(modules whose outputs are kept, modules whose first inputs are kept), by name."""
-    outputs = {
-        "embed": [model.model.embed_tokens],
-        "resid_post": layers,
-        "attn_out": [layer.self_attn.o_proj for layer in layers],
-        "mlp_out": [layer.mlp for layer in layers],
-        "q": [layer.self_attn.q_proj for layer in layers],
-        "k": [layer.self_attn.k_proj for layer in layers],
-        "v": [layer.self_attn.v_proj for layer in layers],
-    }
-    return outputs, {"z": [layer.self_attn.o_proj for layer in layers]}
-
-
-def _on_cpu(tensor: torch.Tensor) -> torch.Tensor:
-    return tensor.detach()[0].float().cpu()  # (1, T, ·) -> (T, ·)
 
 
 class LanguageModel:
@@ -108,24 +51,29 @@ class LanguageModel:
     def to_str_tokens(self, prompt: str) -> list[str]:
         return self.wrapped.readable(self.to_tokens(prompt))
 
-    def run_with_cache(self, prompt: str) -> tuple[np.ndarray, ActivationCache]:
-        """(logits (T, V) at every position, the activations of every layer) for `prompt`."""
+    def run_with_cache(
+        self, prompt: str, names: Iterable[str] | None = None
+    ) -> tuple[np.ndarray, ActivationCache]:
+        """(logits (T, V) at every position, the activations of every layer) for `prompt`;
+        `names`: keep only these (attnviz.api.cache.NAMES and FINAL; all when None)."""
+        from attnviz.api.cache import named, on_cpu, taps, wanted
         from attnviz.api.inputs import eager_attention
         from attnviz.core.hooks import module_cache
 
+        keep = wanted(names)
         ids = self.to_tokens(prompt)
         model = self.wrapped.model
-        outputs, inputs = _taps(model, list(self.wrapped.blocks))
-        taps = module_cache(outputs=outputs, inputs=inputs, keep=_on_cpu)
-        with self.wrapped.lock, torch.no_grad(), eager_attention(model), taps as kept:
+        outputs, inputs = taps(model, list(self.wrapped.blocks), keep)
+        tapped = module_cache(outputs=outputs, inputs=inputs, keep=on_cpu)
+        with self.wrapped.lock, torch.no_grad(), eager_attention(model), tapped as kept:
             out = model(
                 input_ids=torch.tensor([ids], device=model.device),
-                output_attentions=True,
+                output_attentions="pattern" in keep,
                 use_cache=False,
             )
-        stacked = {name: torch.stack(found).numpy() for name, found in kept.items()}
+        layers, final = named(kept, out.attentions if "pattern" in keep else None, keep, self)
         return out.logits[0].float().cpu().numpy(), ActivationCache(
-            self.wrapped.readable(ids), tuple(ids), self._named(stacked, out.attentions)
+            self.wrapped.readable(ids), tuple(ids), layers, final
         )
 
     def _vectors(self, cache: ActivationCache, layer: int) -> np.ndarray:
@@ -199,21 +147,6 @@ class LanguageModel:
         """The interventions page's engine on a pair of prompts of as many tokens (Patching:
         `.residual()`, `.heads()`, `.attribute()`, `.dla()`, each a labelled array)."""
         return Patching(self, clean, corrupted, right, wrong)
-
-    def _named(self, stacked: dict, attentions: tuple) -> dict[str, np.ndarray]:
-        """The kept tensors in NAMES' order and shapes."""
-        stream = np.concatenate([stacked.pop("embed"), stacked["resid_post"]])  # (L + 1, T, D)
-        t = stream.shape[1]
-        heads = {"q": self.n_heads, "k": self.n_kv_heads, "v": self.n_kv_heads, "z": self.n_heads}
-        split = {name: stacked[name].reshape(self.n_layers, t, n, -1) for name, n in heads.items()}
-        return {
-            "resid_pre": stream[:-1],
-            "attn_out": stacked["attn_out"],
-            "mlp_out": stacked["mlp_out"],
-            "resid_post": stream[1:],
-            "pattern": torch.stack(attentions)[:, 0].float().cpu().numpy(),  # (L, H, T, T)
-            **split,
-        }
 
 
 @dataclass(frozen=True)

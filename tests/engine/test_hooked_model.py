@@ -75,15 +75,58 @@ def test_each_layer_adds_its_attention_and_mlp_outputs_to_the_stream(held):
         np.testing.assert_allclose(added, cache["resid_post", layer], atol=1e-5)
 
 
+NAMES_MLP = ("gate_proj", "up_proj", "down_proj")
+
+
+def rms_normed(x: np.ndarray, norm: torch.nn.Module) -> np.ndarray:
+    """x / √(mean x² + ε) ⊙ γ, row by row, written out here (the Llama RMSNorm)."""
+    rms = np.sqrt((x.astype(np.float64) ** 2).mean(-1, keepdims=True) + norm.variance_epsilon)
+    return x / rms * norm.weight.detach().numpy()
+
+
+def test_every_number_of_a_block_follows_from_its_weights(held):
+    """The norms, the stream between and the SwiGLU MLP's gate, up, product and output, from
+    the cached stream and the layers' weights; the final norm is Hugging Face's last hidden
+    state."""
+    model, _, cache, ref = held
+    for index, layer in enumerate(model.model.layers):
+        mlp = {name: getattr(layer.mlp, name).weight.detach().numpy() for name in NAMES_MLP}
+        normed = rms_normed(cache["resid_pre", index], layer.input_layernorm)
+        np.testing.assert_allclose(cache["ln1", index], normed, atol=1e-5)
+        mid = cache["resid_pre", index] + cache["attn_out", index]
+        np.testing.assert_allclose(cache["resid_mid", index], mid, atol=1e-5)
+        normed2 = rms_normed(mid, layer.post_attention_layernorm)
+        np.testing.assert_allclose(cache["ln2", index], normed2, atol=1e-5)
+        gate, up = normed2 @ mlp["gate_proj"].T, normed2 @ mlp["up_proj"].T  # (T, F)
+        np.testing.assert_allclose(cache["mlp_pre", index], gate, atol=1e-5)
+        np.testing.assert_allclose(cache["mlp_pre_linear", index], up, atol=1e-5)
+        product = gate / (1 + np.exp(-gate)) * up  # SiLU(gate) ⊙ up
+        np.testing.assert_allclose(cache["mlp_post", index], product, atol=1e-5)
+        down = product @ mlp["down_proj"].T  # (T, D)
+        np.testing.assert_allclose(cache["mlp_out", index], down, atol=1e-5)
+    np.testing.assert_allclose(cache["ln_final"], ref.hidden_states[LAYERS][0], atol=1e-5)
+
+
+def test_only_the_names_asked_for_are_kept(held, tiny):
+    _, logits, cache, _ = held
+    fewer_logits, fewer = av.language_model(tiny).run_with_cache(PROMPT, names=["pattern", "ln2"])
+    assert fewer.keys() == ["pattern", "ln2"]
+    np.testing.assert_array_equal(fewer["pattern", 1], cache["pattern", 1])
+    np.testing.assert_array_equal(fewer["ln2", 0], cache["ln2", 0])
+    np.testing.assert_array_equal(fewer_logits, logits)
+    with pytest.raises(SceneInputError, match="no activation 'scores': the names are resid_pre"):
+        av.language_model(tiny).run_with_cache(PROMPT, names=["scores"])
+
+
 def test_a_wrong_name_or_layer_is_told_what_there_is(held):
     _, _, cache, _ = held
-    with pytest.raises(SceneInputError, match="the names are resid_pre, attn_out"):
+    with pytest.raises(SceneInputError, match="the names kept are resid_pre, ln1, q"):
         cache["attention", 0]
     with pytest.raises(SceneInputError, match=f"layer {LAYERS} is out of range: there are"):
         cache["pattern", LAYERS]
     with pytest.raises(SceneInputError, match=r"cache\[name, layer\]"):
         cache["pattern"]
-    assert cache.keys() == list(av.api.hooked.NAMES)
+    assert cache.keys() == [*av.api.cache.NAMES, "ln_final"]
 
 
 def test_the_head_view_draws_a_cached_pattern(held):
