@@ -206,5 +206,7 @@ def next_token_bars(probs: np.ndarray, labels: Sequence[str], kept: int, t: floa
     figure = bar_chart(
         probs, labels, f"12. The next token at temperature {t:g}, top-p {p:g}", "probability"
     )
-    figure.update_traces(marker_color=colours)
+    figure.update_traces(marker_color=colours, constraintext="none")
+    # room above the tallest bar for its number (upright in lecture mode: cut at 0.8 before)
+    figure.update_yaxes(range=[0, 1.25 * float(np.max(probs))])
     return figure
