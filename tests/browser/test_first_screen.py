@@ -24,12 +24,10 @@ KNOWN: dict[str, str] = {
     "soft-select": "its weights chart is under the key plane and the scores (1,089 px)",
     "self-attention": "the step-by-step z matrix follows the settings (649–875 px)",
     "kernel-smoother": "the fit follows the query sliders (472–892 px)",
-    "recurrent": "the alignment map ends at 773 px",
     "text": "the head maps follow four rows of settings (436–829 px)",
-    "train-transformer": "the untrained maps end at 726 px: the presets take two rows",
     "attention-at-scale": "the mask is 616 px tall (260–876 px)",
-    "vision-patches": "the class token's maps follow the image picker (484–946 px)",
-    "captioning": "the word maps end at 859 px",
+    "vision-patches": "the class token's maps: rows drawn 186 px tall for 75 px maps (380–842 px)",
+    "captioning": "the title's About button wraps to a line of its own; the maps end at 807 px",
     "pretrained": "the model view is 750 px tall, more than the screen (404–1,154 px)",
 }
 PAGES = app_pages()

@@ -70,17 +70,20 @@ def lazy_expander(label: str, key: str):
 
 @dataclass
 class TrainingLayout:
-    """Where a training page draws: `groups` (one container per settings group), `buttons`
-    (Start, Pause, ...) and `stage` (a context for the live views)."""
+    """Where a training page draws: `head` (above the settings: the presets and Reset), `groups`
+    (one container per settings group), `buttons` (Start, Pause, ...) and `stage` (a context
+    for the live views)."""
 
+    head: Any
     groups: list[Any]
     buttons: Any
     stage: Any
 
 
 def training_layout(groups: list[str]) -> TrainingLayout:
-    """The settings groups as tabs in a narrow left column, and the buttons and the live views
-    beside them, so that Start and the main figure are in the first screen (a projector's in
-    lecture mode, 1280×720 in normal mode: issue 54); on a phone the column comes first."""
+    """The presets and the settings groups (as tabs) in a narrow left column, and the buttons and
+    the live views beside them, so that Start and the main figure are in the first screen (a
+    projector's in lecture mode, 1280×720 in normal mode: issue 54; the presets' row above both
+    pushed the maps 52–104 px down); on a phone the column comes first."""
     left, stage = st.columns([1, 2], gap="medium")
-    return TrainingLayout(left.tabs(groups), stage.container(), stage)
+    return TrainingLayout(left.container(), left.tabs(groups), stage.container(), stage)

@@ -6,8 +6,9 @@
     ...                                           # the page's draw_live(run)
     page.panel(draw_live, curves_last=True)       # the live panel on the stage
 
-It draws the intro, the presets, Reset and the training layout (the page's groups and a
-"Training" group with the form; Start in the first screen), builds the values and the job that
+It draws the intro and the training layout (the presets and Reset in a row above it in lecture
+mode, else at the top of its column; the page's groups and a "Training" group with the form;
+Start and the maps beside them, in the first screen), builds the values and the job that
 Start submits (settings the scene cannot run on show its message and stop the page), and hands
 the scene itself to the live panel."""
 
@@ -33,13 +34,21 @@ class TrainingPage:
 
     def __init__(self, scene: Scene, title: str, intro: str, groups: list[str]):
         layout.intro(title, intro)
-        preset_buttons(scene.table)
-        reset_button(scene.table)
         self.scene = scene
+        lecture = settings().lecture
+        if lecture:  # one wide row above: the first slider stays in a projector's first screen
+            self._presets()
         self.places = layout.training_layout([*groups, TRAINING])
+        if not lecture:  # above the settings, beside the maps: those rise by the row (issue 54)
+            with self.places.head:
+                self._presets()
         self.groups: list[Any] = self.places.groups[:-1]
         self.values: dict[str, Any] = {}
         self.job: Job | None = None
+
+    def _presets(self) -> None:
+        preset_buttons(self.scene.table)
+        reset_button(self.scene.table)
 
     def settle(self, drawn: dict[str, Any]) -> dict[str, Any]:
         """The page's values: `drawn` (its own widgets), the training form's, the global seed
