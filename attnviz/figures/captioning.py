@@ -61,7 +61,10 @@ def floored(fig: go.Figure) -> go.Figure:
 
 
 def _side(columns: int) -> int:
-    return {1: 220, 2: 200, 3: 180, 4: 160, 5: 140}.get(columns, 120)
+    """A panel's side (px) the figure's height is planned for: six a row share a laptop's stage
+    column at about 80 px each (at 120, each row was drawn 156 px tall for 76 px maps, and the
+    maps ended past a 1280×720 first screen: issue 54)."""
+    return {1: 220, 2: 200, 3: 180, 4: 160, 5: 140}.get(columns, 96)
 
 
 def heads_figure(

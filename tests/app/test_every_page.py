@@ -206,4 +206,4 @@ def test_page_in_lecture_mode_with_high_contrast(path):
         lines = title.split("<br>")
         assert all(len(line) <= 40 for line in lines), f"an unwrapped title: {title!r}"
     if path != "pages/home.py":
-        assert at.get("popover"), f"{path}: the intro is not folded into 'About this page'"
+        assert at.get("popover"), f"{path}: the intro is not folded into 'About'"

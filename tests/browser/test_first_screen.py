@@ -26,8 +26,6 @@ KNOWN: dict[str, str] = {
     "kernel-smoother": "the fit follows the query sliders (472–892 px)",
     "text": "the head maps follow four rows of settings (436–829 px)",
     "attention-at-scale": "the mask is 616 px tall (260–876 px)",
-    "vision-patches": "the class token's maps: rows drawn 186 px tall for 75 px maps (380–842 px)",
-    "captioning": "the title's About button wraps to a line of its own; the maps end at 807 px",
     "pretrained": "the model view is 750 px tall, more than the screen (404–1,154 px)",
 }
 PAGES = app_pages()

@@ -125,16 +125,16 @@ def test_no_figure_overlaps_another(lecture):
 def test_exit_lecture_mode_control(page, app_url):
     page.set_viewport_size(LECTURE_VIEWPORTS[0])
     open_app_page(page, app_url, "soft-select", "?lecture=true")
-    assert page.get_by_role("button", name="About this page").count() == 1
+    assert page.get_by_role("button", name="About").count() == 1
     page.get_by_role("button", name="Exit lecture mode").click()
     wait_idle(page)
     assert "lecture=true" not in page.url
     assert page.get_by_role("button", name="Exit lecture mode").count() == 0
     # outside lecture mode the intro's first sentence shows under the title (issue 54), the
-    # whole paragraph stays in "About this page"
+    # whole paragraph stays in "About"
     main = page.locator("[data-testid='stMain']")
     assert main.get_by_text("returns the value of the one key that matches.").count() == 1
-    assert page.get_by_role("button", name="About this page").count() == 1
+    assert page.get_by_role("button", name="About").count() == 1
     assert_no_exception(page, "lecture-exit")
 
 

@@ -168,7 +168,9 @@ def heads_figure(frame: Frame) -> go.Figure:
         [f"head {h}" for h in range(vit.n_head)],
         [f"layer {layer}" for layer in range(vit.n_layer)],
     )
-    side = {1: 200, 2: 180, 4: 150}.get(vit.n_head, 110)
+    # the grid shares a laptop's stage column with the image: four maps a row are about 75 px
+    # (planned at 150, each row was drawn 186 px tall, past a 1280×720 first screen: issue 54)
+    side = {1: 200, 2: 180, 4: 86}.get(vit.n_head, 80)
     return panels_figure(panels, vit.n_head, f"Where the {query} looks", side, headers)
 
 

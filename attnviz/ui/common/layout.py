@@ -13,13 +13,14 @@ from attnviz.ui.common.settings import settings
 
 
 def intro(title: str, what: str) -> None:
-    """Page title and the one-paragraph "what you are looking at", in an "About this page"
-    pop-over on the title's line, so that the controls and the first figure fit the first screen
-    (a projector's in lecture mode, where the lecturer says it aloud; 1280×720 in normal mode,
-    issue 54). Outside lecture mode the paragraph's first sentence stays under the title."""
+    """Page title and the one-paragraph "what you are looking at", in an "About" pop-over on the
+    title's line, so that the controls and the first figure fit the first screen (a projector's
+    in lecture mode, where the lecturer says it aloud; 1280×720 in normal mode, issue 54: named
+    "About this page", it wrapped to a line of its own under a long title). Outside lecture mode
+    the paragraph's first sentence stays under the title."""
     row = st.container(horizontal=True, vertical_alignment="center", key="lecture_title_row")
     row.title(title, width="content")
-    with row.popover("About this page", icon=":material/info:"):
+    with row.popover("About", icon=":material/info:", help="What this page shows, in a paragraph"):
         st.markdown(what)
     if not settings().lecture and not here.staged():  # (a stage's step says it instead)
         st.markdown(lead(what))
