@@ -99,7 +99,8 @@ def moves_seen(page, url: str) -> dict:
     page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
     if folded:  # as it was: the tab goes on to the next page (the probe's walk)
         page.locator("[data-testid='stSidebarCollapseButton'] button").first.click()
-        page.locator("[data-testid='stSidebar'][data-collapsed='true']").wait_for(timeout=10_000)
+        folding = page.locator("[data-testid='stSidebar'][data-collapsed='true']")
+        folding.wait_for(state="attached", timeout=10_000)  # folded is hidden: not "visible"
     return seen
 
 
