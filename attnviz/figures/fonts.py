@@ -141,7 +141,7 @@ def _scale_traces(fig: go.Figure, factor: float) -> None:
                 trace.textangle = -90  # upright numbers fit a narrow bar without shrinking
                 # and are drawn whole above the tallest bar: the axis's range leaves room for
                 # the text as it was, level (lesson 13 step 11: "0.773" cut to "0.")
-                trace.cliponaxis = False
+                trace.update(cliponaxis=False)
         for holder in (trace, getattr(trace, "marker", None)):
             if holder is not None and _shows_colorbar(holder, trace.type):
                 holder.colorbar.tickfont.size = _scaled(holder.colorbar.tickfont, factor)
