@@ -6,10 +6,8 @@ import streamlit as st
 
 from attnviz.io.user_text import md_literal
 from attnviz.topics.interventions.scene import SCENE, changes
-from attnviz.topics.scene import SceneInputError
 from attnviz.ui.common import layout
 from attnviz.ui.common.figures import show
-from attnviz.ui.common.scene_cache import scene_run
 from attnviz.ui.common.widgets import preset_buttons, reset_button
 from attnviz.ui.lecture.answers import publish
 from attnviz.ui.parts.interventions import (
@@ -21,7 +19,7 @@ from attnviz.ui.parts.interventions import (
     resid_patching,
     views,
 )
-from attnviz.ui.parts.language_model import load_with_progress
+from attnviz.ui.parts.language_model import model_run
 
 TABLE = SCENE.table
 
@@ -35,13 +33,7 @@ layout.intro(
 preset_buttons(TABLE)
 reset_button(TABLE)
 values = SCENE.values(pair_inputs())
-if not load_with_progress(values["device"]):
-    st.stop()
-try:
-    out = scene_run(SCENE, values)
-except SceneInputError as err:
-    st.warning(md_literal(err))
-    st.stop()
+out = model_run(SCENE, values)  # the model loaded first; a pair it cannot use stops here
 
 for note in out.pair.notes:
     st.info(md_literal(note))

@@ -57,17 +57,22 @@ def load_with_progress(device: str) -> bool:
     return True
 
 
-def prompt_run(scene: Scene, values: Values, max_tokens: int):
-    """The scene's result on a prompt to the bundled model (loaded first, `load_with_progress`);
-    the page stops with the reason when the model is missing or the prompt is not usable, and
-    says so when the prompt was cut to `max_tokens` tokens."""
+def model_run(scene: Scene, values: Values):
+    """The scene's result on the bundled model (loaded first, `load_with_progress`); the page
+    stops with the reason when the model is missing or the input is not usable (shown as
+    written: a reason may quote what the user typed)."""
     if not load_with_progress(values["device"]):
         st.stop()
     try:
-        out = scene_run(scene, values)
+        return scene_run(scene, values)
     except SceneInputError as err:
-        st.warning(str(err))
+        st.warning(md_literal(err))
         st.stop()
+
+
+def prompt_run(scene: Scene, values: Values, max_tokens: int):
+    """`model_run` on a prompt, saying so when the prompt was cut to `max_tokens` tokens."""
+    out = model_run(scene, values)
     if out.cut:
         st.warning(f"The prompt has more than {max_tokens} tokens: the page reads the first ones.")
     return out
