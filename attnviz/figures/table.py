@@ -98,10 +98,13 @@ def number_slice(fig: go.Figure, most: int | None = None) -> FigureTable | None:
     """The first `meta["numbers"]` columns (at most `most`) of the figure's heatmap, each value
     to 2 decimals as the small matrices write them (as text, so every cell reads alike), titled
     with what is sliced; None when the figure's builder asks for no slice."""
-    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
-    count = min(meta.get("numbers") or 0, most or meta.get("numbers") or 0)
+    meta = fig.layout.meta  # read first: every figure a page shows is asked, every rerun
+    asked = meta.get("numbers") if isinstance(meta, dict) else None
+    if not asked:
+        return None
+    count = min(asked, most or asked)
     maps = [t for t in fig.data if t.type == "heatmap" and t.z is not None]
-    if not count or len(maps) != 1:
+    if len(maps) != 1:
         return None
     trace = maps[0]
     z = np.atleast_2d(np.asarray(trace.z, dtype=float))[:MAX_ROWS, :count]  # (rows, ≤ count)
