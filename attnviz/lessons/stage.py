@@ -14,6 +14,12 @@ from attnviz.lessons.model import Step
 
 VIEW_GAP_PX = 16  # between two views on a stage
 MIN_VIEW_PX = 240  # a view is never drawn shorter, however small the room
+# px across under which two or three views are drawn one under the other, not side by side
+# (beside the lesson's text at 1280×720 the views have 810)
+SIDE_BY_SIDE_MIN = 760
+# at most this many views side by side (three small matrices, L1 s10's Q, K and V: stacked at
+# 1280×720 each plot was 57 px tall)
+MAX_ACROSS = 3
 
 
 @dataclass(frozen=True)
@@ -22,7 +28,7 @@ class Room:
 
     height: int  # px under the first view's top, less what does not shrink with the views
     width: int  # px across the main area
-    rows: int  # 1: the views side by side on a wide screen; else one row each
+    rows: int  # the rows the views were drawn in when it was measured (1: side by side)
 
     @classmethod
     def read(cls, reported: Any) -> Room | None:
@@ -69,19 +75,26 @@ class Stage:
     def shows_only(self, name: str) -> bool:
         return self.views == (name,)
 
+    @property
+    def side_by_side(self) -> bool:
+        """Two or three views drawn in one row (the server's columns: attnviz.ui.common.here),
+        where the room measured is wide enough; else one under the other."""
+        wide = self.room is not None and self.room.width >= SIDE_BY_SIDE_MIN
+        return wide and 2 <= len(self.views) <= MAX_ACROSS
+
     def height(self, name: str) -> int | None:
-        """The height (px) to draw the view `name` at: its share of the room (two views side by
+        """The height (px) to draw the view `name` at: its share of the room (views side by
         side share one row); None when the stage does not show it or the room is not known."""
         if self.room is None or not self.shows(name):
             return None
-        rows = max(1, min(self.room.rows, len(self.views)))
+        rows = 1 if self.side_by_side else len(self.views)
         share = (self.room.height - VIEW_GAP_PX * (rows - 1)) // rows
         return max(MIN_VIEW_PX, share)
 
     def width(self, name: str) -> int | None:
-        """The width (px) the view `name` spans (half the room's for two views side by side);
-        None when the stage does not show it or the room is not known."""
+        """The width (px) the view `name` spans (its column's, side by side); None when the
+        stage does not show it or the room is not known."""
         if self.room is None or not self.shows(name):
             return None
-        across = len(self.views) if self.room.rows == 1 else 1
+        across = len(self.views) if self.side_by_side else 1
         return (self.room.width - VIEW_GAP_PX * (across - 1)) // across

@@ -10,7 +10,14 @@ from dataclasses import replace
 import pytest
 
 from attnviz.lessons.model import Question, Step
-from attnviz.lessons.stage import MIN_VIEW_PX, VIEW_GAP_PX, Room, Stage, hidden_views
+from attnviz.lessons.stage import (
+    MIN_VIEW_PX,
+    SIDE_BY_SIDE_MIN,
+    VIEW_GAP_PX,
+    Room,
+    Stage,
+    hidden_views,
+)
 
 QUESTION = Question("Which key wins?", ("a", "b"), "a")
 
@@ -28,17 +35,30 @@ def test_a_question_veils_what_it_hides_until_reveal_and_all_its_views_when_it_n
     assert hidden_views(step(both), revealed=False) == ()
 
 
-def test_two_stacked_views_share_the_rooms_height_less_one_gap_and_span_its_width():
-    stage = Stage.of(step(("key_plane", "weights")), "mine:1", False, Room(700, 1200, 2))
+def test_two_views_in_a_narrow_room_stack_sharing_its_height_less_one_gap_and_its_width():
+    narrow = SIDE_BY_SIDE_MIN - 20  # a phone or a half screen: one under the other
+    stage = Stage.of(step(("key_plane", "weights")), "mine:1", False, Room(700, narrow, 1))
+    assert not stage.side_by_side
     assert stage.height("weights") == (700 - VIEW_GAP_PX) // 2
-    assert stage.width("weights") == 1200
+    assert stage.width("weights") == narrow
     assert stage.shows("key_plane") and not stage.shows_only("key_plane")
 
 
-def test_two_views_side_by_side_take_the_whole_height_and_half_the_width_less_a_gap():
-    stage = Stage.of(step(("key_plane", "weights")), "mine:1", False, Room(500, 1600, 1))
+def test_two_views_in_a_wide_room_side_by_side_take_its_height_and_half_its_width_less_a_gap():
+    # the rows the browser saw when it measured do not decide it: the server lays them out
+    stage = Stage.of(step(("key_plane", "weights")), "mine:1", False, Room(500, 1600, 2))
+    assert stage.side_by_side
     assert stage.height("key_plane") == 500
     assert stage.width("key_plane") == (1600 - VIEW_GAP_PX) // 2
+
+
+def test_three_views_share_a_row_and_four_stack_however_wide_the_room():
+    room = Room(600, 1500, 1)
+    three = Stage.of(step(("step_Q", "step_K", "step_V")), "mine:1", False, room)
+    assert three.side_by_side and three.width("step_K") == (1500 - 2 * VIEW_GAP_PX) // 3
+    four = Stage.of(step(("a", "b", "c", "d")), "mine:1", False, Room(1400, 1500, 1))
+    assert not four.side_by_side
+    assert four.height("c") == (1400 - 3 * VIEW_GAP_PX) // 4 and four.width("c") == 1500
 
 
 def test_a_view_is_never_drawn_shorter_than_the_floor_however_small_the_room():

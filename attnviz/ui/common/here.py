@@ -7,16 +7,20 @@ through app.py: it sees the last full run's page and stage, which are its own (a
 only in a full run).
 
 In presenter mode each named view is drawn in a container keyed `view_<name>` (`view_place`),
-so the stage (attnviz.ui.lecture.stage) finds the views a lesson step names."""
+so the stage finds the views a lesson step names. On a stage of views alone the server lays
+them out: the stage opens a place for each of the step's views, in the step's order, before the
+page draws (`open_places`: a row of columns, keyed `stage_row`, where they stand side by side),
+and each view is drawn in its place wherever the page draws it, a live run's fragment too
+(Streamlit keeps a fragment's writes to a place opened outside it)."""
 
 from __future__ import annotations
 
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import streamlit as st
-from streamlit.errors import StreamlitDuplicateElementKey
+from streamlit.errors import StreamlitAPIException, StreamlitDuplicateElementKey
 
 from attnviz.lessons.stage import Stage
 from attnviz.topics.registry import HOME, Page
@@ -25,6 +29,7 @@ from attnviz.topics.scene import Scene
 KEY = "_here"  # session state: this session's last full run (its page and stage)
 VIEW_PREFIX = "view_"  # a named view's container key in presenter mode: view_<name>
 STAGE_KEY = "lesson_stage"  # the stage's component: its state holds the room it measured
+STAGE_ROW = "stage_row"  # the row of columns of views side by side (static/stage.css)
 
 
 @dataclass
@@ -34,6 +39,7 @@ class _Run:
 
     page: Page
     stage: Stage | None = None  # set when presenter mode mounts a stage of views alone
+    places: dict[str, Any] = field(default_factory=dict)  # each staged view's place (open_places)
 
 
 def enter(page: Page) -> Page:
@@ -77,13 +83,31 @@ def staged() -> bool:
     return "lesson" in st.query_params and not st.session_state.get("lesson_controls", False)
 
 
+def open_places(shown: Stage) -> None:
+    """The places of the stage's views, in its order, here (attnviz.ui.lecture.stage, before
+    the page draws): one column each in a row where they stand side by side, else one under
+    the other."""
+    if shown.side_by_side:
+        row = st.container(key=STAGE_ROW)
+        places = row.columns(len(shown.views), gap="medium")
+    else:
+        places = [st.container() for _ in shown.views]
+    _run().places = dict(zip(shown.views, places, strict=True))
+
+
 def view_place(name: str) -> Any:
-    """Where the view `name` is drawn: in presenter mode a container keyed `view_<name>`, else
-    the current place. A view drawn twice in one run is found at its first place: Streamlit
-    refuses a key twice in a run (a full run's or a fragment's), before it draws anything."""
+    """Where the view `name` is drawn: in presenter mode a container keyed `view_<name>` (in
+    its place on a stage: `open_places`), else the current place. A view drawn twice in one run
+    is found at its first place: Streamlit refuses a key twice in a run (a full run's or a
+    fragment's), before it draws anything."""
     if "lesson" not in st.query_params:
         return nullcontext()
-    try:
-        return st.container(key=VIEW_PREFIX + name)
-    except StreamlitDuplicateElementKey:
-        return nullcontext()
+    place = _run().places.get(name) if stage() is not None else None
+    for where in (st,) if place is None else (place, st):
+        try:
+            return where.container(key=VIEW_PREFIX + name)
+        except StreamlitDuplicateElementKey:
+            return nullcontext()
+        except StreamlitAPIException:  # a fragment's first write to its place in its own rerun
+            continue
+    return nullcontext()

@@ -45,7 +45,7 @@ from attnviz.ui.lecture.focus import point_at_figure
 from attnviz.ui.lecture.links import link_base, show_link
 from attnviz.ui.lecture.position import APPLIED, alone, move, position
 from attnviz.ui.lecture.question import predict_then_reveal, revealed
-from attnviz.ui.lecture.stage import stage
+from attnviz.ui.lecture.stage import controls_sheet, stage
 
 RUNS_SEEN = "_lesson_runs_seen"  # id(job) -> the (slug, step) whose bar first saw the run
 ECHOES = "_lesson_echoes"  # key -> the value it had before the step wrote its own
@@ -219,7 +219,7 @@ def _navigation_row(lesson: Lesson, number: int, step: Step, here: Page) -> None
         number / total, text=f"step {number} of {total}: **{step.title}** · {lesson.title}"
     )
     if not row.toggle("Show the page's controls", key="lesson_controls"):
-        st.html(css("hide_controls"))  # static CSS, never user text
+        st.html(controls_sheet(step.controls))  # static CSS and the step's plain keys
     if not alone():  # a room's tools
         _room_tools(row, lesson, number, step, here)
     row.button(

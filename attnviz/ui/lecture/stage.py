@@ -1,16 +1,22 @@
 """Presenter mode's stage: a lesson step shows the views it names (`views` in the lesson file)
 and the widgets its narration asks the presenter to move (`controls`), and nothing else of its
-page, full width and sized to the screen under the lesson's bar; a
-question's answer-bearing views (`hides`, else all the step's views) are veiled until Reveal,
-the room they take showing the question. The work in the page is done by static/stage.js, a
-components-v2 component (in the app's page, offline, no iframe): the page draws each view in a
-container keyed `view_<name>` (attnviz.ui.common.here.view_place); the names and the question
-reach the script as data, never as code or HTML. The script reports the room the views have;
-the server draws them to it and leaves an empty marker keyed with that room, so the script can
-mark the page settled (`data-stage-settled`) once what is drawn matches what it measures.
-"Show the page's controls" turns the stage off: the whole page, as without a lesson."""
+page, full width and sized to the screen under the lesson's bar; a question's answer-bearing
+views (`hides`, else all the step's views) are veiled until Reveal, the room they take showing
+the question.
+
+The server lays the stage out: it opens a place for each view before the page draws
+(attnviz.ui.common.here.open_places: side by side where the room is wide), and a sheet hides
+the rest of the page (attnviz.ui.lecture.stage). static/stage.js, a components-v2
+component (in the app's page, offline, no iframe), measures and veils: it reports the room the
+views have, which the server draws them to, leaving an empty marker keyed with that room, so
+the script can mark the page settled (`data-stage-settled`) once what is drawn matches what it
+measures; it fits the views to the screen, and veils what the question hides. The names and
+the question reach the script as data, never as code or HTML. "Show the page's controls"
+turns the stage off: the whole page, as without a lesson."""
 
 from __future__ import annotations
+
+import re
 
 import streamlit as st
 
@@ -19,6 +25,7 @@ from attnviz.lessons.model import Step
 from attnviz.lessons.stage import Room, Stage, hidden_views
 from attnviz.topics import registry
 from attnviz.ui.common import here
+from attnviz.ui.common.here import STAGE_ROW, VIEW_PREFIX
 from attnviz.ui.common.sidebar import STATIC, css
 
 STAGE = st.components.v2.component(
@@ -27,6 +34,21 @@ STAGE = st.components.v2.component(
 
 
 DRAWN_PREFIX = "stage_drawn_"  # the marker's key: stage_drawn_<height>x<width>x<rows>
+# The sheets name keys only when they are plain keys (letters, digits, `_`, `-`): a lesson file
+# names its views and controls, and nothing in it is written into a sheet as CSS.
+PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]{1,80}")
+MAIN = '[data-testid="stMainBlockContainer"]'
+BLOCKS = (
+    '[data-testid="stElementContainer"]',
+    '[data-testid="stLayoutWrapper"]',
+    '[data-testid="stColumn"]',
+)
+ALWAYS = (".st-key-presenter_bar", '[class*="st-key-lesson_"]')  # the lesson's bar and its parts
+# a training page's Start, Pause / Resume, Step and Stop, its status line and how a recorded run
+# is replayed (its Reset and the page's own Reset stay with the page's controls)
+RUN = ("start", "pause", "resume", "step", "stop", "status", "replay")
+MEASURE = "measure"  # a live timing's Measure: no run, kept on any step
+ASKED_MARK = "[data-stage-asked] *"  # hide_controls.css's place for the asked widgets
 
 
 def measured_room() -> Room | None:
@@ -55,9 +77,13 @@ def stage(step: Step, where: str, on: bool, revealed: bool) -> None:
         # its run (the vision page's real ViT)
         "run": not (step.views and set(step.views) <= set(apart)),
     }
-    room = measured_room()
-    here.set_stage(Stage.of(step, where, revealed, room) if data["on"] else None)
+    shown = Stage.of(step, where, revealed, measured_room()) if data["on"] else None
+    here.set_stage(shown)
     STAGE(data=data, key=here.STAGE_KEY, on_room_change=lambda: None)
+    if shown is not None:  # the server's layout: the rest of the page hidden, the views' places
+        prefix = registry.scene(step.page).table.prefix if registry.has_scene(step.page) else ""
+        st.html(stage_sheet(step.views, step.controls, prefix, data["run"]))  # plain keys only
+        here.open_places(shown)
 
 
 def mark_drawn() -> None:
@@ -69,3 +95,42 @@ def mark_drawn() -> None:
     if shown is not None and shown.room is not None:
         marker = st.container(key=DRAWN_PREFIX + shown.room.marker())
         marker.html("<span></span>")  # static: an empty container is not drawn at all
+
+
+def plain_keys(keys: tuple[str, ...] | list[str]) -> list[str]:
+    """The keys that may be written into a selector, in order; anything else is left out."""
+    return [key for key in keys if PLAIN_KEY.fullmatch(key)]
+
+
+def shown(views: tuple[str, ...], controls: tuple[str, ...], prefix: str, run: bool) -> str:
+    """A selector list of what the stage shows: the bar, the views, the asked widgets, the page's
+    Measure and, when the step shows its run (`run`), the run's buttons and status."""
+    named = [f".st-key-{VIEW_PREFIX}{name}" for name in plain_keys(views)]
+    named += [f".st-key-{key}" for key in plain_keys(controls)]
+    if PLAIN_KEY.fullmatch(prefix):
+        named += [f".st-key-{prefix}_{what}" for what in (*(RUN if run else ()), MEASURE)]
+    return ", ".join((*ALWAYS, *named))
+
+
+def stage_sheet(views: tuple[str, ...], controls: tuple[str, ...], prefix: str, run: bool) -> str:
+    """The step's stage as a <style> block: every block of the page's main area that holds
+    nothing shown, is nothing shown and is inside nothing shown is hidden; a page column that
+    holds something shown spans the page (the stage's own row of views keeps its columns)."""
+    keep = shown(views, controls, prefix, run)
+    blocks = f"{MAIN} :is({', '.join(BLOCKS)})"
+    return (
+        "<style>"
+        f"{blocks}:not(:has({keep})):not({keep}):not(:is({keep}) *) {{ display: none !important; }}"
+        f'{MAIN} [data-testid="stColumn"]:has({keep}):not(.st-key-{STAGE_ROW} *) {{'
+        " width: 100% !important; max-width: 100% !important; flex: 1 1 100% !important;"
+        " min-width: 0 !important; }"
+        "</style>"
+    )
+
+
+def controls_sheet(controls: tuple[str, ...]) -> str:
+    """static/hide_controls.css as a <style> block, the widgets `controls` (a step's asked
+    controls) left shown."""
+    text = (STATIC / "hide_controls.css").read_text(encoding="utf-8")
+    asked = ", ".join(f".st-key-{key} *" for key in plain_keys(controls)) or ":not(*)"
+    return f"<style>{text.replace(ASKED_MARK, asked)}</style>"

@@ -1,33 +1,19 @@
-// Presenter mode's stage (attnviz/ui/lecture/stage.py). A lesson step names the views it shows;
-// the page draws each in a container keyed `view_<name>` (attnviz/ui/common/here.py). The stage
-// keeps the lesson's bar, those views and a training page's buttons, hides everything else of
-// the page (its settings, other figures, status lines), widens the views to the full width and
-// scales them to fill the screen under the bar: drawn smaller when taller than the room left,
-// larger when short, never cut. Views the step's question hides until Reveal are veiled: the
-// room they take shows the question instead. Runs in the app's page (components v2); reads its
-// data as text only, never as HTML.
-const OFF = "data-stage-off";
+// Presenter mode's stage (attnviz/ui/lecture/stage.py). The server lays the stage out: it draws
+// the step's views in places of their own (side by side where the room is wide) and hides the
+// rest of the page with a sheet (attnviz/ui/lecture/stage.py). This script measures and
+// veils: it reports the room under the lesson's bar the views have (the server draws them to
+// it), marks the page settled once what is drawn is what it measured, scales the views to fill
+// the screen (drawn smaller when taller than the room left, larger when short, never cut), and
+// veils the views the step's question hides until Reveal (the room they take shows the
+// question). Runs in the app's page (components v2); reads its data as text only, never HTML.
 const ON = "data-stage-on";
-const WIDE = "data-stage-wide";
 const VEIL = "data-stage-veil";
-const ASKED = "data-stage-asked"; // a widget the step asks the presenter to move (hide_controls.css)
 const GAP = 10; // px between the bar, the views and the screen's bottom
 // px more that fit() keeps free: a chart that keeps its aspect redraws itself after a zoom (its
 // width in CSS px changes) and may grow by a few px before the next tick measures it again
 const SLACK = 16;
-const GRID = "data-stage-grid";
-const CELL = "data-stage-cell";
-const SIDE_BY_SIDE_MIN = 760; // px of width under which two views stack instead (beside the lesson's text at 1280, 810)
-// at most this many views side by side (three small matrices, L1 s10's Q, K and V: stacked at
-// 1280×720 each plot was 57 px tall)
-const MAX_ACROSS = 3;
 const MAX_ZOOM = 1.6;
 const TICK_MS = 200;
-const KEEP = [
-  ".st-key-presenter_bar", // the lesson's bar: controls, narration, question
-  '[class*="st-key-lesson_"]',
-].join(", "); // (a run's timeline slider is one of the page's controls: it would take the views' room)
-const BLOCKS = '[data-testid="stElementContainer"], [data-testid="stLayoutWrapper"]';
 
 // The width the views may take: the main area's, less its padding (beside the lesson's text on
 // a wide, short screen, stage.css pads the main area by that column's width).
@@ -39,53 +25,6 @@ function across(main, win) {
 
 function targets(doc, names) {
   return names.map((name) => doc.querySelector(`.st-key-view_${CSS.escape(name)}`)).filter(Boolean);
-}
-
-// Hide every block of the main area that holds none of the views or keepers and is inside none
-// of them; widen the columns that hold a view.
-function isolate(main, shown) {
-  const holds = (el) => shown.some((s) => el === s || el.contains(s) || s.contains(el));
-  for (const block of main.querySelectorAll(BLOCKS)) {
-    const inside = block.parentElement && block.parentElement.closest(`[${ON}]`);
-    const keep = holds(block) || inside;
-    if (keep) block.removeAttribute(OFF);
-    else if (!block.hasAttribute(OFF)) block.setAttribute(OFF, "");
-  }
-  for (const s of shown) s.setAttribute(ON, "");
-  for (const col of main.querySelectorAll('[data-testid="stColumn"]')) {
-    const holding = shown.some((s) => col.contains(s));
-    if (holding) col.setAttribute(WIDE, "");
-    else col.removeAttribute(WIDE);
-    // a column that holds nothing shown goes too: left empty beside a widened one, it pushed
-    // that one to a line of its own, a column gap (42 px) above the views
-    const inside = col.parentElement && col.parentElement.closest(`[${ON}]`);
-    if (holding || inside) col.removeAttribute(OFF);
-    else if (!col.hasAttribute(OFF)) col.setAttribute(OFF, "");
-  }
-}
-
-// Two or three views side by side where the screen is wide: their lowest common ancestor becomes
-// a grid of that many columns, what else it shows (a training page's buttons) spanning them all.
-// Returns the number of rows the views take.
-function arrange(views, doc) {
-  for (const el of doc.querySelectorAll(`[${GRID}]`)) el.removeAttribute(GRID);
-  for (const el of doc.querySelectorAll(`[${CELL}]`)) el.removeAttribute(CELL);
-  const main = doc.querySelector('[data-testid="stMainBlockContainer"]');
-  const wide = main && across(main, doc.defaultView) >= SIDE_BY_SIDE_MIN;
-  if (views.length < 2 || views.length > MAX_ACROSS || !wide) return views.length;
-  let common = views[0].parentElement;
-  while (common && !views.every((v) => common.contains(v))) common = common.parentElement;
-  if (!common) return views.length;
-  common.setAttribute(GRID, "");
-  common.style.setProperty("--stage-columns", String(views.length));
-  let seen = false; // what comes before the views stays above them, the rest goes below both
-  for (const child of common.children) {
-    const cell = views.some((v) => child.contains(v));
-    if (cell) child.setAttribute(CELL, "");
-    seen = seen || cell;
-    child.style.order = cell ? "0" : seen ? "1" : "-1";
-  }
-  return 1;
 }
 
 // One zoom for every view: what fills the room between the top of the first and the screen's
@@ -120,8 +59,8 @@ function fit(views, doc, other) {
   return zoom;
 }
 
-// A training page's Start, Pause / Resume, Step and Stop (its Reset and the page's own Reset
-// stay with the page's controls), and a live measurement's Measure.
+// What else the stage shows under the views (the server's sheet keeps it): a training page's
+// Start, Pause / Resume, Step and Stop and its status, a live measurement's Measure.
 function runButtons(main) {
   const run = /\bst-key-[A-Za-z]+_(start|pause|resume|step|stop|measure|replay|status)\b/;
   return [...main.querySelectorAll('[class*="st-key-"]')].filter((el) => run.test(el.className));
@@ -139,12 +78,14 @@ const LEAST_ROOM = 160;
 // (under a section's header); stacked, the gaps between the views; and what else the stage shows
 // below them (a run's timeline, a summary line). None of it depends on the views' own heights,
 // which change while the server redraws them: measured mid-redraw, a room that did would move
-// again, and the stage and the server would chase each other.
-function report(component, views, doc, rows, kept) {
+// again, and the stage and the server would chase each other. The rows are as the server drew
+// them (views whose tops are within a few px share one).
+function report(component, views, doc, kept) {
   const win = doc.defaultView;
   for (const v of views) v.style.zoom = "1";
   const boxes = views.map((v) => v.getBoundingClientRect());
   const top = Math.min(...boxes.map((b) => b.top));
+  const rows = new Set(boxes.map((b) => Math.round(b.top / 8))).size;
   const bottom = Math.max(...boxes.map((b) => b.bottom));
   const within = rows === 1
     ? Math.max(...boxes.map((b) => b.top)) - top
@@ -183,12 +124,7 @@ function foldSidebar(doc, step) {
 }
 
 function clear(doc) {
-  for (const el of doc.querySelectorAll(`[${OFF}]`)) el.removeAttribute(OFF);
-  for (const el of doc.querySelectorAll(`[${WIDE}]`)) el.removeAttribute(WIDE);
   for (const el of doc.querySelectorAll(`[${VEIL}]`)) el.removeAttribute(VEIL);
-  for (const el of doc.querySelectorAll(`[${ASKED}]`)) el.removeAttribute(ASKED);
-  for (const el of doc.querySelectorAll(`[${GRID}]`)) el.removeAttribute(GRID);
-  for (const el of doc.querySelectorAll(`[${CELL}]`)) el.removeAttribute(CELL);
   for (const el of doc.querySelectorAll(`[${ON}]`)) {
     el.removeAttribute(ON);
     el.style.zoom = "";
@@ -212,15 +148,11 @@ export default function (component) {
     if (!views.length && !buttons.length) return; // the page is still being drawn
     const controls = ((data && data.controls) || []).map((key) => `.st-key-${CSS.escape(key)}`);
     const asked = controls.length ? [...main.querySelectorAll(controls.join(", "))] : [];
-    for (const el of doc.querySelectorAll(`[${ASKED}]`)) if (!asked.includes(el)) el.removeAttribute(ASKED);
-    for (const el of asked) el.setAttribute(ASKED, "");
-    const kept = [...main.querySelectorAll(KEEP), ...buttons, ...asked];
-    isolate(main, [...views, ...kept]);
+    for (const v of views) v.setAttribute(ON, "");
     veil(views, names, hidden, data.question || "");
     if (views.length) {
-      const rows = arrange(views, doc);
-      const below = kept.filter((el) => !el.closest(".st-key-presenter_bar"));
-      const [under, key] = report(component, views, doc, rows, below);
+      const below = [...buttons, ...asked].filter((el) => !el.closest(".st-key-presenter_bar"));
+      const [under, key] = report(component, views, doc, below);
       fit(views, doc, under); // what lies between the views is inside their box already
       // settled: the views are drawn for the room measured now, on this screen (a test waits)
       const marker = key && doc.querySelector(`.st-key-stage_drawn_${key}`);
