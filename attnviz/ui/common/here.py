@@ -2,9 +2,10 @@
 the page (`enter`) from its navigation before anything is drawn, presenter mode sets the step's
 stage (`set_stage`, an attnviz.lessons.stage.Stage) before the page draws, and the furniture asks
 for them (`page`, `scene`, `stage`) instead of reading Streamlit's private page manager or
-passing url strings and stage sizes around. A fragment's rerun (a live run's poll) does not pass
-through app.py: it sees the last full run's page and stage, which are its own (a step changes
-only in a full run).
+passing url strings and stage sizes around. They live in the run's own context (a ContextVar of
+the script's thread), not in the session's state: a later run starts without them. A fragment's
+rerun (a live run's poll) does not pass through app.py: `fragment` hands it the page and stage
+of the full run that drew it, which are its own (a step changes only in a full run).
 
 In presenter mode each named view is drawn in a container keyed `view_<name>` (`view_place`),
 so the stage finds the views a lesson step names. On a stage of views alone the server lays
@@ -15,8 +16,11 @@ and each view is drawn in its place wherever the page draws it, a live run's fra
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import nullcontext
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from functools import wraps
 from typing import Any
 
 import streamlit as st
@@ -26,7 +30,6 @@ from attnviz.lessons.stage import Stage
 from attnviz.topics.registry import HOME, Page
 from attnviz.topics.scene import Scene
 
-KEY = "_here"  # session state: this session's last full run (its page and stage)
 VIEW_PREFIX = "view_"  # a named view's container key in presenter mode: view_<name>
 STAGE_KEY = "lesson_stage"  # the stage's component: its state holds the room it measured
 STAGE_ROW = "stage_row"  # the row of columns of views side by side (static/stage.css)
@@ -42,14 +45,34 @@ class _Run:
     places: dict[str, Any] = field(default_factory=dict)  # each staged view's place (open_places)
 
 
+_RUN: ContextVar[_Run | None] = ContextVar("attnviz_run", default=None)  # this run's
+
+
 def enter(page: Page) -> Page:
     """Name the page this run draws (app.py, once per full run); returns it."""
-    st.session_state[KEY] = _Run(page)
+    _RUN.set(_Run(page))
     return page
 
 
 def _run() -> _Run:
-    return st.session_state.get(KEY) or _Run(HOME)
+    run = _RUN.get()
+    if run is None:  # before app.py named the page (home)
+        run = _Run(HOME)
+        _RUN.set(run)
+    return run
+
+
+def fragment(body: Callable[[], None], run_every: float | None = None) -> Callable[[], None]:
+    """st.fragment over `body`, whose reruns draw under the page and stage of this full run
+    (they do not pass through app.py; the fragment keeps the run it was made in)."""
+    made_in = _run()
+
+    @wraps(body)
+    def under_its_run() -> None:
+        _RUN.set(made_in)
+        body()
+
+    return st.fragment(under_its_run, run_every=run_every)
 
 
 def page() -> Page:
@@ -70,7 +93,7 @@ def set_stage(stage: Stage | None) -> None:
 
 def stage() -> Stage | None:
     """The stage this run draws under: the one this full run mounted, or, in a fragment's rerun,
-    the one the last full run mounted. None elsewhere: every view is drawn, at its own size.
+    the one its full run mounted. None elsewhere: every view is drawn, at its own size.
     A view the stage does not show is not drawn at all, so a step change and each poll of a live
     run cost the server and the projector's browser only the views the class sees (a poll that
     drew them all showed the page's other views, and no map, for a second after Start: L6 s3)."""

@@ -54,6 +54,7 @@ from attnviz.training.messages import RunStatus
 from attnviz.training.replay import ReplayJob
 from attnviz.training.specs import JobSpec
 from attnviz.training.trainer import TrainConfig
+from attnviz.ui.common import here
 from attnviz.ui.common.keyboard_focus import keyboard_focus
 from attnviz.ui.training.changes import page_values, remember
 from attnviz.ui.training.recorded import on_stage, pace, pace_control, replay, reveal_trained
@@ -287,4 +288,4 @@ def training_panel(
 
     # a queued run only waits for its place, so it asks less often (a hall of queued tabs
     # polling twice a second cost the server CPU that running tabs and other pages needed)
-    st.fragment(live, run_every=(QUEUED_POLL if queued else RUNNING_POLL) if running else None)()
+    here.fragment(live, run_every=(QUEUED_POLL if queued else RUNNING_POLL) if running else None)()
