@@ -10,12 +10,12 @@ from attnviz.topics.kernel_smoother.scene import SCENE, measure, notes, samples
 from attnviz.ui.common import downloads, layout
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.scene_cache import scene_run
+from attnviz.ui.common.settings import settings
 from attnviz.ui.common.widgets import draw
 from attnviz.ui.training.page import TrainingPage
 from attnviz.ui.training.run_view import LiveRun
 
 TABLE = SCENE.table
-SAY = {"error": st.error, "warning": st.warning, "info": st.info}
 
 
 def move_query() -> None:
@@ -70,16 +70,21 @@ def query_sliders() -> None:
 
 
 def draw_views(run: LiveRun) -> None:
-    """The query's sliders, then the fit, the query's weights and the weight matrix: of the
-    run's θ when it was trained with these settings (the panel gives a snapshot only then),
-    else of the untrained model."""
+    """The fit and the query's weights with the query's sliders (under them in normal mode),
+    then the weight matrix: of the run's θ when it was trained with
+    these settings (the panel gives a snapshot only then), else of the untrained model."""
+    # in normal mode the fit above the sliders (whole in a laptop's first screen); lecture mode
+    # keeps the sliders first, in the projector's first screen
+    above = None if settings().lecture else st.container()
     query_sliders()
+    above = above or st.container()
     snapshot = run.snapshot or scene_run(SCENE, values)
     task, v = measure(snapshot, values)
+    say = {"error": above.error, "warning": above.warning, "info": above.info}
     for level, text in notes(task, v):
-        SAY[level](text)
+        say[level](text)
     figs = SCENE.views(snapshot, values)
-    left, right = st.columns([3, 2])
+    left, right = above.columns([3, 2])
     with left:
         show(
             figs["kernel_fit"],

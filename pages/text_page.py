@@ -49,6 +49,9 @@ with preset_col:  # presets in a popover, so the controls and the maps fit the f
     reset_button(TABLE)
 with text_col:
     values = {"ta_text": draw(TABLE, "ta_text", max_chars=MAX_CHARS, height=80)}
+# in normal mode the maps under the sentence, then the settings (the point in a laptop's first
+# screen); lecture mode keeps the settings first, its sliders in the projector's first screen
+maps = None if settings().lecture else st.container()
 c1, c2, c3, c4 = st.columns(4)
 with c1:
     values["ta_tok"] = draw(TABLE, "ta_tok")
@@ -61,29 +64,28 @@ with c3:
 with c4:
     values |= {key: draw(TABLE, key) for key in ("ta_scaled", "ta_causal", "ta_temp")}
 values = SCENE.values(values, seed=settings().seed)
-try:
-    out = scene_run(SCENE, values)
-except SceneInputError as err:
-    st.warning(str(err))
-    st.stop()
-tokens, t = out.attention.tokens, len(out.attention.tokens)
-if out.attention.truncated_from > t:
-    msg = (
-        f"The text has {out.attention.truncated_from} tokens; only the first {MAX_TOKENS} are used."
-    )
-    st.warning(msg)
+with maps or st.container():
+    try:
+        out = scene_run(SCENE, values)
+    except SceneInputError as err:
+        st.warning(str(err))
+        st.stop()
+    tokens, t = out.attention.tokens, len(out.attention.tokens)
+    if out.attention.truncated_from > t:
+        told = out.attention.truncated_from
+        st.warning(f"The text has {told} tokens; only the first {MAX_TOKENS} are used.")
 
-parts.pronoun_note(values["ta_text"], PRONOUN_TEXT)
-if t == 1:
-    st.info("One token can only attend to itself: every weight is 1. Type a longer text.")
-show(SCENE.views(out, values, only={"heads_grid"})["heads_grid"], "heads_grid")
-st.caption(
-    "Each map: rows are query tokens (named left of a row's first map), columns key tokens. "
-    f"$d_k = {values['ta_d']}/{heads} = {values['ta_d'] // heads}$ per head. Scores: dot "
-    r"$q^\top k$ (÷$\sqrt{d_k}$ when on), cosine $q^\top k/(\lVert q\rVert\,\lVert k\rVert)$, "
-    r"neg_sq_dist $-\lVert q-k\rVert^2$. RoPE rotates $q$ and $k$ by their position "
-    "instead of adding a vector to the embedding."
-)
+    parts.pronoun_note(values["ta_text"], PRONOUN_TEXT)
+    if t == 1:
+        st.info("One token can only attend to itself: every weight is 1. Type a longer text.")
+    show(SCENE.views(out, values, only={"heads_grid"})["heads_grid"], "heads_grid")
+    st.caption(
+        "Each map: rows are query tokens (named left of a row's first map), columns key tokens. "
+        f"$d_k = {values['ta_d']}/{heads} = {values['ta_d'] // heads}$ per head. Scores: dot "
+        r"$q^\top k$ (÷$\sqrt{d_k}$ when on), cosine $q^\top k/(\lVert q\rVert\,\lVert k\rVert)$, "
+        r"neg_sq_dist $-\lVert q-k\rVert^2$. RoPE rotates $q$ and $k$ by their position "
+        "instead of adding a vector to the embedding."
+    )
 parts.bpe_note(tokens, values["ta_tok"])
 bpe = values["ta_tok"] == "bpe"
 vocab_note = f" (BPE vocabulary: {bpe_learned_size(values['ta_vocab'])} entries)" if bpe else ""
