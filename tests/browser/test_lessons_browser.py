@@ -78,7 +78,7 @@ STAGED = """(name) => {
   const box = view.getBoundingClientRect();
   return {barBottom: bar.bottom, barRight: bar.right, top: box.top, bottom: box.bottom,
           left: box.left, right: box.right,
-          width: box.width, veiled: view.hasAttribute('data-stage-veil')};
+          width: box.width, veiled: Boolean(view.closest('[data-stage-veil]'))};
 }"""
 
 

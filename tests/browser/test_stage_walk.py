@@ -79,7 +79,7 @@ MEASURE = """([names, controls]) => {
       return hs.length ? Math.min(...hs) : null;
     };
     const r = el.getBoundingClientRect();
-    return {name: n, box: box(el), veiled: el.hasAttribute('data-stage-veil'),
+    return {name: n, box: box(el), veiled: Boolean(el.closest('[data-stage-veil]')),
             smallest: smallest(el), plot: least(false), image: least(true),
             left: r.left, right: r.right};
   });

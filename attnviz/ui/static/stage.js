@@ -105,9 +105,16 @@ function report(component, views, doc, kept) {
   return [under, key];
 }
 
-function veil(views, names, hidden, text) {
+// The views the question hides, veiled: each alone, or, when every view is hidden and they
+// stand side by side in the server's row, the row as one (the question once across it).
+function veil(views, names, hidden, text, doc) {
+  const row = doc.querySelector(".st-key-stage_row");
+  const every = views.length > 1 && names.every((name) => hidden.includes(name));
+  const whole = Boolean(row) && every && views.every((v) => row.contains(v));
+  if (row && whole) row.setAttribute(VEIL, text);
+  else if (row) row.removeAttribute(VEIL);
   views.forEach((v, i) => {
-    if (hidden.includes(names[i])) v.setAttribute(VEIL, text);
+    if (!whole && hidden.includes(names[i])) v.setAttribute(VEIL, text);
     else v.removeAttribute(VEIL);
   });
 }
@@ -149,7 +156,7 @@ export default function (component) {
     const controls = ((data && data.controls) || []).map((key) => `.st-key-${CSS.escape(key)}`);
     const asked = controls.length ? [...main.querySelectorAll(controls.join(", "))] : [];
     for (const v of views) v.setAttribute(ON, "");
-    veil(views, names, hidden, data.question || "");
+    veil(views, names, hidden, data.question || "", doc);
     if (views.length) {
       const below = [...buttons, ...asked].filter((el) => !el.closest(".st-key-presenter_bar"));
       const [under, key] = report(component, views, doc, below);
