@@ -103,14 +103,19 @@ def in_context_figure(steps, first, repeat, phase: int | None) -> go.Figure:
 
 def scores_figure(steps, previous: np.ndarray, induction: np.ndarray) -> go.Figure:
     """Each head's previous-token score (dotted) and induction score (solid) over training;
-    previous and induction (S, L, H)."""
+    previous and induction (S, L, H). The legend names each head once (its colour; the title
+    says which line is which): two entries a head took three rows on a laptop, and a legend
+    that tall pushed the plot up under it (its x ticks under the legend)."""
     layers, heads = previous.shape[1:]
     traces = []
     for i, name in enumerate(head_names(layers, heads)):
         li, h = divmod(i, heads)
         color = HEAD_COLORS[i % len(HEAD_COLORS)]
-        traces.append(_line(steps, induction[:, li, h], f"{name} induction", color))
-        traces.append(_line(steps, previous[:, li, h], f"{name} previous-token", color, "dot"))
+        solid = _line(steps, induction[:, li, h], f"{name} induction", color)
+        dotted = _line(steps, previous[:, li, h], f"{name} previous-token", color, "dot")
+        solid.update(legendgroup=name, name=name)  # its hover still says "induction"
+        dotted.update(legendgroup=name, showlegend=False)
+        traces += [solid, dotted]
     title = "Head scores: induction (solid), previous-token (dotted)"
     return curves(traces, title, "share of attention", y_range=(0, 1.02))
 
