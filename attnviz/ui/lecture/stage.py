@@ -6,7 +6,7 @@ the question.
 
 The server lays the stage out: it opens a place for each view before the page draws
 (attnviz.ui.common.here.open_places: side by side where the room is wide), and a sheet hides
-the rest of the page (attnviz.ui.lecture.stage). static/stage.js, a components-v2
+the rest of the page (`stage_sheet`). static/stage.js, a components-v2
 component (in the app's page, offline, no iframe), measures and veils: it reports the room the
 views have, which the server draws them to, leaving an empty marker keyed with that room, so
 the script can mark the page settled (`data-stage-settled`) once what is drawn matches what it
