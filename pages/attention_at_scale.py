@@ -30,17 +30,16 @@ layout.intro(
     "computes the same softmax tile by tile without writing the $T \\times T$ matrix, and the "
     "**KV cache** keeps each token's keys and values while decoding. **Cost** times them here.",
 )
-part_col, preset_col = st.columns([4, 1], vertical_alignment="bottom")
-with preset_col:  # presets in a popover: the part and the main figure fit the first screen
-    with st.popover("Presets", width="stretch"):
-        preset_buttons(TABLE, stacked=True)
-    reset_button(TABLE)
-with part_col:
-    part = draw(TABLE, "sc_part")
-values = {"sc_part": part}
-
+# the part and its settings beside the part's main figure, which starts under the title and
+# fits a laptop's first screen (the mask of the default 18 tokens: 616 px)
 controls, stage = st.columns([1, 2.3], gap="medium")
 with controls:
+    with st.container(horizontal=True, vertical_alignment="center"):  # presets in a popover
+        with st.popover("Presets"):
+            preset_buttons(TABLE, stacked=True)
+        reset_button(TABLE)
+    part = draw(TABLE, "sc_part")
+    values = {"sc_part": part}
     if part in ("Masks", "Linear attention"):
         values["sc_text"] = draw(TABLE, "sc_text", max_chars=MAX_CHARS)
     values |= parts.controls(part, token_count(values.get("sc_text", DEFAULT_TEXT)))

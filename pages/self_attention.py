@@ -166,10 +166,13 @@ except SceneInputError as err:
 publish(SCENE.answers(out, values))  # a lesson's question asks which key query i picks
 figs = SCENE.views(out, values)
 
-with stage:  # the live row first: in the projector's first screen, beside the controls
-    if STEP_NAMES.index(values["sa_reveal"]) >= LIVE_FROM:
-        live_row_view(live_row_data(out, values), lecture=settings().lecture)
+# The live row comes first in lecture mode (the projector's first screen, beside the controls);
+# on a laptop step 1's input z comes first, the page's main view whole in the first screen
+LIVE_AFTER = 0 if settings().lecture else 1  # steps drawn before the live row
+with stage:
     for i, keys in enumerate(stages(values), 1):
+        if i == LIVE_AFTER + 1 and STEP_NAMES.index(values["sa_reveal"]) >= LIVE_FROM:
+            live_row_view(live_row_data(out, values), lecture=settings().lecture)
         show_step(i, keys, out, figs, values)
     if "weights" in sum(stages(values), ()):
         sums = out.steps["weights"].matrix.sum(axis=1)

@@ -39,8 +39,10 @@ def mask_figure(mask: np.ndarray, tokens: Sequence[str], title: str) -> go.Figur
 
 
 def square(layout: dict, t: int) -> None:
-    """Rows as tall as a column is wide (about): the map reads as the square it is."""
-    layout["height"] = max(layout.get("height") or 0, min(820, max(420, 22 * t + 220)))
+    """Rows about as tall as a column is wide in a page column (21 px a row, 175 px for the title,
+    the rotated key labels and the axis titles): the map reads as the square it is, and the
+    default text's 18 tokens fit a laptop's first screen under the title (553 px)."""
+    layout["height"] = max(layout.get("height") or 0, min(820, max(420, 21 * t + 175)))
 
 
 def reach_figure(first: np.ndarray, tokens: Sequence[str], layers: int, title: str) -> go.Figure:
