@@ -175,6 +175,11 @@ def model_view(
     return fast_figure([trace], layout)
 
 
+MODEL_VIEW_LAYER_PX = 40  # a layer's row of head maps: about as tall as a map is wide beside the
+# sidebar at 1280 px (12 heads in 656 px), so 6 layers fit a laptop's first screen under the
+# sentence
+
+
 def _model_view_layout(
     x: list[str], y: list[str], numbers: tuple[Sequence[int], Sequence[int]], n: int
 ) -> dict:
@@ -183,7 +188,7 @@ def _model_view_layout(
     (layer_ids, head_ids), step, centre = numbers, n + 1, n // 2  # a block, one blank line
     layers, heads = len(layer_ids), len(head_ids)
     return {
-        "height": 110 * layers + 90,
+        "height": MODEL_VIEW_LAYER_PX * layers + 136,  # 136: the margins' top and bottom
         # the margins Plotly's automargin reaches at the base font (layer labels, the head axis,
         # the colour bar), given up front: the browser draws the figure once instead of twice
         "margin": {"l": 64, "r": 100, "t": 60, "b": 76},  # r: the colour bar's 0.25 … 0.75

@@ -22,7 +22,6 @@ TITLE_TOP_PX = 64  # as on a phone (tests/browser/test_accessibility.py)
 # url -> why its main view is not yet whole in the first screen (strict: a fix must remove it)
 KNOWN: dict[str, str] = {
     "soft-select": "its weights chart is under the key plane and the scores (1,089 px)",
-    "pretrained": "the model view is 750 px tall, more than the screen (404–1,154 px)",
 }
 PAGES = app_pages()
 
