@@ -20,6 +20,9 @@ measures the server). Setting M_ARENA_MAX at start, before the sessions'
 threads exist, is what MALLOC_ARENA_MAX=2 in the environment would do. Elsewhere than glibc
 (macOS, Windows, musl) nothing changes.
 
+Its index page names the server's base URL for the frontend (attnviz.ui.index_page), so a deep
+link asks no path under the page's own (two 404s in the console on every deep link before).
+
 And it ends quickly: once Streamlit has stopped (SIGTERM, Ctrl-C), the exit handlers run (the
 training pool ends its workers and its fork server) and the process leaves with os._exit,
 without the interpreter's teardown (unloading torch and transformers took seconds on a busy
@@ -38,7 +41,7 @@ import sys
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.web import cli
 
-from attnviz.ui import preload
+from attnviz.ui import index_page, preload
 
 M_ARENA_MAX = -8  # glibc's mallopt parameter number
 ARENAS = 2
@@ -60,6 +63,7 @@ def main(options: list[str] | None = None, app: str = "app.py") -> None:
     """`streamlit run <app>` with `options`, pages routed by st.navigation from the start
     (`app`: app.py of the working directory, or an installed package's, attnviz.api.cli)."""
     PagesManager.uses_pages_directory = False
+    index_page.install()  # deep links ask the server where it is, not under the page's path
     limit_malloc_arenas()  # before the sessions' threads exist
     preload.start()  # the heavy imports, before any session needs them
     options = sys.argv[1:] if options is None else options

@@ -74,3 +74,21 @@ def test_sidebar_lists_each_page_once_and_home_starts_a_lesson_alone(page, app_u
     top = bar.bounding_box()["y"]
     header = page.locator("[data-testid='stHeader']").bounding_box()
     assert top >= header["y"] + header["height"] - 1, (top, header)
+
+
+def test_a_deep_link_asks_nothing_that_is_not_there(page, app_url):
+    """A page opened at its own address asks the server only what is there: no 4xx, no console
+    error (Streamlit's frontend guessed its base URL from the page's path before: 404s for
+    /<page>/_stcore/health and /<page>/_stcore/host-config on every deep link; the index page now
+    names it, attnviz/ui/index_page.py)."""
+    failed, errors = [], []
+    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else 0)
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else 0)
+    for url, query, title in (
+        ("soft-select", "?ss_temp=0.5", "Soft select"),
+        ("home", "", "AttnViz"),
+        ("real-block", LECTURE, "Inside one block"),
+    ):
+        open_app_page(page, app_url, url, query)  # its page, not the home page nor "not found"
+        assert page.locator("h1").first.inner_text().startswith(title), url
+    assert failed == [] and errors == [], (failed, errors)
