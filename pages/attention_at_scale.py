@@ -31,7 +31,7 @@ layout.intro(
     "**KV cache** keeps each token's keys and values while decoding. **Cost** times them here.",
 )
 # the part and its settings beside the part's main figure, which starts under the title and
-# fits a laptop's first screen (the mask of the default 18 tokens: 616 px)
+# fits a laptop's first screen (the mask of the default 18 tokens: 553 px, figures/scale.py)
 controls, stage = st.columns([1, 2.3], gap="medium")
 with controls:
     with st.container(horizontal=True, vertical_alignment="center"):  # presets in a popover
