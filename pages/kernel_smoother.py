@@ -10,7 +10,6 @@ from attnviz.topics.kernel_smoother.scene import SCENE, measure, notes, samples
 from attnviz.ui.common import downloads, layout
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.scene_cache import scene_run
-from attnviz.ui.common.settings import settings
 from attnviz.ui.common.widgets import draw
 from attnviz.ui.training.page import TrainingPage
 from attnviz.ui.training.run_view import LiveRun
@@ -73,11 +72,9 @@ def draw_views(run: LiveRun) -> None:
     """The fit and the query's weights with the query's sliders (under them in normal mode),
     then the weight matrix: of the run's θ when it was trained with
     these settings (the panel gives a snapshot only then), else of the untrained model."""
-    # in normal mode the fit above the sliders (whole in a laptop's first screen); lecture mode
-    # keeps the sliders first, in the projector's first screen
-    above = None if settings().lecture else st.container()
+    place = layout.view_first_on_a_laptop()  # the fit above the sliders on a laptop
     query_sliders()
-    above = above or st.container()
+    above = place()
     snapshot = run.snapshot or scene_run(SCENE, values)
     task, v = measure(snapshot, values)
     say = {"error": above.error, "warning": above.warning, "info": above.info}

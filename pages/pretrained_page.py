@@ -20,7 +20,6 @@ from attnviz.ui.common import layout
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.head_view import head_view
 from attnviz.ui.common.scene_cache import scene_run
-from attnviz.ui.common.settings import settings
 from attnviz.ui.common.widgets import draw, preset_buttons, reset_button
 from attnviz.ui.lecture.answers import publish
 from attnviz.ui.parts.pretrained import (
@@ -78,11 +77,9 @@ if out.attended.truncated:
 if out.attended.causal:
     st.info(CAUSAL_NOTE)
 layers, heads = out.attended.attentions.shape[:2]
-# On a laptop the model view comes first, under the sentence (whole in the first screen), the
-# layer and head sliders under it, over the head view and the head map they pick; in lecture
-# mode the sliders stay first, the projector's first controls to move
-sliders_first = settings().lecture
-model_box = None if sliders_first else st.container()
+# on a laptop the model view under the sentence, the layer and head sliders under it (over the
+# head view and the head map they pick)
+model_box = layout.view_first_on_a_laptop()
 c1, c2, c3 = st.columns(3)
 with c1:
     values["pe_layer"] = layer = draw(TABLE, "pe_layer", high=layers - 1)
@@ -90,7 +87,7 @@ with c2:
     values["pe_head"] = head = draw(TABLE, "pe_head", high=heads - 1)
 with c3:
     values["pe_hide"] = draw(TABLE, "pe_hide")
-with model_box or st.container():
+with model_box():
     show(cached_model_view(out, values), "model_view")
 view_col, big_col = st.columns(2)  # filled below, once the query slider has given its value
 

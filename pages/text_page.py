@@ -49,9 +49,7 @@ with preset_col:  # presets in a popover, so the controls and the maps fit the f
     reset_button(TABLE)
 with text_col:
     values = {"ta_text": draw(TABLE, "ta_text", max_chars=MAX_CHARS, height=80)}
-# in normal mode the maps under the sentence, then the settings (the point in a laptop's first
-# screen); lecture mode keeps the settings first, its sliders in the projector's first screen
-maps = None if settings().lecture else st.container()
+maps = layout.view_first_on_a_laptop()  # the maps under the sentence, then the settings
 c1, c2, c3, c4 = st.columns(4)
 with c1:
     values["ta_tok"] = draw(TABLE, "ta_tok")
@@ -64,7 +62,7 @@ with c3:
 with c4:
     values |= {key: draw(TABLE, key) for key in ("ta_scaled", "ta_causal", "ta_temp")}
 values = SCENE.values(values, seed=settings().seed)
-with maps or st.container():
+with maps():
     try:
         out = scene_run(SCENE, values)
     except SceneInputError as err:

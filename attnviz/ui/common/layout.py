@@ -3,6 +3,7 @@ derive from the page's parameter table: attnviz.ui.common.widgets.)"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,6 +61,15 @@ def try_this(experiments: list[str]) -> None:
     with st.container(border=True):
         st.markdown("**Try this**")
         st.markdown("\n".join(f"{i}. {text}" for i, text in enumerate(experiments, 1)))
+
+
+def view_first_on_a_laptop() -> Callable[[], Any]:
+    """A place for a page's main view, for the settings the page draws next: opened here outside
+    lecture mode (the view above them, whole in a laptop's first screen), and where the returned
+    function is called in lecture mode (under them: the settings first, the projector's first
+    controls). `place = view_first_on_a_laptop()`, the settings, then `with place(): ...`, once."""
+    early = None if settings().lecture else st.container()
+    return lambda: early or st.container()
 
 
 def lazy_expander(label: str, key: str):

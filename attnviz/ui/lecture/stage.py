@@ -17,6 +17,7 @@ turns the stage off: the whole page, as without a lesson."""
 from __future__ import annotations
 
 import re
+from functools import cache
 
 import streamlit as st
 
@@ -128,9 +129,15 @@ def stage_sheet(views: tuple[str, ...], controls: tuple[str, ...], prefix: str, 
     )
 
 
+@cache
+def _hide_controls() -> str:
+    """static/hide_controls.css, read once per process (the sheet is written on every rerun)."""
+    return (STATIC / "hide_controls.css").read_text(encoding="utf-8")
+
+
 def controls_sheet(controls: tuple[str, ...]) -> str:
     """static/hide_controls.css as a <style> block, the widgets `controls` (a step's asked
     controls) left shown."""
-    text = (STATIC / "hide_controls.css").read_text(encoding="utf-8")
+    text = _hide_controls()
     asked = ", ".join(f".st-key-{key} *" for key in plain_keys(controls)) or ":not(*)"
     return f"<style>{text.replace(ASKED_MARK, asked)}</style>"
