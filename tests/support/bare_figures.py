@@ -46,8 +46,8 @@ DRAW = """async (batch) => {
 
 
 def page_states() -> list[tuple[str, str, dict]]:
-    """[(page url, label, parameters)]: every page's defaults, each preset, and each bundled
-    lesson step's state not already listed."""
+    """[(page url, label, parameters)]: every page's defaults, then each preset and each bundled
+    lesson step's state not already listed, page by page."""
     states: list[tuple[str, str, dict]] = []
     for url, table in page_tables().items():
         states.append((url, "defaults", {}))
@@ -59,7 +59,8 @@ def page_states() -> list[tuple[str, str, dict]]:
                 (url, p) for url, _, p in states
             ]:
                 states.append((step.page, f"{lesson.slug} step {number}", params))
-    return states
+    order = list(page_tables())
+    return sorted(states, key=lambda state: order.index(state[0]))  # a page's states together
 
 
 def plain_title(text: str | None) -> str:
@@ -114,17 +115,31 @@ def _views(url: str, params: dict, lecture: bool) -> dict:
     return views
 
 
-_LAST: dict = {}  # the last scene result: a page's lecture and phone views share it
+_RESULTS: dict = {}  # one page's scene results by config: its states share a run (issue 52)
 
 
 def _result(url: str, params: dict):
-    """The scene's result at these parameters (no scene reads lecture mode or contrast)."""
-    key = (url, json.dumps(params, sort_keys=True, default=str))
-    if key not in _LAST:
-        _LAST.clear()
-        the_scene = scene(url)
-        _LAST[key] = the_scene.run(the_scene.config(the_scene.values(params)))
-    return _LAST[key]
+    """The scene's result at these parameters (no scene reads lecture mode or contrast). States
+    whose settings differ only in what is shown share the run of their config (the language
+    model's 18 states make 6 runs, the interventions' 13 make 3); kept for one page at a time
+    (page_states lists a page's states together)."""
+    the_scene = scene(url)
+    config = the_scene.config(the_scene.values(params))
+    key = (url, _config_key(config))
+    if key not in _RESULTS:
+        if any(known[0] != url for known in _RESULTS):
+            _RESULTS.clear()
+        _RESULTS[key] = the_scene.run(config)
+    return _RESULTS[key]
+
+
+def _config_key(config) -> object:
+    """A config as a dictionary key: itself when it hashes, else its repr."""
+    try:
+        hash(config)
+    except TypeError:
+        return repr(config)
+    return config
 
 
 def drawn_widths(specs: dict[str, dict], drawn: dict) -> dict[str, float]:
