@@ -33,7 +33,9 @@ layout.intro(
 preset_buttons(TABLE)
 reset_button(TABLE)
 values = SCENE.values(pair_inputs())
-out = model_run(SCENE, values)  # the model loaded first; a pair it cannot use stops here
+out = model_run(
+    SCENE, values, values["ip_model"]
+)  # the model loaded first; a pair it cannot use stops here
 
 for note in out.pair.notes:
     st.info(md_literal(note))

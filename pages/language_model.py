@@ -16,6 +16,7 @@ from attnviz.ui.parts.language_model import (
     generation_section,
     heads_section,
     lens_section,
+    model_said,
     pick_why_cell,
     prompt_run,
     sinks_section,
@@ -43,19 +44,22 @@ with side_col:  # the next token's chart starts on a projector's first screen
     bos = draw(TABLE, "lm_bos", disabled=chat)
     with st.expander("How the next token is chosen"):
         decoding_values = decoding_controls()
+    with st.expander("Your own model"):
+        source = draw(TABLE, "lm_model", max_chars=1_000)
 with text_col:
     text = draw(TABLE, "lm_text", max_chars=4_000, height=120)
-values = SCENE.values({"lm_text": text, "lm_chat": chat, "lm_bos": bos} | decoding_values)
+chosen = {"lm_text": text, "lm_chat": chat, "lm_bos": bos, "lm_model": source}
+values = SCENE.values(chosen | decoding_values)
 out = prompt_run(SCENE, values, MAX_TOKENS)
 
-lm = model(values["device"])
+lm = model(values["device"], values["lm_model"])
 top = SCENE.ops.predict(lm, out.fwd, decoding(values))
 show(views(out, values, {"lm_next"})["lm_next"], "lm_next")
 how = "sampled" if values["lm_sample"] else "greedy: the most likely"
 st.caption(
-    f"Chosen ({how}): {md_literal(top.chosen)}. Tokens: {len(out.fwd.ids)}. Tokens are written "
-    "as the model reads them: ␣ is a space (␣Paris is “ Paris”), ⏎ a line break, and a token "
-    "seen again carries its count (the·1)."
+    f"{model_said(out.config.source)}Chosen ({how}): {md_literal(top.chosen)}. "
+    f"Tokens: {len(out.fwd.ids)}. Tokens are written as the model reads them: ␣ is a space "
+    "(␣Paris is “ Paris”), ⏎ a line break, and a token seen again carries its count (the·1)."
 )
 publish(SCENE.answers(out, values))
 
@@ -83,6 +87,8 @@ if is_clickable(figs["lm_head_map"]):  # (a long prompt's map is not: one marker
     st.caption("Click a cell to see why the head looks there: its score taken apart, just below.")
 if "lm_writes" in figs:  # what flows: what the head writes, read as the next token's logits
     show(figs["lm_writes"], "lm_writes")
+elif values["lm_flow"] and (problem := SCENE.ops.direct_problem(lm)) is not None:
+    st.caption(f"What the head writes is not shown for this model: {problem}.")
 why_section(out, values)  # why it looks where it looks: one cell's score taken apart
 gqa, mha = SCENE.ops.count_kv_bytes(lm)[:2]
 st.markdown(

@@ -14,6 +14,7 @@ and `rot_k`, and the scores, are in the scene of "Inside one block of a real mod
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -109,12 +110,14 @@ class LanguageModel:
         the unembedding, split by source (flows.logit_effect). It says which tokens the head
         promotes and suppresses there, not what the model finally predicts."""
         from attnviz.topics.language_model.flows import logit_effect
+        from attnviz.topics.language_model.forward import norm_scale
 
         out = self.head_output(cache, layer, head, query)  # parts (T, D)
         model = self.wrapped.model
         final = cache["resid_post", self.n_layers - 1][query].astype(np.float64)  # (D,)
-        rms = float(np.sqrt(np.mean(final**2) + model.model.norm.variance_epsilon))
-        scale = model.model.norm.weight.detach().float().cpu().numpy()
+        weight, eps = norm_scale(model.model.norm)
+        rms = float(np.sqrt(np.mean(final**2) + eps))
+        scale = weight.numpy()
         unembed = model.lm_head.weight.detach().float().cpu().numpy()  # (V, D)
         by_source = logit_effect(out.parts, scale, rms, unembed)  # (T, V)
         what = f"layer {layer} head {head}'s direct effect on the logits at {cache.tokens[query]}"
@@ -255,25 +258,24 @@ class Patching:
 
 
 def language_model(model: Any = None) -> LanguageModel:
-    """The bundled SmolLM2 (None; the first load converts its file once, 10–30 s), or a model you
-    hand in as attnviz.topics.pretrained.model.PretrainedModel of a Llama-style causal model
-    (`model.model.layers`, each with `self_attn.q_proj … o_proj` and `mlp`).
+    """The bundled SmolLM2 (None; the first load converts its file once, 10–30 s), your own
+    causal LM (a folder inside ATTNVIZ_MODEL_DIRS or a Hub name in the local cache, as a str
+    or Path: Llama, Mistral, Qwen2/3, Gemma 2/3, SmolLM; `topics.language_model.own`), or a
+    model you hand in as attnviz.topics.pretrained.model.PretrainedModel of a Llama-style
+    causal model (`model.model.layers`, each with `self_attn.q_proj … o_proj` and `mlp`).
 
     >>> lm = language_model()  # doctest: +SKIP
     >>> logits, cache = lm.run_with_cache("The capital of France is")  # doctest: +SKIP
     >>> cache["pattern", 18].shape  # doctest: +SKIP
     (9, 5, 5)
     """
-    if model is None:
-        from attnviz.topics.language_model.bundled import ModelMissing, bundled_llm
+    if model is None or isinstance(model, str | os.PathLike):
+        from attnviz.topics.language_model.scene import model as page_model
 
-        try:
-            model = bundled_llm()
-        except ModelMissing as err:
-            raise SceneInputError(str(err)) from None
+        model = page_model("cpu", "" if model is None else os.fspath(model))
     if not hasattr(getattr(model, "model", None), "model"):
         raise SceneInputError(
-            "language_model() takes None (the bundled model) or a PretrainedModel of a "
-            "Llama-style causal model"
+            "language_model() takes None (the bundled model), a model folder, or a "
+            "PretrainedModel of a Llama-style causal model"
         )
     return LanguageModel(model)

@@ -104,6 +104,10 @@ TOPIC_CROSSINGS = {
     # the interventions page runs the language-model page's model (its provider, its prompt
     # encoding, its memo of readouts) and wraps it as that page does (issue 41)
     ("interventions", "attnviz.topics.language_model.scene"),
+    # the own-model box (issue 56): one help text for both language-model pages; a folder is
+    # read under the pretrained page's rules
+    ("interventions", "attnviz.topics.language_model.params"),
+    ("language_model", "attnviz.topics.pretrained.sources"),
     ("interventions", "attnviz.topics.language_model.forward"),
     ("interventions", "attnviz.topics.language_model.readouts"),
     ("interventions", "attnviz.topics.pretrained.model"),

@@ -20,6 +20,7 @@ import torch
 from attnviz.core.hooks import module_cache
 from attnviz.topics.interventions.acts import Acts, layers
 from attnviz.topics.interventions.pairs import Pair
+from attnviz.topics.language_model.forward import norm_scale
 from attnviz.topics.pretrained.model import PretrainedModel
 
 
@@ -85,13 +86,11 @@ def head_outputs(lm: PretrainedModel, z: torch.Tensor, layer: int) -> torch.Tens
 def direct_logit_attribution(lm: PretrainedModel, acts: Acts, pair: Pair) -> Dla:
     """Split the logit difference at the last position into the parts of the embedding, each
     head and each MLP (final norm's scale frozen; o_proj and lm_head carry no bias)."""
-    norm = lm.model.model.norm
+    weight, eps = norm_scale(lm.model.model.norm)  # (D,)
     final = acts.resid[-1, -1]  # (D,): the last position, before the final norm
-    scale = torch.rsqrt(final.pow(2).mean() + norm.variance_epsilon)
+    scale = torch.rsqrt(final.pow(2).mean() + eps)
     unembed = lm.model.lm_head.weight.detach().float().cpu()  # (V, D)
-    direction = (
-        scale * norm.weight.detach().float().cpu() * (unembed[pair.right] - unembed[pair.wrong])
-    )
+    direction = scale * weight * (unembed[pair.right] - unembed[pair.wrong])
     heads = torch.stack(
         [head_outputs(lm, acts.z[layer, -1], layer) @ direction for layer in range(acts.z.shape[0])]
     )  # (L, H)

@@ -8,7 +8,7 @@ import numpy as np
 
 from attnviz.topics.interventions import readouts
 from attnviz.topics.interventions.ablation import parse_heads
-from attnviz.topics.language_model.scene import model
+from attnviz.topics.language_model.scene import model_for
 from attnviz.topics.scene import Answer, SceneInputError, Values
 
 THIRDS = 3  # the layers are offered in three ranges
@@ -16,7 +16,7 @@ THIRDS = 3  # the layers are offered in three ranges
 
 def knocked_out(out, values: Values) -> tuple[tuple[int, int], ...]:
     """The heads the page knocks out, read from their text (SceneInputError: unreadable)."""
-    lm = model(out.config.device)
+    lm = model_for(out.config)
     try:
         return parse_heads(values["ip_ablate"], lm.n_layers, lm.n_heads)
     except ValueError as err:
@@ -29,7 +29,7 @@ def _position(out, p: int) -> str:
 
 def early_position(out) -> Answer:
     """The position whose residual patch brings back the most in the first third of layers."""
-    lm = model(out.config.device)
+    lm = model_for(out.config)
     share = readouts.shares(lm, out.pair, readouts.resid_sweep(lm, out.pair).diff)
     early = share[: max(1, share.shape[0] // THIRDS)].mean(0)  # (T,)
     best = int(early.argmax())
@@ -45,7 +45,7 @@ def layer_ranges(layers: int) -> list[tuple[int, int]]:
 def answer_layer(out) -> Answer:
     """The range of layers holding the first layer from which a patch at the last position alone
     brings back at least half of the logit difference ("never" when none does)."""
-    lm = model(out.config.device)
+    lm = model_for(out.config)
     share = readouts.shares(lm, out.pair, readouts.resid_sweep(lm, out.pair).diff)[:, -1]  # (L,)
     names = [f"layers {lo}–{hi}" for lo, hi in layer_ranges(share.shape[0])]
     reached = np.flatnonzero(share >= 0.5)
@@ -58,7 +58,7 @@ def answer_layer(out) -> Answer:
 
 def top_head(out) -> Answer:
     """The head with the largest part in the direct logit attribution, among the next three."""
-    lm = model(out.config.device)
+    lm = model_for(out.config)
     parts = readouts.dla(lm, out.pair).heads
     order = np.argsort(-parts, axis=None)[:4]
     names = [f"L{i // parts.shape[1]} H{i % parts.shape[1]}" for i in (int(o) for o in order)]
@@ -67,7 +67,7 @@ def top_head(out) -> Answer:
 
 def knock_out_flips(out, values: Values) -> Answer:
     """Whether the picked heads knocked out make another token the most likely one."""
-    lm = model(out.config.device)
+    lm = model_for(out.config)
     try:
         picked = knocked_out(out, values)
     except SceneInputError:  # the page says what is wrong with the text

@@ -26,7 +26,8 @@ from attnviz.topics.interventions import readouts
 from attnviz.topics.interventions.pairs import Pair, PairError, make_pair
 from attnviz.topics.interventions.params import TABLE, TRY_THIS
 from attnviz.topics.interventions.questions import answers, knocked_out
-from attnviz.topics.language_model.scene import model
+from attnviz.topics.language_model.forward import direct_problem
+from attnviz.topics.language_model.scene import model_for
 from attnviz.topics.operations import Operations
 from attnviz.topics.scene import Scene, SceneInputError, Values
 from attnviz.topics.views import View
@@ -39,6 +40,7 @@ class PairInput:
     right: str  # "" = the clean run's top token
     wrong: str  # "" = the corrupted run's top token
     device: str = "cpu"
+    source: str = ""  # the researcher's own model (a folder or cached Hub name); "": bundled
 
 
 @dataclass(frozen=True)
@@ -59,11 +61,12 @@ def config(values: Values) -> PairInput:
         values["ip_right"],
         values["ip_wrong"],
         values["device"],
+        values["ip_model"].strip(),
     )
 
 
 def run(config: PairInput) -> PatchOutcome:
-    lm = model(config.device)
+    lm = model_for(config)
     try:
         pair = make_pair(lm, config.clean, config.corrupt, config.right, config.wrong)
     except PairError as err:
@@ -109,7 +112,7 @@ class Pick:
 
 
 def pick(out: PatchOutcome, values: Values) -> Pick:
-    lm = model(out.config.device)
+    lm = model_for(out.config)
     return Pick(
         min(int(values["ip_layer"]), lm.n_layers - 1),
         min(int(values["ip_pos"]), len(out.pair.clean) - 1),
@@ -127,14 +130,14 @@ def diff_view(out: PatchOutcome, values: Values) -> go.Figure:
 
 
 def resid_view(out: PatchOutcome, values: Values) -> go.Figure:
-    lm, p = model(out.config.device), pick(out, values)
+    lm, p = model_for(out.config), pick(out, values)
     share = readouts.shares(lm, out.pair, readouts.resid_sweep(lm, out.pair).diff)
     title, x_title = "Patching the residual stream", f"position (* changed: {changes(out)})"
     return clickable_cells(fig.patch_map(share, columns(out), title, x_title, (p.layer, p.pos)))
 
 
 def cell_view(out: PatchOutcome, values: Values) -> go.Figure:
-    lm, p = model(out.config.device), pick(out, values)
+    lm, p = model_for(out.config), pick(out, values)
     sweep = readouts.resid_sweep(lm, out.pair)
     ids, probs = sweep.top_ids[p.layer, p.pos], sweep.top_probs[p.layer, p.pos]
     mark = next((i for i, t in enumerate(ids) if t == out.pair.right), None)
@@ -144,14 +147,14 @@ def cell_view(out: PatchOutcome, values: Values) -> go.Figure:
 
 def _estimates(out: PatchOutcome) -> tuple[np.ndarray, float]:
     """Attribution patching's estimate of each head (L, H) as a share, and the maps' bound."""
-    lm = model(out.config.device)
+    lm = model_for(out.config)
     est = readouts.estimate(lm, out.pair).heads / (out.diffs[0] - out.diffs[1])
     return est, max(0.1, float(np.abs(est).max()))  # one head brings back less than a layer
 
 
 def _exact(out: PatchOutcome) -> np.ndarray:
     """Each head patched exactly (one run per head), as a share (L, H)."""
-    lm = model(out.config.device)
+    lm = model_for(out.config)
     return readouts.shares(lm, out.pair, readouts.head_sweep(lm, out.pair).diff)
 
 
@@ -174,17 +177,20 @@ def agree_view(out: PatchOutcome, values: Values) -> go.Figure:
 
 
 def _heads(out: PatchOutcome) -> list[str]:
-    return [str(h) for h in range(model(out.config.device).n_heads)]
+    return [str(h) for h in range(model_for(out.config).n_heads)]
 
 
-def dla_view(out: PatchOutcome, values: Values) -> go.Figure:
-    parts = readouts.dla(model(out.config.device), out.pair)
+def dla_view(out: PatchOutcome, values: Values) -> go.Figure | None:
+    """The direct logit attribution (None for a model it does not split: the page says why)."""
+    if direct_problem(model_for(out.config)) is not None:
+        return None
+    parts = readouts.dla(model_for(out.config), out.pair)
     return clickable_cells(fig.dla_map(parts.heads, parts.mlps, parts.total, parts.whole))
 
 
 def ablate_view(out: PatchOutcome, values: Values) -> go.Figure | None:
     """The heads knocked out (None when none is picked)."""
-    lm, picked = model(out.config.device), knocked_out(out, values)
+    lm, picked = model_for(out.config), knocked_out(out, values)
     if not picked:
         return None
     k = readouts.knocked(lm, out.pair, picked, values["ip_how"])
@@ -193,8 +199,11 @@ def ablate_view(out: PatchOutcome, values: Values) -> go.Figure | None:
     return fig.ablation_figure(lm.readable(k.ids), k.before, k.after, title)
 
 
-def circuit_view(out: PatchOutcome, values: Values) -> go.Figure:
-    lm = model(out.config.device)
+def circuit_view(out: PatchOutcome, values: Values) -> go.Figure | None:
+    """The heads with the largest direct parts (None where those cannot be read)."""
+    lm = model_for(out.config)
+    if direct_problem(lm) is not None:
+        return None
     heads, rows = readouts.circuit(lm, out.pair)
     parts = readouts.dla(lm, out.pair).heads
     names = [f"L{l_} H{h} ({parts[l_, h]:+.2f})" for l_, h in heads]
@@ -236,6 +245,7 @@ SCENE = Scene(
         estimate=readouts.estimate,
         correlate=readouts.resid_agreement,
         attribute=readouts.dla,
+        direct_problem=direct_problem,
         ablate=readouts.knocked,
     ),
 )

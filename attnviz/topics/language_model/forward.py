@@ -86,6 +86,25 @@ def run(lm: PretrainedModel, ids: list[int]) -> Forward:
     )
 
 
+def norm_scale(norm: torch.nn.Module) -> tuple[torch.Tensor, float]:
+    """(the learned scale an RMSNorm multiplies by (D,), its epsilon): Llama's norms multiply
+    by their weight, Gemma's by 1 + weight."""
+    weight = norm.weight.detach().float().cpu()
+    eps = getattr(norm, "variance_epsilon", None) or getattr(norm, "eps", 1e-6)
+    return (1.0 + weight if "Gemma" in type(norm).__name__ else weight), float(eps)
+
+
+def direct_problem(lm: PretrainedModel) -> str | None:
+    """Why a head's direct part of the logits cannot be read off this model (None: it can):
+    Gemma 2 and 3 normalise each attention output before adding it to the stream."""
+    if lm.blocks and hasattr(lm.blocks[0], "pre_feedforward_layernorm"):
+        return (
+            "it normalises each attention output before adding it to the stream (as Gemma 2 "
+            "and 3 do), so a head's direct part of the logits is not a sum of parts"
+        )
+    return None
+
+
 def group_of(lm: PretrainedModel, head: int) -> int:
     """The key/value head a query head reads (heads are grouped in order, as `repeat_kv` does)."""
     return head // (lm.n_heads // lm.n_kv_heads)

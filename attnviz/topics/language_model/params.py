@@ -7,6 +7,13 @@ Layer and head ranges are the bundled SmolLM2-135M's (30 layers × 9 query heads
 from attnviz.topics.language_model.heads import KIND_NAMES, KINDS
 from attnviz.topics.params import PageParams, Param
 
+OWN_HELP = (
+    "Your own causal language model: a Hugging Face folder inside a folder the server lists in "
+    "`ATTNVIZ_MODEL_DIRS`, or a Hub name already in the local cache (nothing is downloaded). "
+    "Llama, Mistral, Qwen2, Qwen3, Gemma 2, Gemma 3 and SmolLM folders open here; the layer and "
+    "head sliders stop at its last layer and head."
+)
+
 FACT = "The capital of France is"
 NAMES = "When Mary and John went to the store, John gave a drink to"
 REPEATED = (
@@ -49,6 +56,14 @@ TABLE = PageParams(
     prefix="lm",
     params=(
         Param("lm_text", "prompt", "text_area", FACT),
+        Param(
+            "lm_model",
+            "model (empty = bundled SmolLM2; or your own folder)",
+            "text_input",
+            "",
+            url=False,  # a folder of this server: kept out of links (a link opens the bundled one)
+            help=OWN_HELP,
+        ),
         Param(
             "lm_chat",
             "wrap in the chat template (a user turn)",

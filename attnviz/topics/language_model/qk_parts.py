@@ -159,6 +159,20 @@ def _names(comps: Components, proj) -> list[str]:
     return comps.names + [BIAS] * (proj[1] is not None)
 
 
+def refusal(lm: PretrainedModel) -> str | None:
+    """Why this model's scores cannot be taken apart here (None: they can): q and k normalised
+    per head (Qwen3, Gemma 3), scores soft-capped (Gemma 2), or Gemma's scaled embeddings and
+    (1 + weight) norms, which the parts above do not model."""
+    config = lm.model.config
+    if getattr(decoder_layers(lm)[0].self_attn, "q_norm", None) is not None:
+        return "it normalises each head's query and key (as Qwen3 and Gemma 3 do)"
+    if getattr(config, "attn_logit_softcapping", None):
+        return "it soft-caps its scores with a tanh (as Gemma 2 does)"
+    if str(getattr(config, "model_type", "")).startswith("gemma"):
+        return "it scales its embeddings and norms as Gemma does"
+    return None
+
+
 def query_key(lm: PretrainedModel, comps: Components, layer: int, head: int):
     """(the query's and the key's (K, d) parts as functions of a position, their names)."""
     attn = decoder_layers(lm)[layer].self_attn

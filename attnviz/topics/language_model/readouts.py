@@ -160,9 +160,10 @@ def head_writes(lm: PretrainedModel, fwd: fw.Forward, layer: int, head: int, k: 
     def compute() -> HeadWrites:
         last = len(fwd.ids) - 1
         output = flows.contributions(fwd.attentions[layer], head_vectors(lm, fwd, layer), last)
-        norm, final = lm.model.model.norm, fwd.resid[-1, last].astype(np.float64)  # (D,)
-        rms = float(np.sqrt(np.mean(final**2) + norm.variance_epsilon))
-        scale = norm.weight.detach().float().cpu().numpy()
+        weight, eps = fw.norm_scale(lm.model.model.norm)
+        final = fwd.resid[-1, last].astype(np.float64)  # (D,)
+        rms = float(np.sqrt(np.mean(final**2) + eps))
+        scale = weight.numpy()
         unembed = lm.model.lm_head.weight.detach().float().cpu().numpy()  # (V, D)
         effect = flows.logit_effect(output[head].sum(0), scale, rms, unembed)  # (V,)
         ranked = (np.argsort(-effect)[:k], np.argsort(effect)[:k])  # raised most, lowered most

@@ -28,9 +28,9 @@ from attnviz.figures.generation import generation_map, step_bars
 from attnviz.figures.pretrained import token_map
 from attnviz.figures.text import shown
 from attnviz.topics.fair_options import fair_order, kin_first
-from attnviz.topics.language_model import bundled, readouts, why
+from attnviz.topics.language_model import bundled, own, qk_parts, readouts, why
 from attnviz.topics.language_model.decoding import Decoding
-from attnviz.topics.language_model.forward import Forward, encode, group_of
+from attnviz.topics.language_model.forward import Forward, direct_problem, encode, group_of
 from attnviz.topics.language_model.params import TABLE, TRY_THIS
 from attnviz.topics.operations import Operations
 from attnviz.topics.pretrained.model import PretrainedModel
@@ -57,13 +57,19 @@ def use_model(provider: Callable[[str], PretrainedModel]) -> None:
     _provider = provider
 
 
-def model(device: str = "cpu") -> PretrainedModel:
-    """The page's model on `device`; SceneInputError saying how to install it when it is
-    missing."""
+def model(device: str = "cpu", source: str = "") -> PretrainedModel:
+    """The page's model on `device`: the bundled one (`source` empty), or the researcher's own
+    folder or cached Hub name (`own.own_llm`); SceneInputError saying what to do when it is
+    missing or cannot be read."""
     try:
-        return _provider(device)
-    except bundled.ModelMissing as err:
+        return own.own_llm(source.strip(), device) if source.strip() else _provider(device)
+    except (bundled.ModelMissing, own.OwnModelError) as err:
         raise SceneInputError(str(err)) from None
+
+
+def model_for(config) -> PretrainedModel:
+    """The model a run's config names (its `device` and `source`)."""
+    return model(config.device, config.source)
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,7 @@ class LlmInput:
     chat: bool  # wrapped in the chat template as a user turn
     bos: bool  # the BOS token in front
     device: str = "cpu"  # the sidebar's device: the model runs there
+    source: str = ""  # the researcher's own model (a folder or cached Hub name); "": bundled
 
 
 @dataclass(frozen=True)
@@ -86,7 +93,8 @@ def config(values: Values) -> LlmInput:
     text = values["lm_text"]
     if not text.strip():
         raise SceneInputError("Type a prompt above (it is empty).")
-    return LlmInput(text, bool(values["lm_chat"]), bool(values["lm_bos"]), values["device"])
+    chat, bos = bool(values["lm_chat"]), bool(values["lm_bos"])
+    return LlmInput(text, chat, bos, values["device"], values["lm_model"].strip())
 
 
 def prompt_ids(lm: PretrainedModel, config: LlmInput) -> tuple[list[int], bool]:
@@ -99,7 +107,7 @@ def prompt_ids(lm: PretrainedModel, config: LlmInput) -> tuple[list[int], bool]:
 
 
 def run(config: LlmInput) -> LlmOutcome:
-    lm = model(config.device)
+    lm = model_for(config)
     ids, cut = prompt_ids(lm, config)
     return LlmOutcome(config, readouts.forward(lm, ids), cut, lm.name)
 
@@ -131,12 +139,12 @@ def pick(out: LlmOutcome, values: Values) -> Pick:
 
 
 def next_view(out: LlmOutcome, values: Values) -> go.Figure:
-    top = readouts.next_tokens(model(out.config.device), out.fwd, decoding(values))
+    top = readouts.next_tokens(model_for(out.config), out.fwd, decoding(values))
     return fig.next_token_figure(top.labels, top.probs, top.chosen_index, top.exact)
 
 
 def gqa_view(out: LlmOutcome, values: Values) -> go.Figure:
-    lm, p = model(out.config.device), pick(out, values)
+    lm, p = model_for(out.config), pick(out, values)
     group = lm.n_heads // lm.n_kv_heads
     return fig.grouped_heads(
         blank_future(out.fwd.attentions[p.layer]), out.fwd.tokens, group, p.layer
@@ -144,7 +152,7 @@ def gqa_view(out: LlmOutcome, values: Values) -> go.Figure:
 
 
 def head_map_view(out: LlmOutcome, values: Values) -> go.Figure:
-    lm, p = model(out.config.device), pick(out, values)
+    lm, p = model_for(out.config), pick(out, values)
     title = f"Layer {p.layer}, head {p.head} (reads KV head {group_of(lm, p.head)})"
     maps = blank_future(out.fwd.attentions[p.layer, p.head])
     if values["lm_flow"]:  # what flows: each source's share by ‖α_ij W_O v_j‖
@@ -155,9 +163,9 @@ def head_map_view(out: LlmOutcome, values: Values) -> go.Figure:
 
 def writes_view(out: LlmOutcome, values: Values) -> go.Figure | None:
     """With "what flows" on: what the chosen head writes at the last token, read as logits."""
-    if not values["lm_flow"]:
+    lm, p = model_for(out.config), pick(out, values)
+    if not values["lm_flow"] or direct_problem(lm) is not None:  # the page says why
         return None
-    lm, p = model(out.config.device), pick(out, values)
     writes = readouts.head_writes(lm, out.fwd, p.layer, p.head)
     last = shown(out.fwd.tokens)[-1]
     title = f"Layer {p.layer}, head {p.head} at {last}: the logits its output pushes"
@@ -165,26 +173,33 @@ def writes_view(out: LlmOutcome, values: Values) -> go.Figure | None:
 
 
 def _why(out: LlmOutcome, values: Values) -> why.Why:
-    lm, p = model(out.config.device), pick(out, values)
+    lm, p = model_for(out.config), pick(out, values)
     asked = tuple(int(values[key]) for key in ("lm_why_query", "lm_why_key", "lm_why_versus"))
     return why.explain(lm, out.fwd, p.layer, p.head, asked)
 
 
-def why_view(out: LlmOutcome, values: Values) -> go.Figure:
-    """The chosen head's score at one cell taken apart (attnviz.topics.language_model.why)."""
+def why_view(out: LlmOutcome, values: Values) -> go.Figure | None:
+    """The chosen head's score at one cell taken apart (attnviz.topics.language_model.why);
+    None for a model whose scores do not split (`why_said` says why)."""
+    if qk_parts.refusal(model_for(out.config)) is not None:
+        return None
     p = pick(out, values)
     return why.figure(_why(out, values), out.fwd.tokens, p.layer, p.head)
 
 
 def why_said(out: LlmOutcome, values: Values) -> str:
-    """The sentence under `why_view`: the components that add most to the score."""
+    """The sentence under `why_view`: the components that add most to the score, or why this
+    model's scores cannot be taken apart."""
+    reason = qk_parts.refusal(model_for(out.config))
+    if reason is not None:
+        return f"This model's scores do not split into parts: {reason}."
     p = pick(out, values)
     return why.said(_why(out, values), out.fwd.tokens, p.layer, p.head)
 
 
 def _generated(out: LlmOutcome, values: Values):
     """(the generation, the step shown, each new token's attention row (N, P + N))."""
-    lm, p = model(out.config.device), pick(out, values)
+    lm, p = model_for(out.config), pick(out, values)
     gen = readouts.generation(lm, out.fwd.ids, int(values["lm_new"]), decoding(values))
     step = min(int(values["lm_gen_step"]), gen.n_new)
     return gen, step, blank_future(gen.rows[p.layer, p.head])
@@ -202,23 +217,23 @@ def gen_step_view(out: LlmOutcome, values: Values) -> go.Figure:
 
 
 def lens_view(out: LlmOutcome, values: Values) -> go.Figure:
-    view = readouts.lens_view(model(out.config.device), out.fwd)
+    view = readouts.lens_view(model_for(out.config), out.fwd)
     return fig.lens_figure(view.top, view.probs, view.hover, out.fwd.tokens)
 
 
 def lens_last_view(out: LlmOutcome, values: Values) -> go.Figure:
-    view, last = readouts.lens_view(model(out.config.device), out.fwd), out.fwd.tokens[-1]
+    view, last = readouts.lens_view(model_for(out.config), out.fwd), out.fwd.tokens[-1]
     return fig.lens_last_figure([r[-1] for r in view.top], view.probs[:, -1], last)
 
 
 def scores_view(out: LlmOutcome, values: Values) -> go.Figure:
     kind = values["lm_kind"]
-    scores = readouts.probe_scores(model(out.config.device))[kind]
+    scores = readouts.probe_scores(model_for(out.config))[kind]
     return fig.score_map(scores, KIND_NAMES[kind])
 
 
 def sinks_map_view(out: LlmOutcome, values: Values) -> go.Figure:
-    lm = model(out.config.device)
+    lm = model_for(out.config)
     sinks = readouts.sinks(lm, out.fwd.ids)
     first = shown([sinks.first_token])[0]
     if values["lm_flow"]:  # what flows from the first token, not the weight on it
@@ -227,7 +242,7 @@ def sinks_map_view(out: LlmOutcome, values: Values) -> go.Figure:
 
 
 def sinks_lines_view(out: LlmOutcome, values: Values) -> go.Figure:
-    sinks = readouts.sinks(model(out.config.device), out.fwd.ids)
+    sinks = readouts.sinks(model_for(out.config), out.fwd.ids)
     return fig.sink_lines(sinks.with_bos, sinks.without_bos, sinks.first)
 
 
@@ -240,7 +255,7 @@ VIEWS = (
     View("lm_writes", writes_view),
     View(
         "lm_kv",
-        lambda out, values: fig.kv_bytes_figure(readouts.kv_bytes_rows(model(out.config.device))),
+        lambda out, values: fig.kv_bytes_figure(readouts.kv_bytes_rows(model_for(out.config))),
     ),
     GENERATION,
     View("lm_gen_step_bars", gen_step_view, section=GEN),
@@ -273,7 +288,7 @@ def answers(out: LlmOutcome, values: Values) -> dict[str, Answer]:
     "why" open `why_key`: the component that adds most to the cell's score on the key's side,
     among the four that add most there; with "what flows" on, `flow_first_share`: the first
     token's share of what the shown head moves, against its share of the weight."""
-    lm, p = model(out.config.device), pick(out, values)
+    lm, p = model_for(out.config), pick(out, values)
     top = readouts.next_tokens(lm, out.fwd, Decoding())
     row = out.fwd.attentions[p.layer, p.head, -1]  # (T,) the last token's weights
     return {
@@ -281,13 +296,17 @@ def answers(out: LlmOutcome, values: Values) -> dict[str, Answer]:
         "induction_head": Answer.of(*readouts.induction_question(lm)),
         "first_token_share": Answer.of(*readouts.share_question(out.fwd)),
         "attention_row": Answer.of_row(out.fwd.tokens, row),
-        **(why_answer(out, values) if values["lm_open_why"] else {}),
+        **(why_answer(out, values) if values["lm_open_why"] and can_split(out) else {}),
         **(flow_answer(out, values) if values["lm_flow"] else {}),
     }
 
 
+def can_split(out: LlmOutcome) -> bool:
+    return qk_parts.refusal(model_for(out.config)) is None
+
+
 def flow_answer(out: LlmOutcome, values: Values) -> dict[str, Answer]:
-    lm, p = model(out.config.device), pick(out, values)
+    lm, p = model_for(out.config), pick(out, values)
     return {"flow_first_share": Answer.of(*readouts.flow_question(lm, out.fwd, p.layer, p.head))}
 
 
@@ -316,6 +335,7 @@ SCENE = Scene(
         score_heads=readouts.probe_scores,
         count_kv_bytes=readouts.kv_bytes_rows,
         explain_cell=why_said,
+        direct_problem=direct_problem,
         warm_up=bundled.warm_up,
     ),
 )

@@ -129,8 +129,10 @@ def generate_ids(
             )
             new_ids.append(int(next_id))
             lengths.append(cache_length(out.past_key_values))
-            seen = torch.stack(out.attentions)[:, 0, :, -1]  # (L, H, P + step + 1)
-            rows[:, :, step, : seen.shape[-1]] = seen.float().cpu().numpy()
+            for layer, weights in enumerate(out.attentions):  # (1, H, 1, keys)
+                seen = weights[0, :, -1].float().cpu().numpy()  # (H, keys)
+                end = p + step + 1  # a sliding-window layer sees only its window's last keys
+                rows[layer, :, step, end - seen.shape[-1] : end] = seen
             if new_ids[-1] in stop_ids:
                 break
             next_id = choose(out.logits[0, -1])

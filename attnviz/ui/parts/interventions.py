@@ -10,7 +10,7 @@ import streamlit as st
 from attnviz.figures.clickable import cell_of
 from attnviz.io.user_text import md_literal
 from attnviz.topics.interventions.scene import SCENE, PatchOutcome, knocked_out, pick
-from attnviz.topics.language_model.scene import model
+from attnviz.topics.language_model.scene import model_for
 from attnviz.topics.scene import SceneInputError, Values
 from attnviz.ui.common import layout
 from attnviz.ui.common.figures import show
@@ -23,7 +23,7 @@ TABLE = SCENE.table
 def views(out: PatchOutcome, values: Values, names: set[str]) -> dict:
     """The views `names` on this result, each remembered with the settings it read
     (attnviz.ui.common.view_cache): a move no view reads rebuilds no figure."""
-    return cached_views(SCENE, out, values, names, key=(out.config, id(model(out.config.device))))
+    return cached_views(SCENE, out, values, names, key=(out.config, id(model_for(out.config))))
 
 
 def pair_inputs() -> dict:
@@ -36,6 +36,8 @@ def pair_inputs() -> dict:
     with right:
         values["ip_corrupt"] = draw(TABLE, "ip_corrupt", max_chars=400)
         values["ip_wrong"] = draw(TABLE, "ip_wrong", max_chars=40)
+    with st.expander("Your own model"):
+        values["ip_model"] = draw(TABLE, "ip_model", max_chars=1_000)
     return values
 
 
@@ -60,7 +62,7 @@ def _progress(text: str):
 
 def resid_patching(out: PatchOutcome, values: Values) -> None:
     """The exact sweep (with its progress the first time), the map, and the picked cell's run."""
-    lm = model(out.config.device)
+    lm = model_for(out.config)
     bar, tick = _progress("Patching every layer × position…")
     sweep = SCENE.ops.patch_residual(lm, out.pair, tick)
     bar.empty()
@@ -95,7 +97,7 @@ def resid_patching(out: PatchOutcome, values: Values) -> None:
 
 def heads_section(out: PatchOutcome, values: Values) -> None:
     with layout.lazy_expander("Patching each head", "ip_open_heads") as box:
-        lm = model(out.config.device)
+        lm = model_for(out.config)
         c1, c2 = st.columns(2)
         with c1:
             values["ip_hlayer"] = draw(TABLE, "ip_hlayer", high=lm.n_layers - 1)
@@ -119,7 +121,7 @@ def heads_section(out: PatchOutcome, values: Values) -> None:
 
 def _picked_head(out: PatchOutcome, values: Values) -> None:
     """The picked head patched exactly (one run) beside its estimate."""
-    lm, p = model(out.config.device), pick(out, values)
+    lm, p = model_for(out.config), pick(out, values)
     gap = out.diffs[0] - out.diffs[1]
     exact = (SCENE.ops.patch_head(lm, out.pair, p.head_layer, p.head) - out.diffs[1]) / gap
     guess = float(SCENE.ops.estimate(lm, out.pair).heads[p.head_layer, p.head]) / gap
@@ -160,6 +162,10 @@ def dla_section(out: PatchOutcome, values: Values) -> None:
             "value, the logit difference splits into one part per component (clean prompt). "
             "Click a head to add it to the heads knocked out below."
         )
+        problem = SCENE.ops.direct_problem(model_for(out.config))
+        if problem is not None:
+            st.info(f"Not for this model: {problem}.")
+            return
         show(
             views(out, values, {"ip_dla"})["ip_dla"],
             "ip_dla",
@@ -167,7 +173,7 @@ def dla_section(out: PatchOutcome, values: Values) -> None:
             selection_mode="points",
             on_select=_add_head,
         )
-        parts = SCENE.ops.attribute(model(out.config.device), out.pair)
+        parts = SCENE.ops.attribute(model_for(out.config), out.pair)
         st.caption(
             f"Embedding {parts.embed:+.3f} + heads {parts.heads.sum():+.3f} + MLPs "
             f"{parts.mlps.sum():+.3f} = {parts.total:.4f}; the model's logit difference is "
@@ -191,7 +197,7 @@ def _add_head() -> None:
 
 def _top_heads(out: PatchOutcome) -> None:
     """Button: knock out the three heads with the largest parts."""
-    parts = SCENE.ops.attribute(model(out.config.device), out.pair).heads
+    parts = SCENE.ops.attribute(model_for(out.config), out.pair).heads
     top = [divmod(int(i), parts.shape[1]) for i in (-parts).argsort(axis=None)[:3]]
     st.session_state["ip_ablate"] = ", ".join(f"L{layer} H{head}" for layer, head in top)
 
@@ -214,9 +220,9 @@ def ablate_section(out: PatchOutcome, values: Values) -> None:
         if not picked:
             st.info("Name heads to knock out above, as L23 H3, L29 H1.")
             return
-        k = SCENE.ops.ablate(model(out.config.device), out.pair, picked, values["ip_how"])
+        k = SCENE.ops.ablate(model_for(out.config), out.pair, picked, values["ip_how"])
         show(views(out, values, {"ip_ablation"})["ip_ablation"], "ip_ablation")
-        top = model(out.config.device).readable([k.top])[0]
+        top = model_for(out.config).readable([k.top])[0]
         st.markdown(
             f"Logit difference {md_literal(out.right)} − {md_literal(out.wrong)}: "
             f"**{out.diffs[0]:+.2f}** with every head, **{k.diff:+.2f}** without; the most "
@@ -232,4 +238,8 @@ def circuit_section(out: PatchOutcome, values: Values) -> None:
             "The heads with the largest parts in the direct logit attribution (their part in "
             "brackets), and where each looks from the last token of the clean prompt."
         )
+        problem = SCENE.ops.direct_problem(model_for(out.config))
+        if problem is not None:
+            st.info(f"Not for this model: {problem}.")
+            return
         show(views(out, values, {"ip_circuit"})["ip_circuit"], "ip_circuit")

@@ -22,7 +22,7 @@ from attnviz.topics.language_model.scene import (
     blank_future,
     decoding,
     labels,
-    model,
+    model_for,
 )
 from attnviz.topics.scene import Scene, SceneInputError, Values
 from attnviz.ui.common import layout
@@ -38,7 +38,7 @@ TABLE = SCENE.table
 def views(out: LlmOutcome, values: Values, names: set[str]) -> dict:
     """The views `names` on this result, each remembered with the settings it read
     (attnviz.ui.common.view_cache): a move no view reads rebuilds no figure."""
-    return cached_views(SCENE, out, values, names, key=(out.config, id(model(out.config.device))))
+    return cached_views(SCENE, out, values, names, key=(out.config, id(model_for(out.config))))
 
 
 def load_with_progress(device: str) -> bool:
@@ -57,22 +57,31 @@ def load_with_progress(device: str) -> bool:
     return True
 
 
-def model_run(scene: Scene, values: Values):
-    """The scene's result on the bundled model (loaded first, `load_with_progress`); the page
-    stops with the reason when the model is missing or the input is not usable (shown as
-    written: a reason may quote what the user typed)."""
-    if not load_with_progress(values["device"]):
+def model_run(scene: Scene, values: Values, source: str = ""):
+    """The scene's result on the bundled model (loaded first, `load_with_progress`) or on the
+    researcher's own (`source`, loaded by the run); the page stops with the reason when the
+    model is missing or the input is not usable (shown as written: a reason may quote what the
+    user typed)."""
+    if not source.strip() and not load_with_progress(values["device"]):
         st.stop()
     try:
-        return scene_run(scene, values)
+        if not source.strip():
+            return scene_run(scene, values)
+        with st.spinner("Reading your model (its first load takes a while)…", show_time=True):
+            return scene_run(scene, values)
     except SceneInputError as err:
         st.warning(md_literal(err))
         st.stop()
 
 
+def model_said(source: str) -> str:
+    """ "Model: `folder`. " for the researcher's own model (as typed, never a link), else ""."""
+    return f"Model: {md_literal(source)}. " if source else ""
+
+
 def prompt_run(scene: Scene, values: Values, max_tokens: int):
     """`model_run` on a prompt, saying so when the prompt was cut to `max_tokens` tokens."""
-    out = model_run(scene, values)
+    out = model_run(scene, values, values["lm_model"])
     if out.cut:
         st.warning(f"The prompt has more than {max_tokens} tokens: the page reads the first ones.")
     return out
@@ -92,7 +101,7 @@ def generation_section(out: LlmOutcome, values: Values) -> None:
         if not box.open:
             return
         gen = SCENE.ops.generate(
-            model(out.config.device), out.fwd.ids, int(values["lm_new"]), decoding(values)
+            model_for(out.config), out.fwd.ids, int(values["lm_new"]), decoding(values)
         )
         values["lm_gen_step"] = draw(TABLE, "lm_gen_step", high=gen.n_new) if gen.n_new > 1 else 1
         figs = views(out, values, {"lm_generation", "lm_gen_step_bars"})
@@ -124,7 +133,7 @@ def heads_section(out: LlmOutcome, values: Values) -> None:
         values["lm_kind"] = draw(TABLE, "lm_kind")
         if not box.open:
             return
-        lm = model(out.config.device)
+        lm = model_for(out.config)
         scores = SCENE.ops.score_heads(lm)
         st.markdown(
             "Scored on a random sequence of tokens repeated twice (after the BOS token), as "
@@ -207,7 +216,9 @@ def why_section(out: LlmOutcome, values: Values) -> None:
         values["lm_open_why"] = True
         publish(SCENE.answers(out, values))  # with the cell chosen: `why_key` for a lesson
         st.markdown(WHY_NOTE)
-        show(views(out, values, {"lm_why"})["lm_why"], "lm_why")
+        figure = views(out, values, {"lm_why"}).get("lm_why")  # None: the model's score
+        if figure is not None:  # does not split (its sentence says why)
+            show(figure, "lm_why")
         st.caption(md_literal(SCENE.ops.explain_cell(out, values)))
 
 

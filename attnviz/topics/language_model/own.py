@@ -1,0 +1,105 @@
+"""A researcher's own causal language model on the language-model and interventions pages (and
+`attnviz.language_model(folder)`), issue 56: a Hugging Face folder inside a folder the server
+lists in ATTNVIZ_MODEL_DIRS, or a Hub name already in the local cache, under the pretrained
+page's rules (`pretrained.sources`: resolved paths, one message for anything outside, nothing
+downloaded), loaded with eager attention once per process and kept (the `KEEP` latest).
+
+The pages read a decoder layer as Llama's: `self_attn` with q_proj, k_proj, v_proj and o_proj,
+`input_layernorm`, `mlp`, and the model's `embed_tokens`, `norm` and `lm_head`. Llama, Mistral,
+Qwen2, Qwen3, Gemma, Gemma 2, Gemma 3 (text) and SmolLM folders are laid out so; grouped-query
+heads, rotary positions, sliding windows and a chat template are read from the folder. Anything
+else (Phi-3 fuses q, k and v in one qkv_proj; GPT-2 has no `model.layers`) gets a message that
+names its family and where it can be opened instead (the pretrained page).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+from attnviz.topics.pretrained.model import PretrainedModel, load
+from attnviz.topics.pretrained.sources import SourceError, literal, locate
+
+KEEP = 2  # own models kept loaded per process (the bundled one is kept apart)
+FAMILIES = "Llama, Mistral, Qwen2, Qwen3, Gemma, Gemma 2, Gemma 3 (text) and SmolLM"
+PROJECTIONS = ("q_proj", "k_proj", "v_proj", "o_proj")
+# families known to be laid out otherwise: refused from config.json, before any weight is read
+OTHER_LAYOUTS = {
+    "phi3": "it fuses q, k and v in one qkv_proj",
+    "gpt2": "its layers are GPT-2's (transformer.h, c_attn), not at model.layers",
+    "gpt_neox": "it fuses q, k and v in one query_key_value",
+}
+
+_LOCK = threading.Lock()
+_kept: OrderedDict[tuple[str, str], PretrainedModel] = OrderedDict()
+
+
+class OwnModelError(ValueError):
+    """A folder or name that these pages cannot open; the message quotes user text as code."""
+
+
+def layout_problem(lm: PretrainedModel) -> str | None:
+    """What keeps the pages from reading this model's layers (None: nothing)."""
+    inner = getattr(lm.model, "model", None)
+    if not lm.causal:
+        return "it is not a causal language model (an encoder: open it on the pretrained page)"
+    if not lm.blocks or inner is None or not hasattr(inner, "embed_tokens"):
+        return "its decoder layers are not at `model.layers` as Llama's are"
+    attn = getattr(lm.blocks[0], "self_attn", None)
+    missing = [name for name in PROJECTIONS if not hasattr(attn, name)]
+    if missing:
+        return f"its attention has no {', '.join(missing)} (it fuses them, or names them otherwise)"
+    if not hasattr(lm.blocks[0], "input_layernorm") or not hasattr(lm.blocks[0], "mlp"):
+        return "its layers have no `input_layernorm` and `mlp` as Llama's do"
+    return None
+
+
+def refused(source: str, family: str, problem: str) -> OwnModelError:
+    return OwnModelError(
+        f"{literal(source)} is a {literal(family)} model, and {problem}. These pages read the "
+        f"layers of {FAMILIES} models; the pretrained page opens the others."
+    )
+
+
+def _family(folder: str) -> str:
+    """The model_type its config.json names ("?" when it cannot be read)."""
+    try:
+        return str(json.loads((Path(folder) / "config.json").read_text()).get("model_type", "?"))
+    except (OSError, ValueError, AttributeError):
+        return "?"
+
+
+def _load(source: str, folder: str, device: str) -> PretrainedModel:
+    family = _family(folder)
+    if family in OTHER_LAYOUTS:
+        raise refused(source, family, OTHER_LAYOUTS[family])
+    try:
+        lm = load(source)
+    except SourceError as err:
+        raise OwnModelError(str(err)) from None
+    problem = layout_problem(lm)
+    if problem is not None:
+        raise refused(source, family, problem)
+    lm.model.to(device)
+    return lm
+
+
+def own_llm(source: str, device: str = "cpu") -> PretrainedModel:
+    """The model in `source` (a folder inside ATTNVIZ_MODEL_DIRS or a cached Hub name) on
+    `device`, loaded once and shared; OwnModelError with the reason when it cannot be used."""
+    try:
+        folder = locate(source).folder
+    except SourceError as err:
+        raise OwnModelError(str(err)) from None
+    key = (folder, device)
+    with _LOCK:
+        if key in _kept:
+            _kept.move_to_end(key)
+            return _kept[key]
+        lm = _load(source, folder, device)  # under the lock: one load of a folder at a time
+        _kept[key] = lm
+        while len(_kept) > KEEP:
+            _kept.popitem(last=False)
+        return lm

@@ -1,0 +1,144 @@
+"""Issue 56 item 3: a researcher's own causal LM folder on the language-model and interventions
+pages (their scenes, as the pages run them) and in `av.language_model(folder)`, on tiny random
+models of each family built here (tests/support/tiny_families.py). The oracle is the folder
+loaded again by transformers itself: its own attention weights and logits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import attnviz as av
+from attnviz.topics.language_model import own
+from attnviz.topics.language_model.decoding import Decoding
+from attnviz.topics.pretrained.sources import ENV, OUTSIDE
+from attnviz.topics.registry import scene
+from attnviz.topics.scene import SceneInputError
+from tests.support.tiny_families import tiny_family
+
+READ = ("llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3_text")
+SPLIT = {"llama", "mistral", "qwen2"}  # the others' scores do not split (qk_parts.refusal)
+SECTIONS = ("lm_open_gen", "lm_open_lens", "lm_open_heads", "lm_open_sinks", "lm_open_why")
+PROMPT = "the man and the woman went to the store and the man gave"
+CLEAN, CORRUPT = "the man and the woman went to the", "the woman and the man went to the"
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    """{family: its folder}, inside a folder listed in ATTNVIZ_MODEL_DIRS for the module."""
+    root = tmp_path_factory.mktemp("own")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(ENV, str(root))
+        yield {
+            family: str(tiny_family(family, root / family)) for family in (*READ, "phi3", "gpt2")
+        }
+
+
+def reference(folder: str, text: str):
+    """transformers' own run of the folder: (its attentions (L, H, T, T), last logits (V,))."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+    model = AutoModelForCausalLM.from_pretrained(folder, attn_implementation="eager").eval()
+    ids = tokenizer(text, add_special_tokens=False, return_tensors="pt")["input_ids"]
+    with torch.no_grad():
+        out = model(input_ids=ids, output_attentions=True)
+    return torch.stack(out.attentions)[:, 0].numpy(), out.logits[0, -1].numpy(), tokenizer
+
+
+@pytest.mark.parametrize("family", READ)
+def test_a_folder_of_each_family_opens_on_the_language_model_page(folders, family):
+    page = scene("language-model")
+    values = page.values({"lm_text": PROMPT, "lm_model": folders[family]})
+    values = page.values(values, **{key: True for key in SECTIONS}, lm_layer=1, lm_head=3)
+    out = page.run(page.config(values))
+    weights, logits, _ = reference(folders[family], PROMPT)
+    np.testing.assert_allclose(out.fwd.attentions, weights, atol=1e-5)
+    np.testing.assert_allclose(out.fwd.last_logits, logits, rtol=1e-4, atol=1e-4)
+    views = page.views(out, values)
+    assert {
+        "lm_next",
+        "lm_gqa",
+        "lm_head_map",
+        "lm_gen_step_bars",
+        "lm_lens",
+        "lm_sinks_map",
+    } <= set(views)
+    assert ("lm_why" in views) == (family in SPLIT), sorted(views)
+    said = page.ops.explain_cell(out, values)
+    if family not in SPLIT:
+        assert said.startswith("This model's scores do not split into parts: it "), said
+    assert "Layer 1, head 3 (reads KV head 1)" in views["lm_head_map"].layout.title.text
+
+
+@pytest.mark.parametrize("family", ["qwen2", "gemma3_text"])
+def test_a_folder_opens_on_the_interventions_page_with_its_own_logit_difference(folders, family):
+    page = scene("interventions")
+    answers = {"ip_right": " the", "ip_wrong": " and"}  # each one token of the tiny tokenizer
+    values = page.values({"ip_clean": CLEAN, "ip_corrupt": CORRUPT, "ip_model": folders[family]})
+    values = page.values(values, **answers, ip_open_heads=True, ip_open_dla=True)
+    out = page.run(page.config(values))
+    _, clean, tokenizer = reference(folders[family], CLEAN)
+    _, corrupt, _ = reference(folders[family], CORRUPT)
+    (right,), (wrong,) = (
+        tokenizer(a, add_special_tokens=False)["input_ids"] for a in answers.values()
+    )
+    assert out.diffs[0] == pytest.approx(float(clean[right] - clean[wrong]), abs=1e-4)
+    assert out.diffs[1] == pytest.approx(float(corrupt[right] - corrupt[wrong]), abs=1e-4)
+    views = set(page.views(out, values))
+    assert {"ip_diff", "ip_resid", "ip_attr_heads"} <= views
+    lm = own.own_llm(folders[family])
+    if family in SPLIT:  # the direct logit attribution's parts sum to the whole
+        parts = page.ops.attribute(lm, out.pair)
+        assert parts.total == pytest.approx(parts.whole, abs=1e-4)
+        assert "ip_dla" in views
+    else:  # Gemma's normed attention outputs: refused, with the reason
+        assert "ip_dla" not in views
+        assert "normalises each attention output" in page.ops.direct_problem(lm)
+
+
+def test_generation_on_a_sliding_window_reads_each_layers_window(folders):
+    """Gemma 2's every other layer attends to its last 16 keys only: each new token's row sums
+    to 1 over the keys it saw, and is 0 before its window on those layers."""
+    page = scene("language-model")
+    values = page.values({"lm_text": PROMPT, "lm_model": folders["gemma2"], "lm_open_gen": True})
+    out = page.run(page.config(values))
+    lm = own.own_llm(folders["gemma2"])
+    gen = page.ops.generate(lm, out.fwd.ids, 6, Decoding())
+    n, p = gen.n_new, len(out.fwd.ids)
+    rows = gen.rows[:, :, :n]  # (L, H, N, P + N)
+    for step in range(n):
+        seen = rows[:, :, step, : p + step + 1]
+        np.testing.assert_allclose(seen.sum(-1), 1.0, atol=1e-5)
+    window = lm.model.config.sliding_window
+    sliding = [i for i, kind in enumerate(lm.model.config.layer_types) if kind != "full_attention"]
+    assert sliding and p > window
+    assert np.all(rows[sliding, :, 0, : p + 1 - window] == 0)
+
+
+@pytest.mark.parametrize(("family", "why"), [("phi3", "qkv_proj"), ("gpt2", "transformer.h")])
+def test_other_layouts_are_refused_with_their_family_named(folders, family, why):
+    page = scene("language-model")
+    values = page.values({"lm_model": folders[family]})
+    with pytest.raises(SceneInputError) as err:
+        page.run(page.config(values))
+    assert f"is a `{family}` model" in str(err.value) and why in str(err.value)
+    assert "the pretrained page opens the others" in str(err.value)
+
+
+def test_a_folder_outside_the_listed_ones_gets_the_one_message(folders, tmp_path):
+    page = scene("interventions")
+    for typed in (str(tmp_path), "/etc", folders["qwen2"] + "/../../.."):
+        with pytest.raises(SceneInputError) as err:
+            page.run(page.config(page.values({"ip_model": typed})))
+        assert str(err.value) == OUTSIDE
+
+
+def test_a_folder_from_python_runs_with_its_cache(folders):
+    lm = av.language_model(folders["qwen3"])
+    logits, cache = lm.run_with_cache(PROMPT)
+    weights, last, _ = reference(folders["qwen3"], PROMPT)
+    np.testing.assert_allclose(cache["pattern", 1], weights[1], atol=1e-5)
+    np.testing.assert_allclose(np.asarray(logits)[-1], last, rtol=1e-4, atol=1e-4)
+    assert av.language_model(folders["qwen3"]).wrapped is lm.wrapped  # loaded once, shared
