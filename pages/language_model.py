@@ -44,13 +44,13 @@ with side_col:  # the next token's chart starts on a projector's first screen
     bos = draw(TABLE, "lm_bos", disabled=chat)
     with st.expander("How the next token is chosen"):
         decoding_values = decoding_controls()
-    with st.expander("Your own model"):
-        source = draw(TABLE, "lm_model", max_chars=1_000)
 with text_col:
     text = draw(TABLE, "lm_text", max_chars=4_000, height=120)
+    with st.expander("Your own model"):
+        source = draw(TABLE, "lm_model", max_chars=1_000)
 chosen = {"lm_text": text, "lm_chat": chat, "lm_bos": bos, "lm_model": source}
 values = SCENE.values(chosen | decoding_values)
-out = prompt_run(SCENE, values, MAX_TOKENS)
+out = prompt_run(SCENE, values, MAX_TOKENS, values["lm_model"])
 
 lm = model(values["device"], values["lm_model"])
 top = SCENE.ops.predict(lm, out.fwd, decoding(values))

@@ -79,9 +79,10 @@ def model_said(source: str) -> str:
     return f"Model: {md_literal(source)}. " if source else ""
 
 
-def prompt_run(scene: Scene, values: Values, max_tokens: int):
-    """`model_run` on a prompt, saying so when the prompt was cut to `max_tokens` tokens."""
-    out = model_run(scene, values, values["lm_model"])
+def prompt_run(scene: Scene, values: Values, max_tokens: int, source: str = ""):
+    """`model_run` on a prompt (of the model `source`: "" the bundled one), saying so when the
+    prompt was cut to `max_tokens` tokens."""
+    out = model_run(scene, values, source)
     if out.cut:
         st.warning(f"The prompt has more than {max_tokens} tokens: the page reads the first ones.")
     return out
