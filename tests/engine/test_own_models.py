@@ -17,8 +17,8 @@ from attnviz.topics.registry import scene
 from attnviz.topics.scene import SceneInputError
 from tests.support.tiny_families import tiny_family
 
-READ = ("llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3_text")
-SPLIT = {"llama", "mistral", "qwen2"}  # the others' scores do not split (qk_parts.refusal)
+READ = ("llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3_text", "phi3")
+SPLIT = {"llama", "mistral", "qwen2", "phi3"}  # the others' scores do not split (qk_parts.refusal)
 SECTIONS = ("lm_open_gen", "lm_open_lens", "lm_open_heads", "lm_open_sinks", "lm_open_why")
 PROMPT = "the man and the woman went to the store and the man gave"
 CLEAN, CORRUPT = "the man and the woman went to the", "the woman and the man went to the"
@@ -26,13 +26,14 @@ CLEAN, CORRUPT = "the man and the woman went to the", "the woman and the man wen
 
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory):
-    """{family: its folder}, inside a folder listed in ATTNVIZ_MODEL_DIRS for the module."""
+    """{family: its folder}, inside a folder listed in ATTNVIZ_MODEL_DIRS for the module ("phi4":
+    a Phi-3 that turns only part of each head, as Phi-4-mini does)."""
     root = tmp_path_factory.mktemp("own")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(ENV, str(root))
-        yield {
-            family: str(tiny_family(family, root / family)) for family in (*READ, "phi3", "gpt2")
-        }
+        found = {family: str(tiny_family(family, root / family)) for family in (*READ, "gpt2")}
+        found["phi4"] = str(tiny_family("phi3", root / "phi4", partial_rotary_factor=0.75))
+        yield found
 
 
 def reference(folder: str, text: str):
@@ -72,7 +73,7 @@ def test_a_folder_of_each_family_opens_on_the_language_model_page(folders, famil
     assert "Layer 1, head 3 (reads KV head 1)" in views["lm_head_map"].layout.title.text
 
 
-@pytest.mark.parametrize("family", ["qwen2", "gemma3_text"])
+@pytest.mark.parametrize("family", ["qwen2", "gemma3_text", "phi3"])
 def test_a_folder_opens_on_the_interventions_page_with_its_own_logit_difference(folders, family):
     page = scene("interventions")
     answers = {"ip_right": " the", "ip_wrong": " and"}  # each one token of the tiny tokenizer
@@ -117,10 +118,13 @@ def test_generation_on_a_sliding_window_reads_each_layers_window(folders):
     assert np.all(rows[sliding, :, 0, : p + 1 - window] == 0)
 
 
-@pytest.mark.parametrize(("family", "why"), [("phi3", "qkv_proj"), ("gpt2", "transformer.h")])
-def test_other_layouts_are_refused_with_their_family_named(folders, family, why):
+REFUSED = [("gpt2", "gpt2", "transformer.h"), ("phi4", "phi3", "only part of each head")]
+
+
+@pytest.mark.parametrize(("folder", "family", "why"), REFUSED)
+def test_other_layouts_are_refused_with_their_family_named(folders, folder, family, why):
     page = scene("language-model")
-    values = page.values({"lm_model": folders[family]})
+    values = page.values({"lm_model": folders[folder]})
     with pytest.raises(SceneInputError) as err:
         page.run(page.config(values))
     assert f"is a `{family}` model" in str(err.value) and why in str(err.value)

@@ -53,8 +53,9 @@ def _configs(vocab: int, bos: int) -> dict:
 FAMILIES = tuple(_configs(1, 0))
 
 
-def tiny_family(family: str, folder: Path, seed: int = 0) -> Path:
-    """A tiny random model of `family` (a key of FAMILIES) saved in `folder`; the folder."""
+def tiny_family(family: str, folder: Path, seed: int = 0, **changes) -> Path:
+    """A tiny random model of `family` (a key of FAMILIES), its config's `changes` applied,
+    saved in `folder`; the folder."""
     import transformers
     from tokenizers import Tokenizer
     from transformers import PreTrainedTokenizerFast
@@ -69,7 +70,8 @@ def tiny_family(family: str, folder: Path, seed: int = 0) -> Path:
         family
     ]
     torch.manual_seed(seed)
-    model = getattr(transformers, model_name)(getattr(transformers, config_name)(**kwargs))
+    config = getattr(transformers, config_name)(**(kwargs | changes))
+    model = getattr(transformers, model_name)(config)
     model.save_pretrained(folder, safe_serialization=True)
     tokenizer.save_pretrained(folder)
     return folder

@@ -7,9 +7,10 @@ downloaded), loaded with eager attention once per process and kept (the `KEEP` l
 The pages read a decoder layer as Llama's: `self_attn` with q_proj, k_proj, v_proj and o_proj,
 `input_layernorm`, `mlp`, and the model's `embed_tokens`, `norm` and `lm_head`. Llama, Mistral,
 Qwen2, Qwen3, Gemma, Gemma 2, Gemma 3 (text) and SmolLM folders are laid out so; grouped-query
-heads, rotary positions, sliding windows and a chat template are read from the folder. Anything
-else (Phi-3 fuses q, k and v in one qkv_proj; GPT-2 has no `model.layers`) gets a message that
-names its family and where it can be opened instead (the pretrained page).
+heads, rotary positions, sliding windows and a chat template are read from the folder. A Phi-3
+folder is read into a Llama of its shape (`phi3`: its fused q/k/v and gate/up matrices split).
+Anything else (GPT-2 has no `model.layers`) gets a message that names its family and where it
+can be opened instead (the pretrained page).
 """
 
 from __future__ import annotations
@@ -19,15 +20,15 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
+from attnviz.topics.language_model.phi3 import PartialRotary, phi3_as_llama
 from attnviz.topics.pretrained.model import PretrainedModel, load
-from attnviz.topics.pretrained.sources import SourceError, literal, locate
+from attnviz.topics.pretrained.sources import SourceError, literal, locate, unusable
 
 KEEP = 2  # own models kept loaded per process (the bundled one is kept apart)
-FAMILIES = "Llama, Mistral, Qwen2, Qwen3, Gemma, Gemma 2, Gemma 3 (text) and SmolLM"
+FAMILIES = "Llama, Mistral, Qwen2, Qwen3, Gemma, Gemma 2, Gemma 3 (text), Phi-3 and SmolLM"
 PROJECTIONS = ("q_proj", "k_proj", "v_proj", "o_proj")
 # families known to be laid out otherwise: refused from config.json, before any weight is read
 OTHER_LAYOUTS = {
-    "phi3": "it fuses q, k and v in one qkv_proj",
     "gpt2": "its layers are GPT-2's (transformer.h, c_attn), not at model.layers",
     "gpt_neox": "it fuses q, k and v in one query_key_value",
 }
@@ -76,7 +77,7 @@ def _load(source: str, folder: str, device: str) -> PretrainedModel:
     if family in OTHER_LAYOUTS:
         raise refused(source, family, OTHER_LAYOUTS[family])
     try:
-        lm = load(source)
+        lm = _phi3(source, folder) if family == "phi3" else load(source)
     except SourceError as err:
         raise OwnModelError(str(err)) from None
     problem = layout_problem(lm)
@@ -84,6 +85,17 @@ def _load(source: str, folder: str, device: str) -> PretrainedModel:
         raise refused(source, family, problem)
     lm.model.to(device)
     return lm
+
+
+def _phi3(source: str, folder: str) -> PretrainedModel:
+    """A Phi-3 folder read into a Llama of its shape (`phi3`: its fused matrices split)."""
+    try:
+        model, tokenizer = phi3_as_llama(folder)
+    except PartialRotary as err:
+        raise refused(source, "phi3", str(err)) from None
+    except Exception as err:  # transformers raises many types; all mean "cannot load this"
+        raise unusable(locate(source), err, "load") from None
+    return PretrainedModel(model, tokenizer, locate(source).label, causal=True)
 
 
 def own_llm(source: str, device: str = "cpu") -> PretrainedModel:
