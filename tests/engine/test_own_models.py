@@ -5,6 +5,8 @@ loaded again by transformers itself: its own attention weights and logits."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -146,3 +148,15 @@ def test_a_folder_from_python_runs_with_its_cache(folders):
     np.testing.assert_allclose(cache["pattern", 1], weights[1], atol=1e-5)
     np.testing.assert_allclose(np.asarray(logits)[-1], last, rtol=1e-4, atol=1e-4)
     assert av.language_model(folders["qwen3"]).wrapped is lm.wrapped  # loaded once, shared
+
+
+def test_a_folder_over_the_servers_size_bound_is_refused_before_loading(folders, monkeypatch):
+    folder = str(tiny_family("llama", Path(folders["llama"]).parent / "never-loaded"))
+    monkeypatch.setenv(own.SIZE_ENV, "0.01")  # 10 kB: less than any tiny model's weights
+    mb = own.weights_mb(folder)
+    assert mb > 0.01
+    page = scene("language-model")
+    with pytest.raises(SceneInputError) as err:
+        page.run(page.config(page.values({"lm_model": folder, "lm_text": "the"})))
+    said = str(err.value)
+    assert f"holds {mb:,.0f} MB of weights" in said and own.SIZE_ENV in said, said

@@ -16,6 +16,7 @@ can be opened instead (the pretrained page).
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -25,6 +26,9 @@ from attnviz.topics.pretrained.model import PretrainedModel, load
 from attnviz.topics.pretrained.sources import SourceError, literal, locate, unusable
 
 KEEP = 2  # own models kept loaded per process (the bundled one is kept apart)
+SIZE_ENV = "ATTNVIZ_MAX_MODEL_MB"  # the most weights a folder may hold, in MB (whoever runs
+MAX_MB = 3_000  # the server may raise it): a 1B model in bfloat16 is about 2,500 MB
+WEIGHTS = ("*.safetensors", "*.bin", "*.pt", "*.pth")
 FAMILIES = "Llama, Mistral, Qwen2, Qwen3, Gemma, Gemma 2, Gemma 3 (text), Phi-3 and SmolLM"
 PROJECTIONS = ("q_proj", "k_proj", "v_proj", "o_proj")
 # families known to be laid out otherwise: refused from config.json, before any weight is read
@@ -72,7 +76,27 @@ def _family(folder: str) -> str:
         return "?"
 
 
+def max_mb() -> float:
+    """The server's bound on a folder's weights, in MB (SIZE_ENV, else MAX_MB)."""
+    try:
+        return float(os.environ.get(SIZE_ENV, MAX_MB))
+    except ValueError:
+        return float(MAX_MB)
+
+
+def weights_mb(folder: str) -> float:
+    """The size of the weight files in `folder`, in MB (read from the file system only)."""
+    files = {path for pattern in WEIGHTS for path in Path(folder).glob(pattern)}
+    return sum(path.stat().st_size for path in files if path.is_file()) / 1e6
+
+
 def _load(source: str, folder: str, device: str) -> PretrainedModel:
+    size, bound = weights_mb(folder), max_mb()
+    if size > bound:  # memory and time bounded before a byte of weights is read
+        raise OwnModelError(
+            f"{literal(source)} holds {size:,.0f} MB of weights; this server opens models of "
+            f"up to {bound:,.0f} MB (whoever runs it can raise that with {SIZE_ENV})"
+        )
     family = _family(folder)
     if family in OTHER_LAYOUTS:
         raise refused(source, family, OTHER_LAYOUTS[family])
