@@ -112,6 +112,8 @@ class LanguageModel:
         from attnviz.topics.language_model.flows import logit_effect
         from attnviz.topics.language_model.forward import norm_scale
 
+        refuse_direct(self.wrapped)
+
         out = self.head_output(cache, layer, head, query)  # parts (T, D)
         model = self.wrapped.model
         final = cache["resid_post", self.n_layers - 1][query].astype(np.float64)  # (D,)
@@ -253,8 +255,18 @@ class Patching:
         (the MLPs', the embedding's and the whole: `readouts.dla`)."""
         from attnviz.topics.interventions.readouts import dla
 
+        refuse_direct(self.lm)
         heads = dla(self.lm, self.pair).heads  # (L, H)
         return self._labelled(heads, "its part of the logit difference", by_head=True)
+
+
+def refuse_direct(wrapped: Any) -> None:
+    """SceneInputError when a head's direct part of the logits cannot be read off the model
+    (Gemma 2 and 3: `forward.direct_problem`)."""
+    from attnviz.topics.language_model.forward import direct_problem
+
+    if (problem := direct_problem(wrapped)) is not None:
+        raise SceneInputError(f"not for this model: {problem}")
 
 
 def language_model(model: Any = None) -> LanguageModel:

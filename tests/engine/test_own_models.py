@@ -150,6 +150,13 @@ def test_a_folder_from_python_runs_with_its_cache(folders):
     assert av.language_model(folders["qwen3"]).wrapped is lm.wrapped  # loaded once, shared
 
 
+def test_a_gemma_folder_from_python_refuses_what_does_not_split(folders):
+    lm = av.language_model(folders["gemma3_text"])
+    _, cache = lm.run_with_cache(PROMPT)
+    with pytest.raises(SceneInputError, match="normalises each attention output"):
+        lm.head_logits(cache, 1, 0, 3)
+
+
 def test_a_folder_over_the_servers_size_bound_is_refused_before_loading(folders, monkeypatch):
     folder = str(tiny_family("llama", Path(folders["llama"]).parent / "never-loaded"))
     monkeypatch.setenv(own.SIZE_ENV, "0.01")  # 10 kB: less than any tiny model's weights
