@@ -5,6 +5,8 @@ loaded again by transformers itself: its own attention weights and logits."""
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -167,3 +169,33 @@ def test_a_folder_over_the_servers_size_bound_is_refused_before_loading(folders,
         page.run(page.config(page.values({"lm_model": folder, "lm_text": "the"})))
     said = str(err.value)
     assert f"holds {mb:,.0f} MB of weights" in said and own.SIZE_ENV in said, said
+
+
+def test_a_slow_load_keeps_no_one_waiting_on_a_model_already_loaded(folders, monkeypatch):
+    """While one session's folder loads (held here until released), another session's model
+    that is already loaded comes back at once, and a second asker of the loading folder gets
+    the same model once it is there."""
+    ready = own.own_llm(folders["llama"])
+    slow = str(tiny_family("qwen2", Path(folders["llama"]).parent / "slow"))
+    release, started = threading.Event(), threading.Event()
+    real_load = own._load
+
+    def held(*args):
+        started.set()
+        release.wait(30)
+        return real_load(*args)
+
+    monkeypatch.setattr(own, "_load", held)
+    got: list = []
+    first = threading.Thread(target=lambda: got.append(own.own_llm(slow)))
+    second = threading.Thread(target=lambda: got.append(own.own_llm(slow)))
+    first.start()
+    assert started.wait(30)
+    second.start()
+    began = time.monotonic()
+    assert own.own_llm(folders["llama"]) is ready
+    assert time.monotonic() - began < 1.0, "a loaded model waited for another folder's load"
+    release.set()
+    first.join(30)
+    second.join(30)
+    assert len(got) == 2 and got[0] is got[1]

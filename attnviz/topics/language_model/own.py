@@ -39,6 +39,7 @@ OTHER_LAYOUTS = {
 
 _LOCK = threading.Lock()
 _kept: OrderedDict[tuple[str, str], PretrainedModel] = OrderedDict()
+_loading: dict[tuple[str, str], threading.Lock] = {}  # folders being loaded
 
 
 class OwnModelError(ValueError):
@@ -130,12 +131,22 @@ def own_llm(source: str, device: str = "cpu") -> PretrainedModel:
     except SourceError as err:
         raise OwnModelError(str(err)) from None
     key = (folder, device)
-    with _LOCK:
+    with _LOCK:  # held for the table only: a load does not stop sessions on loaded models
         if key in _kept:
             _kept.move_to_end(key)
             return _kept[key]
-        lm = _load(source, folder, device)  # under the lock: one load of a folder at a time
-        _kept[key] = lm
-        while len(_kept) > KEEP:
-            _kept.popitem(last=False)
+        loading = _loading.setdefault(key, threading.Lock())
+    with loading:  # one load per folder at a time; a second asker waits for it
+        with _LOCK:
+            if key in _kept:
+                return _kept[key]
+        try:
+            lm = _load(source, folder, device)
+        finally:
+            with _LOCK:
+                _loading.pop(key, None)
+        with _LOCK:
+            _kept[key] = lm
+            while len(_kept) > KEEP:
+                _kept.popitem(last=False)
         return lm
