@@ -285,6 +285,11 @@ def language_model(model: Any = None) -> LanguageModel:
         from attnviz.topics.language_model.scene import model as page_model
 
         model = page_model("cpu", "" if model is None else os.fspath(model))
+    if hasattr(getattr(getattr(model, "model", None), "transformer", None), "h"):
+        raise SceneInputError(
+            "language_model() reads Llama-style layers (q_proj … o_proj); a GPT-2 model opens "
+            "on the page “Inside a language model”"
+        )
     if not hasattr(getattr(model, "model", None), "model"):
         raise SceneInputError(
             "language_model() takes None (the bundled model), a model folder, or a "

@@ -21,8 +21,9 @@ from attnviz.topics.registry import scene
 from attnviz.topics.scene import SceneInputError
 from tests.support.tiny_families import tiny_family
 
-READ = ("llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3_text", "phi3")
+READ = ("llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3_text", "phi3", "gpt2")
 SPLIT = {"llama", "mistral", "qwen2", "phi3"}  # the others' scores do not split (qk_parts.refusal)
+DIRECT = SPLIT | {"qwen3"}  # a head's direct part of the logits reads (forward.direct_problem)
 SECTIONS = ("lm_open_gen", "lm_open_lens", "lm_open_heads", "lm_open_sinks", "lm_open_why")
 PROMPT = "the man and the woman went to the store and the man gave"
 CLEAN, CORRUPT = "the man and the woman went to the", "the woman and the man went to the"
@@ -35,7 +36,7 @@ def folders(tmp_path_factory):
     root = tmp_path_factory.mktemp("own")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(ENV, str(root))
-        found = {family: str(tiny_family(family, root / family)) for family in (*READ, "gpt2")}
+        found = {family: str(tiny_family(family, root / family)) for family in READ}
         found["phi4"] = str(tiny_family("phi3", root / "phi4", partial_rotary_factor=0.75))
         yield found
 
@@ -72,9 +73,12 @@ def test_a_folder_of_each_family_opens_on_the_language_model_page(folders, famil
     } <= set(views)
     assert ("lm_why" in views) == (family in SPLIT), sorted(views)
     said = page.ops.explain_cell(out, values)
+    flows = page.views(out, page.values(values, lm_flow=True))  # what flows, read by source
+    assert ("lm_writes" in flows) == (family in DIRECT), sorted(flows)
     if family not in SPLIT:
-        assert said.startswith("This model's scores do not split into parts: it "), said
-    assert "Layer 1, head 3 (reads KV head 1)" in views["lm_head_map"].layout.title.text
+        assert said.startswith("This model's scores do not split into parts: it"), said
+    kv_head = 3 if family == "gpt2" else 1  # GPT-2: a key/value head per query head
+    assert f"Layer 1, head 3 (reads KV head {kv_head})" in views["lm_head_map"].layout.title.text
 
 
 @pytest.mark.parametrize("family", ["qwen2", "gemma3_text", "phi3"])
@@ -122,17 +126,21 @@ def test_generation_on_a_sliding_window_reads_each_layers_window(folders):
     assert np.all(rows[sliding, :, 0, : p + 1 - window] == 0)
 
 
-REFUSED = [("gpt2", "gpt2", "transformer.h"), ("phi4", "phi3", "only part of each head")]
-
-
-@pytest.mark.parametrize(("folder", "family", "why"), REFUSED)
-def test_other_layouts_are_refused_with_their_family_named(folders, folder, family, why):
+def test_a_phi_model_that_turns_part_of_each_head_is_refused_with_its_family_named(folders):
     page = scene("language-model")
-    values = page.values({"lm_model": folders[folder]})
+    values = page.values({"lm_model": folders["phi4"]})
     with pytest.raises(SceneInputError) as err:
         page.run(page.config(values))
-    assert f"is a `{family}` model" in str(err.value) and why in str(err.value)
+    assert "is a `phi3` model" in str(err.value) and "only part of each head" in str(err.value)
     assert "the pretrained page opens the others" in str(err.value)
+
+
+def test_gpt2_is_refused_where_its_layers_are_not_read(folders):
+    page = scene("interventions")
+    with pytest.raises(SceneInputError, match="a GPT-2 model opens on “Inside a language model”"):
+        page.run(page.config(page.values({"ip_model": folders["gpt2"]})))
+    with pytest.raises(SceneInputError, match="a GPT-2 model opens on the page"):
+        av.language_model(folders["gpt2"])
 
 
 def test_a_folder_outside_the_listed_ones_gets_the_one_message(folders, tmp_path):
@@ -199,3 +207,24 @@ def test_a_slow_load_keeps_no_one_waiting_on_a_model_already_loaded(folders, mon
     first.join(30)
     second.join(30)
     assert len(got) == 2 and got[0] is got[1]
+
+
+def test_what_flows_through_a_gpt2_head_adds_up_to_its_attention_output(folders):
+    """Σ_h Σ_j α_ij W_O^h v_j (+ c_proj's bias) is what GPT-2's attention adds at i: the page's
+    per-source vectors, read off c_attn and c_proj, against the model's own attention output."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from attnviz.core.hooks import module_cache
+    from attnviz.topics.language_model import readouts
+
+    lm, layer = own.own_llm(folders["gpt2"]), 1
+    ids = AutoTokenizer.from_pretrained(folders["gpt2"])(PROMPT)["input_ids"]
+    fwd = readouts.forward(lm, ids)
+    vectors = readouts.head_vectors(lm, fwd, layer)  # (H, T, D): W_O^h v_j per source j
+    mixed = np.einsum("hij,hjd->id", fwd.attentions[layer], vectors)  # (T, D)
+    model = AutoModelForCausalLM.from_pretrained(folders["gpt2"], attn_implementation="eager")
+    attn = model.eval().transformer.h[layer].attn
+    with torch.no_grad(), module_cache(outputs={"attn": [attn]}) as seen:
+        model(input_ids=torch.tensor([ids]))
+    bias = attn.c_proj.bias.detach().numpy()
+    np.testing.assert_allclose(mixed + bias, seen["attn"][0][0].numpy(), atol=1e-5)

@@ -52,8 +52,33 @@ def encode(lm: PretrainedModel, text: str, bos: bool = False) -> tuple[list[int]
     return ids[:MAX_TOKENS], len(ids) > MAX_TOKENS
 
 
+def is_gpt2(lm: PretrainedModel) -> bool:
+    """GPT-2's layout: its blocks at transformer.h, q, k and v in thirds of one Conv1D c_attn,
+    learned positions added to the embedding, LayerNorm."""
+    return hasattr(getattr(lm.model, "transformer", None), "h")
+
+
 def decoder_layers(lm: PretrainedModel) -> list[torch.nn.Module]:
+    if is_gpt2(lm):
+        return list(lm.model.transformer.h)
     return list(lm.blocks)  # the whole model's, even while a part of it runs (PretrainedModel)
+
+
+def embedding(lm: PretrainedModel) -> torch.nn.Module:
+    """The module whose output is the stream into the first layer (GPT-2: tokens + positions,
+    after its dropout; Llama: the token embedding)."""
+    return lm.model.transformer.drop if is_gpt2(lm) else lm.model.model.embed_tokens
+
+
+def final_norm(lm: PretrainedModel) -> torch.nn.Module:
+    return lm.model.transformer.ln_f if is_gpt2(lm) else lm.model.model.norm
+
+
+def _keys(lm: PretrainedModel) -> list[torch.nn.Module]:
+    """Per layer, the module whose output holds the keys (GPT-2: c_attn, keys its middle third)."""
+    if is_gpt2(lm):
+        return [block.attn.c_attn for block in decoder_layers(lm)]
+    return [layer.self_attn.k_proj for layer in decoder_layers(lm)]
 
 
 def _on_cpu(tensor: torch.Tensor) -> torch.Tensor:
@@ -63,8 +88,8 @@ def _on_cpu(tensor: torch.Tensor) -> torch.Tensor:
 def run(lm: PretrainedModel, ids: list[int]) -> Forward:
     """Attention weights, residual stream, keys and next-token logits for `ids` (see Forward)."""
     taps = {
-        "stream": [lm.model.model.embed_tokens, *decoder_layers(lm)],  # (T, D) each
-        "keys": [layer.self_attn.k_proj for layer in decoder_layers(lm)],  # (T, G * d_head) each
+        "stream": [embedding(lm), *decoder_layers(lm)],  # (T, D) each
+        "keys": _keys(lm),  # (T, G * d_head) each (GPT-2: (T, 3 D))
     }
     with lm.lock, torch.no_grad(), module_cache(outputs=taps, keep=_on_cpu) as cache:
         out = lm.model(
@@ -75,6 +100,9 @@ def run(lm: PretrainedModel, ids: list[int]) -> Forward:
         )
     t = len(ids)
     k = torch.stack(cache["keys"])  # (L, T, G * d_head)
+    if is_gpt2(lm):
+        width = lm.n_heads * lm.head_dim
+        k = k[..., width : 2 * width]  # c_attn's middle third
     k = k.view(k.shape[0], t, -1, lm.head_dim).permute(0, 2, 1, 3)  # (L, G, T, d_head)
     return Forward(
         tuple(ids),
@@ -97,6 +125,8 @@ def norm_scale(norm: torch.nn.Module) -> tuple[torch.Tensor, float]:
 def direct_problem(lm: PretrainedModel) -> str | None:
     """Why a head's direct part of the logits cannot be read off this model (None: it can):
     Gemma 2 and 3 normalise each attention output before adding it to the stream."""
+    if is_gpt2(lm):
+        return "its final norm is GPT-2's LayerNorm, which centres the stream first"
     if lm.blocks and hasattr(lm.blocks[0], "pre_feedforward_layernorm"):
         return (
             "it normalises each attention output before adding it to the stream (as Gemma 2 "

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from attnviz.topics.language_model.forward import Forward
+from attnviz.topics.language_model.forward import Forward, final_norm
 from attnviz.topics.pretrained.model import PretrainedModel
 
 TOP = 5
@@ -35,7 +35,7 @@ def logit_lens(lm: PretrainedModel, fwd: Forward, top: int = TOP) -> Lens:
     flat = resid.reshape(layers * t, d)
     ids, probs = [], []
     with lm.lock, torch.no_grad():
-        norm, head = lm.model.model.norm, lm.model.lm_head
+        norm, head = final_norm(lm), lm.model.lm_head
         for start in range(0, flat.shape[0], CHUNK):
             logits = head(norm(flat[start : start + CHUNK])).float()  # (n, V)
             best, i = logits.topk(top, dim=-1)  # the top logits are the top probabilities

@@ -8,9 +8,10 @@ The pages read a decoder layer as Llama's: `self_attn` with q_proj, k_proj, v_pr
 `input_layernorm`, `mlp`, and the model's `embed_tokens`, `norm` and `lm_head`. Llama, Mistral,
 Qwen2, Qwen3, Gemma, Gemma 2, Gemma 3 (text) and SmolLM folders are laid out so; grouped-query
 heads, rotary positions, sliding windows and a chat template are read from the folder. A Phi-3
-folder is read into a Llama of its shape (`phi3`: its fused q/k/v and gate/up matrices split).
-Anything else (GPT-2 has no `model.layers`) gets a message that names its family and where it
-can be opened instead (the pretrained page).
+folder is read into a Llama of its shape (`phi3`: its fused q/k/v and gate/up matrices split). A
+GPT-2 folder is read as GPT-2 on the language-model page (`forward.is_gpt2`); the interventions
+page and the Python handle refuse it. Anything else (GPT-NeoX's fused query_key_value) gets a
+message that names its family and where it can be opened instead (the pretrained page).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
+from attnviz.topics.language_model.forward import is_gpt2
 from attnviz.topics.language_model.phi3 import PartialRotary, phi3_as_llama
 from attnviz.topics.pretrained.model import PretrainedModel, load
 from attnviz.topics.pretrained.sources import SourceError, literal, locate, unusable
@@ -29,11 +31,10 @@ KEEP = 2  # own models kept loaded per process (the bundled one is kept apart)
 SIZE_ENV = "ATTNVIZ_MAX_MODEL_MB"  # the most weights a folder may hold, in MB (whoever runs
 MAX_MB = 3_000  # the server may raise it): a 1B model in bfloat16 is about 2,500 MB
 WEIGHTS = ("*.safetensors", "*.bin", "*.pt", "*.pth")
-FAMILIES = "Llama, Mistral, Qwen2, Qwen3, Gemma, Gemma 2, Gemma 3 (text), Phi-3 and SmolLM"
+FAMILIES = "Llama, Mistral, Qwen2, Qwen3, Gemma, Gemma 2, Gemma 3 (text), Phi-3, SmolLM and GPT-2"
 PROJECTIONS = ("q_proj", "k_proj", "v_proj", "o_proj")
 # families known to be laid out otherwise: refused from config.json, before any weight is read
 OTHER_LAYOUTS = {
-    "gpt2": "its layers are GPT-2's (transformer.h, c_attn), not at model.layers",
     "gpt_neox": "it fuses q, k and v in one query_key_value",
 }
 
@@ -51,6 +52,8 @@ def layout_problem(lm: PretrainedModel) -> str | None:
     inner = getattr(lm.model, "model", None)
     if not lm.causal:
         return "it is not a causal language model (an encoder: open it on the pretrained page)"
+    if is_gpt2(lm):
+        return None  # read as GPT-2 (forward.is_gpt2); the interventions page refuses it
     if not lm.blocks or inner is None or not hasattr(inner, "embed_tokens"):
         return "its decoder layers are not at `model.layers` as Llama's are"
     attn = getattr(lm.blocks[0], "self_attn", None)

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from attnviz.core.hooks import module_cache
-from attnviz.topics.language_model.forward import decoder_layers, group_of
+from attnviz.topics.language_model.forward import decoder_layers, group_of, is_gpt2
 from attnviz.topics.pretrained.model import PretrainedModel
 
 EMBEDDING, BIAS, REST = "embedding", "bias", "the rest"
@@ -164,6 +164,8 @@ def refusal(lm: PretrainedModel) -> str | None:
     per head (Qwen3, Gemma 3), scores soft-capped (Gemma 2), or Gemma's scaled embeddings and
     (1 + weight) norms, which the parts above do not model."""
     config = lm.model.config
+    if is_gpt2(lm):
+        return "its layers are GPT-2's (LayerNorm, learned positions), not read here yet"
     if getattr(decoder_layers(lm)[0].self_attn, "q_norm", None) is not None:
         return "it normalises each head's query and key (as Qwen3 and Gemma 3 do)"
     if getattr(config, "attn_logit_softcapping", None):

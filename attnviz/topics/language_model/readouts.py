@@ -103,12 +103,23 @@ def head_vectors(lm: PretrainedModel, fwd: fw.Forward, layer: int) -> np.ndarray
         block = fw.decoder_layers(lm)[layer]
         with lm.lock, torch.no_grad():
             stream = torch.from_numpy(fwd.resid[layer]).to(lm.model.device)  # (T, D)
-            v = block.self_attn.v_proj(block.input_layernorm(stream))  # (T, G·d)
-            w_o = block.self_attn.o_proj.weight.float().cpu().numpy()  # (D, H·d)
+            v, w_o = _values_and_out(lm, block, stream)  # (T, G·d), (D, H·d)
         values = v.float().cpu().numpy().reshape(len(fwd.ids), lm.n_kv_heads, lm.head_dim)
         return flows.head_vectors(values, w_o, lm.n_heads)
 
     return memo(lm, "head vectors", (fwd.ids, layer), compute)
+
+
+def _values_and_out(lm: PretrainedModel, block, stream: torch.Tensor):
+    """(the layer's values of `stream` (T, G·d), its output projection's weight (D, H·d) as
+    NumPy): Llama's v_proj on the normed input and o_proj; GPT-2's c_attn's last third and its
+    Conv1D c_proj (stored as (H·d, D))."""
+    if fw.is_gpt2(lm):
+        width = lm.n_heads * lm.head_dim
+        v = block.attn.c_attn(block.ln_1(stream))[..., 2 * width :]
+        return v, block.attn.c_proj.weight.T.float().cpu().numpy()
+    v = block.self_attn.v_proj(block.input_layernorm(stream))
+    return v, block.self_attn.o_proj.weight.float().cpu().numpy()
 
 
 def flow_shares(lm: PretrainedModel, fwd: fw.Forward, layer: int) -> np.ndarray:
