@@ -81,8 +81,12 @@ def test_metric_values_grow(lecture):
 
 @pytest.mark.browser
 @pytest.mark.parametrize("lecture", CASES, indirect=True)
-def test_main_figure_in_first_screen(lecture, request):
-    url = request.node.callspec.params["lecture"][0]
+def test_main_figure_in_first_screen(lecture, request, page_probe):
+    url, viewport = request.node.callspec.params["lecture"]
+    if not lecture["figures"] and url not in NO_FIGURE:  # a second look in a new tab: a loaded
+        # machine drew the kernel smoother's first figure after the walking tab read it (once
+        # in 5 full runs)
+        lecture = page_probe(url, viewport, LECTURE, again=True)
     figures, height = lecture["figures"], lecture["viewport"]
     if url in NO_FIGURE:
         assert not figures, f"{url} was expected to have no figure"
