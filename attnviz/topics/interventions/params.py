@@ -5,7 +5,7 @@ Layer and head ranges are the bundled SmolLM2-135M's (30 layers × 9 heads); the
 to a smaller model's.
 """
 
-from attnviz.topics.language_model.params import OWN_HELP
+from attnviz.topics.language_model.params import own_model_param
 from attnviz.topics.params import PageParams, Param
 
 NAMES = "When Mary and John went to the store, John gave a drink to"
@@ -46,14 +46,7 @@ TABLE = PageParams(
     prefix="ip",
     params=(
         Param("ip_clean", "clean prompt", "text_input", NAMES),
-        Param(
-            "ip_model",
-            "model (empty = bundled SmolLM2; or your own folder)",
-            "text_input",
-            "",
-            url=False,  # a folder of this server: kept out of links (a link opens the bundled one)
-            help=OWN_HELP,
-        ),
+        own_model_param("ip_model"),
         Param("ip_corrupt", "corrupted prompt", "text_input", NAMES_SWAPPED),
         Param(
             "ip_right",

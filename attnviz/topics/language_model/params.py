@@ -15,6 +15,19 @@ OWN_HELP = (
     "and heads."
 )
 
+
+def own_model_param(key: str) -> Param:
+    """The own-model box of the two language-model pages (topics/language_model/own.py)."""
+    return Param(
+        key,
+        "model (empty = bundled SmolLM2; or your own folder)",
+        "text_input",
+        "",
+        url=False,  # a folder of this server: kept out of links (a link opens the bundled one)
+        help=OWN_HELP,
+    )
+
+
 FACT = "The capital of France is"
 NAMES = "When Mary and John went to the store, John gave a drink to"
 REPEATED = (
@@ -57,14 +70,7 @@ TABLE = PageParams(
     prefix="lm",
     params=(
         Param("lm_text", "prompt", "text_area", FACT),
-        Param(
-            "lm_model",
-            "model (empty = bundled SmolLM2; or your own folder)",
-            "text_input",
-            "",
-            url=False,  # a folder of this server: kept out of links (a link opens the bundled one)
-            help=OWN_HELP,
-        ),
+        own_model_param("lm_model"),
         Param(
             "lm_chat",
             "wrap in the chat template (a user turn)",
