@@ -120,21 +120,35 @@ class GRUCaptionDecoder(nn.Module):
         """s_0 = tanh(W mean(regions) + b): (B, D)."""
         return torch.tanh(self.bridge(regions.mean(1)))
 
-    def step(self, y_prev: Tensor, h: Tensor, regions: Tensor) -> tuple[Tensor, Tensor]:
-        """y_prev (B,), h (B, D), regions (B, R, D) -> logits (B, V), new state (B, D)."""
+    def step(
+        self, y_prev: Tensor, h: Tensor, regions: Tensor, key_part: Tensor | None = None
+    ) -> tuple[Tensor, Tensor]:
+        """y_prev (B,), h (B, D), regions (B, R, D), key_part (the attention's W_k regions, or
+        None: computed here) -> logits (B, V), new state (B, D)."""
+        h, read = self.recur(self.embed(y_prev), h, regions, key_part)
+        return self.out(read), h
+
+    def recur(
+        self, embedded: Tensor, h: Tensor, regions: Tensor, key_part: Tensor | None
+    ) -> tuple[Tensor, Tensor]:
+        """One step of the recurrence from the embedded previous word (B, D): the new state s_t
+        and what the output layer reads, [s_t; c_t] (B, 2D)."""
         every = torch.ones(regions.shape[:2], dtype=torch.bool, device=regions.device)  # (B, R)
-        context = self.attn(h, regions, every)  # c_t (B, D)
-        h = self.cell(torch.cat([self.embed(y_prev), context], -1), h)  # s_t (B, D)
-        return self.out(torch.cat([h, context], -1)), h
+        context = self.attn(h, regions, every, key_part)  # c_t (B, D)
+        h = self.cell(torch.cat([embedded, context], -1), h)  # s_t (B, D)
+        return h, torch.cat([h, context], -1)
 
     def advance(self, prefix: Tensor, state: Tensor, regions: Tensor) -> tuple[Tensor, Tensor]:
         return self.step(prefix[:, -1], state, regions)
 
     def forward(self, y_in: Tensor, regions: Tensor) -> Tensor:
-        """Teacher forcing: y_in (B, T) -> logits (B, T, V)."""
+        """Teacher forcing: y_in (B, T) -> logits (B, T, V); the embedding, the keys' part of
+        the score and the output layer once over all words, the recurrence word by word."""
         h = self.start(regions)
-        logits = []
+        key_part = self.attn.key_part(regions)  # (B, R, d_attn) or None
+        embedded = self.embed(y_in)  # (B, T, D)
+        reads = []
         for t in range(y_in.shape[1]):
-            step_logits, h = self.step(y_in[:, t], h, regions)
-            logits.append(step_logits)
-        return torch.stack(logits, dim=1)
+            h, read = self.recur(embedded[:, t], h, regions, key_part)
+            reads.append(read)
+        return self.out(torch.stack(reads, dim=1))  # (B, T, V)

@@ -84,10 +84,10 @@ class AttentionDecoder(nn.Module):
     ) -> tuple[Tensor, State]:
         """y_prev (B,) ids, states (B, Tin, H_enc), mask (B, Tin), key_part from `key_part`
         (or None: computed here). -> logits (B, V), new state."""
-        state, read = self.advance(self.embed(y_prev), state, states, mask, key_part)
+        state, read = self.recur(self.embed(y_prev), state, states, mask, key_part)
         return self.out(read), state  # (B, V)
 
-    def advance(
+    def recur(
         self,
         embedded: Tensor,
         state: State,
@@ -115,7 +115,7 @@ class AttentionDecoder(nn.Module):
         embedded = self.embed(y_in)  # (B, Tout, d_embed)
         reads = []
         for t in range(y_in.shape[1]):
-            state, read = self.advance(embedded[:, t], state, states, mask, key_part)
+            state, read = self.recur(embedded[:, t], state, states, mask, key_part)
             reads.append(read)
         return self.out(torch.stack(reads, dim=1))  # (B, Tout, V)
 
