@@ -68,13 +68,24 @@ def _inside(kind: str, dx: np.ndarray, dy: np.ndarray, s: float) -> np.ndarray:
 
 
 def coverage(shape: Shape, size: int) -> np.ndarray:
-    """(size, size) float32 in [0, 1]: the fraction of each pixel the shape covers."""
+    """(size, size) float32 in [0, 1]: the fraction of each pixel the shape covers. Sampled only
+    over the pixels of the shape's box (it covers nothing outside), with the sub-sample
+    coordinates a whole-image grid would give them: the same values, ~10x less work at 32 px."""
     k = SUPERSAMPLE
-    offsets = (np.arange(size * k) + 0.5) / k  # (size*k,) sub-sample coordinates
-    dx = offsets[None, :] - shape.cx  # (1, size*k)
-    dy = offsets[:, None] - shape.cy  # (size*k, 1)
-    hits = _inside(shape.kind, dx, dy, shape.size).astype(np.float32)  # (size*k, size*k)
-    return hits.reshape(size, k, size, k).mean(axis=(1, 3))  # (size, size)
+    out = np.zeros((size, size), np.float32)
+    (x0, x1), (y0, y1) = (_span(centre, shape.size, size) for centre in (shape.cx, shape.cy))
+    if x0 >= x1 or y0 >= y1:
+        return out
+    dx = ((np.arange(x0 * k, x1 * k) + 0.5) / k)[None, :] - shape.cx  # (1, w*k)
+    dy = ((np.arange(y0 * k, y1 * k) + 0.5) / k)[:, None] - shape.cy  # (h*k, 1)
+    hits = _inside(shape.kind, dx, dy, shape.size).astype(np.float32)  # (h*k, w*k)
+    out[y0:y1, x0:x1] = hits.reshape(y1 - y0, k, x1 - x0, k).mean(axis=(1, 3))
+    return out
+
+
+def _span(centre: float, half: float, size: int) -> tuple[int, int]:
+    """The pixels [first, end) that the box [centre - half, centre + half] touches, in the image."""
+    return max(0, int(np.floor(centre - half)) - 1), min(size, int(np.ceil(centre + half)) + 1)
 
 
 def render(
