@@ -61,8 +61,10 @@ layout.intro(
 preset_buttons(TABLE)
 reset_button(TABLE, on_reset=forget_table)
 
-controls, plane_col = st.columns([1, 1.3])
-with controls:
+# the first screen (issue 54): the query that moves at once and its controls | the weights
+live_col, weights_col = st.columns([1.1, 1])
+with live_col:
+    live_box = st.container()  # filled once the scene has run (it needs the weights)
     values = {key: draw(TABLE, key) for key in ("ss_q1", "ss_q2", "ss_score")}
     seeded = " (W seeded)" if values["ss_score"] in ("additive", "general") else ""
     st.caption(f"a(q, k) = {SCORE_LABELS[values['ss_score']]}{seeded}")
@@ -86,15 +88,11 @@ publish(SCENE.answers(out, values))  # a lesson's question asks
 figs = SCENE.views(out, values)
 sel, names = out.select, out.names
 
-with plane_col:  # the query moves here without waiting for the server (issue 26) ...
+with live_box:  # the query moves here without waiting for the server (issue 26)
     live_query_view(live_data(out), lecture=settings().lecture)
-    show(  # ... and the same plane as a figure: a click moves q there; it exports as one
-        figs["key_plane"],
-        "key_plane",
-        key="ss_plane",
-        on_select=move_query_to_click,
-        selection_mode="points",
-    )
+with weights_col:
+    show(figs["weights"], "weights")
+    show(figs["scores"], "scores")
 
 hard, soft, mean = st.columns(3)
 hard.metric(
@@ -107,11 +105,13 @@ hard.metric(
 soft.metric("Soft select Σ α_j v_j", f"{sel.output[0]:.3f}")
 mean.metric("Plain mean of values (T → ∞)", f"{out.values.mean():.3f}")
 
-score_col, weight_col = st.columns(2)
-with score_col:
-    show(figs["scores"], "scores")
-with weight_col:
-    show(figs["weights"], "weights")
+show(  # the live plane as a figure: a click moves q there; it exports as one
+    figs["key_plane"],
+    "key_plane",
+    key="ss_plane",
+    on_select=move_query_to_click,
+    selection_mode="points",
+)
 st.markdown("**3. The weighted sum, term by term**")
 # plain text cells (a Styler grid cost ~0.1 s a move); the names are the user's, shown as typed
 plain_table(terms_text(out), hide_index=True)

@@ -20,9 +20,7 @@ pytestmark = pytest.mark.browser
 LAPTOP = {"width": 1280, "height": 720}
 TITLE_TOP_PX = 64  # as on a phone (tests/browser/test_accessibility.py)
 # url -> why its main view is not yet whole in the first screen (strict: a fix must remove it)
-KNOWN: dict[str, str] = {
-    "soft-select": "its weights chart is under the key plane and the scores (1,089 px)",
-}
+KNOWN: dict[str, str] = {}
 PAGES = app_pages()
 
 
