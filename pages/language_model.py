@@ -29,10 +29,10 @@ TABLE = SCENE.table
 layout.intro(
     "Inside a language model",
     "**SmolLM2-135M-Instruct**, a real decoder LLM (Llama architecture: 30 layers, 9 query heads "
-    "sharing 3 key/value heads, rotary positions), ships with AttnViz and runs offline. Type a "
-    "prompt: its next token, every head's attention, the logit lens, which heads copy, and where "
-    "attention goes when there is nothing to look at. Greedy by default, so the same prompt "
-    "always gives the same answer.",
+    "sharing 3 key/value heads, rotary positions), ships with AttnViz and runs offline; *Your own "
+    "model* under the prompt opens another from a folder. Type a prompt: its next token, every "
+    "head's attention, the logit lens, which heads copy, and where attention goes when there is "
+    "nothing to look at. Greedy by default, so the same prompt always gives the same answer.",
 )
 text_col, side_col = st.columns([3, 2])  # the prompt and its options side by side, so that
 with side_col:  # the next token's chart starts on a projector's first screen

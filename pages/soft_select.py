@@ -105,16 +105,19 @@ hard.metric(
 soft.metric("Soft select Σ α_j v_j", f"{sel.output[0]:.3f}")
 mean.metric("Plain mean of values (T → ∞)", f"{out.values.mean():.3f}")
 
-show(  # the live plane as a figure: a click moves q there; it exports as one
-    figs["key_plane"],
-    "key_plane",
-    key="ss_plane",
-    on_select=move_query_to_click,
-    selection_mode="points",
-)
-st.markdown("**3. The weighted sum, term by term**")
-# plain text cells (a Styler grid cost ~0.1 s a move); the names are the user's, shown as typed
-plain_table(terms_text(out), hide_index=True)
+plane_col, terms_col = st.columns([1.2, 1])  # the plane keeps its page-column width (square)
+with plane_col:
+    show(  # the live plane as a figure: a click moves q there; it exports as one
+        figs["key_plane"],
+        "key_plane",
+        key="ss_plane",
+        on_select=move_query_to_click,
+        selection_mode="points",
+    )
+with terms_col:
+    st.markdown("**3. The weighted sum, term by term**")
+    # plain text cells (a Styler grid cost ~0.1 s a move); the names are the user's, as typed
+    plain_table(terms_text(out), hide_index=True)
 show(figs["temperature"], "temperature")
 
 layout.try_this(SCENE.try_this)

@@ -42,7 +42,9 @@ def test_clicking_the_key_plane_moves_the_query(page, app_url):
     """The plane's click targets are a WebGL trace (an SVG one cost 0.3 s of every redraw): a
     click on the upper right of the plane still moves the query there, sliders and URL too."""
     open_app_page(page, app_url, "soft-select", "?ss_q1=-1&ss_q2=-1")
-    area = page.locator(".js-plotly-plot .nsewdrag").first.bounding_box()
+    plane = page.locator(".st-key-ss_plane .js-plotly-plot .nsewdrag").first  # under the results
+    plane.scroll_into_view_if_needed()
+    area = plane.bounding_box()
     page.mouse.click(area["x"] + area["width"] * 0.75, area["y"] + area["height"] * 0.25)
     page.wait_for_function("() => !location.search.includes('ss_q1=-1')", timeout=20_000)
     wait_idle(page)
