@@ -51,9 +51,8 @@ class SmallCNN(nn.Module):
         self.features = nn.Sequential(*layers)  # (B, C', H / 2^s, W / 2^s)
         side = config.image_size // 2**config.stages
         self.head = nn.Linear(c_in * side * side, config.n_classes)  # reads where, too
-        # channels-last filters and images: measured on one core, a training step 25 % faster
-        # on MNIST (26 -> 19.5 ms), 40 % on the 32-px shapes, 20 % on 8-px digits; the same
-        # values to float rounding (benchmarks/cnn_layout.py)
+        # channels-last filters and images: a training step 26-30 % faster on one core for
+        # every preset's images, the same values to float rounding (benchmarks/cnn_layout.py)
         self.to(memory_format=torch.channels_last)
 
     def forward(self, images: Tensor) -> Tensor:
