@@ -1,7 +1,8 @@
 """The activations av.language_model's `run_with_cache` keeps (attnviz.api.hooked): which modules
-of a Llama-style model are tapped for each name (through the engine's one hook mechanism,
-attnviz.core.hooks.module_cache), and the `ActivationCache` that hands them out as NumPy arrays,
-`cache[name, layer]`, or `cache["ln_final"]` for what comes after the last layer.
+of a Llama-style model (or of GPT-2: LayerNorms for the RMSNorms, a GELU MLP with no up
+projection, so no `mlp_pre_linear`) are tapped for each name (through the engine's one hook
+mechanism, attnviz.core.hooks.module_cache), and the `ActivationCache` that hands them out as
+NumPy arrays, `cache[name, layer]`, or `cache["ln_final"]` for what comes after the last layer.
 
 Every number of one block, as "Inside one block of a real model" shows it step by step, is here
 for every layer: the stream in, the first RMSNorm, q, k, v, the weights, z, W_O's output, the
@@ -95,6 +96,45 @@ def wanted(names: Iterable[str] | None) -> list[str]:
 def taps(model: Any, layers: list, names: list[str]) -> tuple[dict, dict]:
     """(modules whose outputs are kept, modules whose first inputs are kept), by name, for
     `names` (the stream's names need the embedding and each layer's output)."""
+    outputs, inputs = _gpt2_modules(model, layers) if _is_gpt2(model) else _modules(model, layers)
+    if {"q", "k", "v"} & set(names) and "qkv" in outputs:
+        names = [*names, "qkv"]
+    stream = {"resid_pre", "resid_post"} & set(names)
+    keep = set(names) | ({"embed", "resid_post"} if stream else set())
+    return (
+        {name: found for name, found in outputs.items() if name in keep},
+        {name: found for name, found in inputs.items() if name in keep},
+    )
+
+
+def _is_gpt2(model: Any) -> bool:
+    return hasattr(getattr(model, "transformer", None), "h")
+
+
+def _gpt2_modules(model: Any, layers: list) -> tuple[dict, dict]:
+    """GPT-2's blocks: LayerNorms ln_1 and ln_2, q, k and v in thirds of one c_attn, W_O in
+    c_proj, a GELU MLP (c_fc, then c_proj; no up projection beside a gate)."""
+    outputs = {
+        "embed": [model.transformer.drop],  # tokens plus positions: the stream into layer 0
+        "resid_post": layers,
+        "ln1": [block.ln_1 for block in layers],
+        "qkv": [block.attn.c_attn for block in layers],  # (T, 3 D): q | k | v
+        "attn_out": [block.attn.c_proj for block in layers],
+        "ln2": [block.ln_2 for block in layers],
+        "mlp_pre": [block.mlp.c_fc for block in layers],
+        "mlp_out": [block.mlp for block in layers],
+        "ln_final": [model.transformer.ln_f],
+    }
+    inputs = {
+        "z": [block.attn.c_proj for block in layers],
+        "resid_mid": [block.ln_2 for block in layers],
+        "mlp_post": [block.mlp.c_proj for block in layers],
+    }
+    return outputs, inputs
+
+
+def _modules(model: Any, layers: list) -> tuple[dict, dict]:
+    """Llama's layers (see NAMES)."""
     outputs = {
         "embed": [model.model.embed_tokens],
         "resid_post": layers,
@@ -114,12 +154,7 @@ def taps(model: Any, layers: list, names: list[str]) -> tuple[dict, dict]:
         "resid_mid": [layer.post_attention_layernorm for layer in layers],
         "mlp_post": [layer.mlp.down_proj for layer in layers],
     }
-    stream = {"resid_pre", "resid_post"} & set(names)
-    keep = set(names) | ({"embed", "resid_post"} if stream else set())
-    return (
-        {name: found for name, found in outputs.items() if name in keep},
-        {name: found for name, found in inputs.items() if name in keep},
-    )
+    return outputs, inputs
 
 
 def on_cpu(tensor: torch.Tensor) -> torch.Tensor:
@@ -130,6 +165,8 @@ def named(kept: dict, attentions: tuple | None, names: list[str], sizes: Any) ->
     """(every layer's kept tensors by name, in NAMES' order and shapes; FINAL's). `sizes`: the
     model's head counts (HEADS' attribute names)."""
     stacked = {name: torch.stack(found).numpy() for name, found in kept.items()}
+    if "qkv" in stacked:  # GPT-2's c_attn: (L, T, 3 D), q | k | v
+        stacked["q"], stacked["k"], stacked["v"] = np.split(stacked.pop("qkv"), 3, axis=-1)
     if "embed" in stacked:
         stream = np.concatenate([stacked.pop("embed"), stacked["resid_post"]])  # (L + 1, T, D)
         stacked["resid_pre"], stacked["resid_post"] = stream[:-1], stream[1:]
@@ -139,5 +176,5 @@ def named(kept: dict, attentions: tuple | None, names: list[str], sizes: Any) ->
         if name in stacked:
             n_layers, t = stacked[name].shape[:2]
             stacked[name] = stacked[name].reshape(n_layers, t, getattr(sizes, count), -1)
-    layers = {name: stacked[name] for name in NAMES if name in names}
+    layers = {name: stacked[name] for name in NAMES if name in names and name in stacked}
     return layers, {name: stacked[name][0] for name in FINAL if name in names}

@@ -80,10 +80,11 @@ class LanguageModel:
     def _vectors(self, cache: ActivationCache, layer: int) -> np.ndarray:
         """(H, T, D): each source's value through each head's part of W_O at `layer`."""
         from attnviz.topics.language_model.flows import head_vectors
+        from attnviz.topics.language_model.layout import out_weight
 
         values = cache["v", layer]  # (T, G, d); refuses a layer out of range by name
-        o_proj = self.wrapped.blocks[layer].self_attn.o_proj.weight
-        return head_vectors(values, o_proj.detach().float().cpu().numpy(), self.n_heads)
+        w_o = out_weight(self.wrapped.blocks[layer]).numpy()  # (D, H·d)
+        return head_vectors(values, w_o, self.n_heads)
 
     def value_weighted(self, cache: ActivationCache, layer: int) -> np.ndarray:
         """(H, T, T): what flows rather than where each head looks, ‖α_ij W_O^h v_j‖ normalised
@@ -110,18 +111,16 @@ class LanguageModel:
         the unembedding, split by source (flows.logit_effect). It says which tokens the head
         promotes and suppresses there, not what the model finally predicts."""
         from attnviz.topics.language_model.flows import logit_effect
-        from attnviz.topics.language_model.forward import norm_scale
+        from attnviz.topics.language_model.layout import frozen_final_norm
 
         refuse_direct(self.wrapped)
 
         out = self.head_output(cache, layer, head, query)  # parts (T, D)
-        model = self.wrapped.model
-        final = cache["resid_post", self.n_layers - 1][query].astype(np.float64)  # (D,)
-        weight, eps = norm_scale(model.model.norm)
-        rms = float(np.sqrt(np.mean(final**2) + eps))
-        scale = weight.numpy()
-        unembed = model.lm_head.weight.detach().float().cpu().numpy()  # (V, D)
-        by_source = logit_effect(out.parts, scale, rms, unembed)  # (T, V)
+        final = cache["resid_post", self.n_layers - 1][query]  # (D,)
+        norm = frozen_final_norm(self.wrapped, final)
+        parts = out.parts - out.parts.mean(-1, keepdims=True) if norm.centred else out.parts
+        unembed = self.wrapped.model.lm_head.weight.detach().float().cpu().numpy()  # (V, D)
+        by_source = logit_effect(parts, norm.gain, 1.0, unembed)  # (T, V)
         what = f"layer {layer} head {head}'s direct effect on the logits at {cache.tokens[query]}"
         return HeadLogits(by_source, list(cache.tokens), self.wrapped.readable, what)
 
@@ -272,9 +271,10 @@ def refuse_direct(wrapped: Any) -> None:
 def language_model(model: Any = None) -> LanguageModel:
     """The bundled SmolLM2 (None; the first load converts its file once, 10–30 s), your own
     causal LM (a folder inside ATTNVIZ_MODEL_DIRS or a Hub name in the local cache, as a str
-    or Path: Llama, Mistral, Qwen2/3, Gemma 2/3, SmolLM; `topics.language_model.own`), or a
-    model you hand in as attnviz.topics.pretrained.model.PretrainedModel of a Llama-style
-    causal model (`model.model.layers`, each with `self_attn.q_proj … o_proj` and `mlp`).
+    or Path: Llama, Mistral, Qwen2/3, Gemma 2/3, Phi-3, SmolLM, GPT-2;
+    `topics.language_model.own`), or a model you hand in as
+    attnviz.topics.pretrained.model.PretrainedModel of a Llama-style causal model
+    (`model.model.layers`, each with `self_attn.q_proj … o_proj` and `mlp`) or of GPT-2's.
 
     >>> lm = language_model()  # doctest: +SKIP
     >>> logits, cache = lm.run_with_cache("The capital of France is")  # doctest: +SKIP
@@ -285,14 +285,10 @@ def language_model(model: Any = None) -> LanguageModel:
         from attnviz.topics.language_model.scene import model as page_model
 
         model = page_model("cpu", "" if model is None else os.fspath(model))
-    if hasattr(getattr(getattr(model, "model", None), "transformer", None), "h"):
-        raise SceneInputError(
-            "language_model() reads Llama-style layers (q_proj … o_proj); a GPT-2 model opens "
-            "on the page “Inside a language model”"
-        )
-    if not hasattr(getattr(model, "model", None), "model"):
+    inner = getattr(model, "model", None)
+    if not hasattr(inner, "model") and not hasattr(getattr(inner, "transformer", None), "h"):
         raise SceneInputError(
             "language_model() takes None (the bundled model), a model folder, or a "
-            "PretrainedModel of a Llama-style causal model"
+            "PretrainedModel of a Llama-style or GPT-2 causal model"
         )
     return LanguageModel(model)

@@ -110,6 +110,8 @@ TOPIC_CROSSINGS = {
     ("language_model", "attnviz.topics.pretrained.sources"),
     ("interventions", "attnviz.topics.language_model.forward"),
     ("interventions", "attnviz.topics.language_model.readouts"),
+    # where a causal LM's parts live, Llama's layout or GPT-2's (issue 56: GPT-2 patched too)
+    ("interventions", "attnviz.topics.language_model.layout"),
     ("interventions", "attnviz.topics.pretrained.model"),
     # the real-block page runs the language-model page's model (its provider, its prompt
     # encoding, its decoder blocks) and wraps it as that page does (issue 58)

@@ -23,7 +23,7 @@ from tests.support.tiny_families import tiny_family
 
 READ = ("llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3_text", "phi3", "gpt2")
 SPLIT = {"llama", "mistral", "qwen2", "phi3"}  # the others' scores do not split (qk_parts.refusal)
-DIRECT = SPLIT | {"qwen3"}  # a head's direct part of the logits reads (forward.direct_problem)
+DIRECT = SPLIT | {"qwen3", "gpt2"}  # a head's direct part of the logits reads (direct_problem)
 SECTIONS = ("lm_open_gen", "lm_open_lens", "lm_open_heads", "lm_open_sinks", "lm_open_why")
 PROMPT = "the man and the woman went to the store and the man gave"
 CLEAN, CORRUPT = "the man and the woman went to the", "the woman and the man went to the"
@@ -81,7 +81,7 @@ def test_a_folder_of_each_family_opens_on_the_language_model_page(folders, famil
     assert f"Layer 1, head 3 (reads KV head {kv_head})" in views["lm_head_map"].layout.title.text
 
 
-@pytest.mark.parametrize("family", ["qwen2", "gemma3_text", "phi3"])
+@pytest.mark.parametrize("family", ["qwen2", "gemma3_text", "phi3", "gpt2"])
 def test_a_folder_opens_on_the_interventions_page_with_its_own_logit_difference(folders, family):
     page = scene("interventions")
     answers = {"ip_right": " the", "ip_wrong": " and"}  # each one token of the tiny tokenizer
@@ -98,9 +98,10 @@ def test_a_folder_opens_on_the_interventions_page_with_its_own_logit_difference(
     views = set(page.views(out, values))
     assert {"ip_diff", "ip_resid", "ip_attr_heads"} <= views
     lm = own.own_llm(folders[family])
-    if family in SPLIT:  # the direct logit attribution's parts sum to the whole
-        parts = page.ops.attribute(lm, out.pair)
+    if family in DIRECT:  # the direct logit attribution's parts sum to the whole (GPT-2: its
+        parts = page.ops.attribute(lm, out.pair)  # LayerNorm's centring and biases included)
         assert parts.total == pytest.approx(parts.whole, abs=1e-4)
+        assert (parts.bias != 0) == (family == "gpt2")
         assert "ip_dla" in views
     else:  # Gemma's normed attention outputs: refused, with the reason
         assert "ip_dla" not in views
@@ -135,12 +136,45 @@ def test_a_phi_model_that_turns_part_of_each_head_is_refused_with_its_family_nam
     assert "the pretrained page opens the others" in str(err.value)
 
 
-def test_gpt2_is_refused_where_its_layers_are_not_read(folders):
-    page = scene("interventions")
-    with pytest.raises(SceneInputError, match="a GPT-2 model opens on “Inside a language model”"):
-        page.run(page.config(page.values({"ip_model": folders["gpt2"]})))
-    with pytest.raises(SceneInputError, match="a GPT-2 model opens on the page"):
-        av.language_model(folders["gpt2"])
+def test_gpt2_runs_from_any_layer_with_its_positions_added_once(folders):
+    """The interventions engine hands a layer's input stream to the rest of the model: from each
+    layer of a GPT-2 (learned positions, already in that stream) the next-token logits are
+    transformers' own."""
+    from attnviz.topics.interventions.acts import capture, run_from
+
+    lm = own.own_llm(folders["gpt2"])
+    _, logits, tokenizer = reference(folders["gpt2"], PROMPT)
+    acts = capture(lm, tokenizer(PROMPT, add_special_tokens=False)["input_ids"])
+    for layer in range(lm.n_layers):
+        found = run_from(lm, acts.resid[layer][None], layer)[0]
+        np.testing.assert_allclose(found.numpy(), logits, rtol=1e-4, atol=1e-4)
+
+
+def test_gpt2_from_python_runs_with_its_cache_and_patches(folders):
+    """av.language_model on a GPT-2 folder: its cache against transformers' own run (weights,
+    logits, and q, k, v as the layer's c_attn makes them from its ln_1), and the patching engine
+    on a pair (the clean stream patched in everywhere brings back the clean difference)."""
+    from transformers import AutoModelForCausalLM
+
+    lm = av.language_model(folders["gpt2"])
+    logits, cache = lm.run_with_cache(PROMPT)
+    weights, last, tokenizer = reference(folders["gpt2"], PROMPT)
+    np.testing.assert_allclose(cache["pattern", 1], weights[1], atol=1e-5)
+    np.testing.assert_allclose(np.asarray(logits)[-1], last, rtol=1e-4, atol=1e-4)
+    ref = AutoModelForCausalLM.from_pretrained(folders["gpt2"], attn_implementation="eager")
+    ids = tokenizer(PROMPT, add_special_tokens=False, return_tensors="pt")["input_ids"]
+    with torch.no_grad():
+        stream = ref(input_ids=ids, output_hidden_states=True).hidden_states[1]  # into layer 1
+        block = ref.transformer.h[1]
+        q, k, v = block.attn.c_attn(block.ln_1(stream))[0].split(ref.config.n_embd, dim=-1)
+    for name, made in (("q", q), ("k", k), ("v", v)):
+        made = made.view(len(ids[0]), lm.n_heads, -1)  # (T, H, d)
+        np.testing.assert_allclose(cache[name, 1], made, atol=1e-5)
+    assert "mlp_pre_linear" not in set(cache.keys())  # GPT-2's MLP has no up projection
+    patching = lm.patching(CLEAN, CORRUPT, " the", " and")
+    sweep = patching.residual()
+    assert sweep.values[0, -1] == pytest.approx(sweep.clean, abs=1e-4)
+    assert patching.dla().values.shape == (lm.n_layers, lm.n_heads)
 
 
 def test_a_folder_outside_the_listed_ones_gets_the_one_message(folders, tmp_path):
@@ -228,3 +262,36 @@ def test_what_flows_through_a_gpt2_head_adds_up_to_its_attention_output(folders)
         model(input_ids=torch.tensor([ids]))
     bias = attn.c_proj.bias.detach().numpy()
     np.testing.assert_allclose(mixed + bias, seen["attn"][0][0].numpy(), atol=1e-5)
+
+
+def test_what_every_gpt2_head_writes_plus_the_rest_is_its_own_logits(folders):
+    """GPT-2's final LayerNorm, its division frozen at this run's, is linear too once the parts
+    are centred: every head's direct effect (head_logits), plus the embedding's, every MLP's
+    and every W_O bias's written here through torch's LayerNorm arithmetic and lm_head, give
+    the model's own logits; the page's bars under "what flows" are the head's top effects."""
+    lm = av.language_model(folders["gpt2"])
+    logits, cache = lm.run_with_cache(PROMPT)
+    query = len(cache.ids) - 1
+    heads = [
+        lm.head_logits(cache, layer, h, query)
+        for layer in range(lm.n_layers)
+        for h in range(lm.n_heads)
+    ]
+    model = lm.wrapped.model
+    rest = torch.from_numpy(cache["resid_pre", 0][query])  # tokens plus positions
+    for layer, block in enumerate(model.transformer.h):
+        rest = rest + torch.from_numpy(cache["mlp_out", layer][query]) + block.attn.c_proj.bias
+    final = torch.from_numpy(cache["resid_post", lm.n_layers - 1][query])  # before ln_f
+    norm = model.transformer.ln_f
+    std = (final.var(unbiased=False) + norm.eps).sqrt()
+    with torch.no_grad():
+        from_rest = model.lm_head((rest - rest.mean()) / std * norm.weight + norm.bias)  # (V,)
+    summed = sum(out.effect for out in heads) + from_rest.numpy()
+    np.testing.assert_allclose(summed, np.asarray(logits)[query], atol=1e-4)
+    page = scene("language-model")
+    values = page.values({"lm_text": PROMPT, "lm_model": folders["gpt2"]})
+    values = page.values(values, lm_layer=1, lm_head=2, lm_flow=True)
+    drawn = page.views(page.run(page.config(values)), values, {"lm_writes"})["lm_writes"]
+    want = lm.head_logits(cache, 1, 2, query)
+    expected = want.promoted(5) + want.suppressed(5)[::-1]
+    np.testing.assert_allclose(drawn.data[0].x, [v for _, v in expected], atol=1e-5)

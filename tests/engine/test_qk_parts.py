@@ -144,17 +144,17 @@ def test_the_python_call_gives_the_same_parts_and_refuses_what_the_mask_hides(ti
 
 def test_a_part_of_the_model_run_by_another_thread_does_not_shift_the_layers_read(tiny, ref):
     """The interventions page runs the model from a layer on by swapping its list of layers
-    while it holds the model's lock (acts._from_layer); a reader that builds its hooks before it
+    while it holds the model's lock (layout.from_layer); a reader that builds its hooks before it
     takes the lock must still read the whole model's layers. (On a server whose warm-up swept
     the interventions page, the language-model page took L18 H6's score of +7.95 apart as
     −4.39: its hooks sat on the wrong layers.)"""
-    from attnviz.topics.interventions.acts import _from_layer
+    from attnviz.topics.language_model.layout import from_layer
 
     ids, out = ref
     swapped, leave, found = threading.Event(), threading.Event(), {}
 
     def hold() -> None:
-        with tiny.lock, _from_layer(tiny, 1):
+        with tiny.lock, from_layer(tiny, 1):
             swapped.set()
             leave.wait(10)
 

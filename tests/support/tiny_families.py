@@ -72,6 +72,10 @@ def tiny_family(family: str, folder: Path, seed: int = 0, **changes) -> Path:
     torch.manual_seed(seed)
     config = getattr(transformers, config_name)(**(kwargs | changes))
     model = getattr(transformers, model_name)(config)
+    with torch.no_grad():  # biases start at 0 (GPT-2's, its LayerNorms'): made to count
+        for name, value in model.named_parameters():
+            if name.endswith("bias"):
+                value.normal_(0.0, 0.1)
     model.save_pretrained(folder, safe_serialization=True)
     tokenizer.save_pretrained(folder)
     return folder

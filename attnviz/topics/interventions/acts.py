@@ -1,4 +1,5 @@
-"""The hook points that interventions read and write on a Llama-style causal LM: the residual
+"""The hook points that interventions read and write on a causal LM (Llama's layout or GPT-2's:
+language_model.layout): the residual
 stream into each decoder layer (`resid`), each head's output before the output projection (`z`,
 the head's mix of values), each MLP's output, and runs that start at a layer from a given residual
 stream with heads' outputs edited on the way.
@@ -6,15 +7,15 @@ stream with heads' outputs edited on the way.
 Every run holds the model's lock (one model object serves every session). A run from layer l
 hands the model its residual stream as `inputs_embeds` with only layers l.. in place (they are
 put back after the call), so the layers before l are not computed again: the model's own code
-does the rest (rotary positions, causal mask, final norm, unembedding). The modules are read and
-edited through `core.hooks` (module_cache, module_hooks), for the one call only.
+does the rest (rotary positions, causal mask, final norm, unembedding; GPT-2's learned positions
+are already in the stream: `layout.stream_given`). The modules are read and edited through
+`core.hooks` (module_cache, module_hooks), for the one call only.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,8 @@ import torch
 
 from attnviz.core.hf_import import HF_LOCK
 from attnviz.core.hooks import module_cache, module_hooks
+from attnviz.topics.language_model.forward import decoder_layers, final_norm
+from attnviz.topics.language_model.layout import from_layer, out_proj, stream_given, stream_in
 from attnviz.topics.pretrained.model import PretrainedModel
 
 if TYPE_CHECKING:
@@ -36,7 +39,7 @@ class Acts:
 
     ids: tuple[int, ...]  # (T,)
     resid: torch.Tensor  # (L + 1, T, D): each layer's input, then the last one's output
-    z: torch.Tensor  # (L, T, H, d): each head's output before o_proj
+    z: torch.Tensor  # (L, T, H, d): each head's output before o_proj (GPT-2: c_proj)
     mlp: torch.Tensor  # (L, T, D): each layer's MLP output
     logits: torch.Tensor  # (V,): the next token's logits after the last position
 
@@ -46,7 +49,7 @@ class Acts:
 
 
 def layers(lm: PretrainedModel) -> list[torch.nn.Module]:
-    return list(lm.blocks)  # the whole model's, even while _from_layer runs a part of it
+    return decoder_layers(lm)  # the whole model's, even while from_layer runs a part of it
 
 
 def _on_cpu(tensor: torch.Tensor) -> torch.Tensor:
@@ -56,8 +59,8 @@ def _on_cpu(tensor: torch.Tensor) -> torch.Tensor:
 def capture(lm: PretrainedModel, ids: list[int] | tuple[int, ...]) -> Acts:
     """Run `ids` once, keeping every hook point (see Acts)."""
     inputs = {
-        "resid": [*layers(lm), lm.model.model.norm],  # each layer's input, the last one's output
-        "z": [layer.self_attn.o_proj for layer in layers(lm)],  # heads' outputs before o_proj
+        "resid": [*layers(lm), final_norm(lm)],  # each layer's input, the last one's output
+        "z": [out_proj(layer) for layer in layers(lm)],  # heads' outputs before o_proj
     }
     outputs = {"mlp": [layer.mlp for layer in layers(lm)]}
     taps = module_cache(outputs=outputs, inputs=inputs, keep=_on_cpu)
@@ -75,18 +78,6 @@ def capture(lm: PretrainedModel, ids: list[int] | tuple[int, ...]) -> Acts:
         torch.stack(cache["mlp"]),  # (L, T, D)
         out.logits[0, -1].float().cpu(),
     )
-
-
-@contextmanager
-def _from_layer(lm: PretrainedModel, start: int) -> Iterator[None]:
-    """Only layers start.. in the model while inside (the caller holds the lock)."""
-    inner = lm.model.model
-    whole = inner.layers
-    inner.layers = torch.nn.ModuleList(list(whole)[start:])
-    try:
-        yield
-    finally:
-        inner.layers = whole
 
 
 def prefix_cache(lm: PretrainedModel, ids: tuple[int, ...], length: int) -> DynamicCache:
@@ -123,8 +114,9 @@ def run_from(
     if cache is not None:
         cache = copy.deepcopy(cache)  # the model appends to it
         cache.batch_repeat_interleave(b)
-    o_projs = [(every[layer].self_attn.o_proj, edit) for layer, edit in (edits or {}).items()]
-    with lm.lock, torch.no_grad(), module_hooks(o_projs, "input"), _from_layer(lm, start):
+    o_projs = [(out_proj(every[layer]), edit) for layer, edit in (edits or {}).items()]
+    hooked = module_hooks(o_projs, "input")
+    with lm.lock, torch.no_grad(), hooked, from_layer(lm, start), stream_given(lm):
         out = lm.model(
             inputs_embeds=hidden[:, done:].to(device),
             past_key_values=cache,
@@ -137,7 +129,6 @@ def run_from(
 
 def run_edited(lm: PretrainedModel, ids: tuple[int, ...], edits: dict[int, ZEdit]) -> torch.Tensor:
     """The next token's logits (V,) for `ids` with heads' outputs edited (see run_from)."""
-    embed = lm.model.model.embed_tokens
     with torch.no_grad():
-        hidden = embed(torch.tensor([list(ids)], device=lm.model.device))  # (1, T, D)
+        hidden = stream_in(lm, torch.tensor([list(ids)], device=lm.model.device))  # (1, T, D)
     return run_from(lm, hidden, 0, edits)[0]

@@ -5,9 +5,10 @@ activation, times the clean minus the corrupted activation, is the first-order e
 patching that activation would bring back (Nanda, "Attribution patching", 2023).
 
 Direct logit attribution: the last position's residual stream is the sum of the embedding, every
-head's output and every MLP's output. With the final RMSNorm's scale frozen at the clean run's
-value, the logit difference is linear in that sum, so it splits into one part per component that
-add up to the whole.
+head's output and every MLP's output (and, in GPT-2, each attention's output bias). With the final
+norm's division frozen at the clean run's value (RMSNorm's rms; LayerNorm's std, its centring
+and bias kept: layout.FrozenNorm), the logit difference is linear in that sum, so it splits into
+one part per component that add up to the whole.
 """
 
 from __future__ import annotations
@@ -20,7 +21,13 @@ import torch
 from attnviz.core.hooks import module_cache
 from attnviz.topics.interventions.acts import Acts, layers
 from attnviz.topics.interventions.pairs import Pair
-from attnviz.topics.language_model.forward import norm_scale
+from attnviz.topics.language_model.layout import (
+    frozen_final_norm,
+    out_bias,
+    out_proj,
+    out_weight,
+    token_embedding,
+)
 from attnviz.topics.pretrained.model import PretrainedModel
 
 
@@ -39,11 +46,11 @@ def _grads(lm: PretrainedModel, pair: Pair) -> tuple[list[torch.Tensor], list[to
     layer's heads' outputs (T, H * d)."""
     inputs = {
         "resid": layers(lm),  # (1, T, D) each
-        "z": [layer.self_attn.o_proj for layer in layers(lm)],  # (1, T, H * d) each
+        "z": [out_proj(layer) for layer in layers(lm)],  # (1, T, H * d) each
     }
     with lm.lock, torch.enable_grad():
         ids = torch.tensor([list(pair.corrupt)], device=lm.model.device)
-        embeds = lm.model.model.embed_tokens(ids).detach().requires_grad_(True)  # (1, T, D)
+        embeds = token_embedding(lm)(ids).detach().requires_grad_(True)  # (1, T, D)
         with module_cache(inputs=inputs, keep=_in_graph) as cache:
             logits = lm.model(inputs_embeds=embeds, use_cache=False, logits_to_keep=1).logits
         metric = logits[0, -1, pair.right] - logits[0, -1, pair.wrong]
@@ -68,32 +75,35 @@ def attribution(lm: PretrainedModel, pair: Pair, clean: Acts, corrupt: Acts) -> 
 class Dla:
     heads: np.ndarray  # (L, H): each head's part of the logit difference
     mlps: np.ndarray  # (L,): each MLP's part
-    embed: float  # the token embedding's part
+    embed: float  # the token embedding's part (GPT-2: with its positions')
     whole: float  # the model's logit difference
+    bias: float = 0.0  # what belongs to no component: GPT-2's final LayerNorm bias, W_O's biases
 
     @property
     def total(self) -> float:
-        return float(self.heads.sum() + self.mlps.sum() + self.embed)
+        return float(self.heads.sum() + self.mlps.sum() + self.embed + self.bias)
 
 
 def head_outputs(lm: PretrainedModel, z: torch.Tensor, layer: int) -> torch.Tensor:
     """(H, D): each head's output at one position (z: (H, d)) through its slice of o_proj."""
-    w_o = layers(lm)[layer].self_attn.o_proj.weight.detach().float().cpu()  # (D, H * d)
+    w_o = out_weight(layers(lm)[layer])  # (D, H * d)
     h, d = z.shape
     return torch.einsum("hd,mhd->hm", z, w_o.view(-1, h, d))
 
 
 def direct_logit_attribution(lm: PretrainedModel, acts: Acts, pair: Pair) -> Dla:
     """Split the logit difference at the last position into the parts of the embedding, each
-    head and each MLP (final norm's scale frozen; o_proj and lm_head carry no bias)."""
-    weight, eps = norm_scale(lm.model.model.norm)  # (D,)
-    final = acts.resid[-1, -1]  # (D,): the last position, before the final norm
-    scale = torch.rsqrt(final.pow(2).mean() + eps)
-    unembed = lm.model.lm_head.weight.detach().float().cpu()  # (V, D)
-    direction = scale * weight * (unembed[pair.right] - unembed[pair.wrong])
+    head and each MLP (the final norm's division frozen; lm_head carries no bias), and what is
+    left to biases that belong to no component."""
+    norm = frozen_final_norm(lm, acts.resid[-1, -1].numpy())  # the last position's stream (D,)
+    unembed = lm.model.lm_head.weight.detach().double().cpu().numpy()  # (V, D)
+    toward = unembed[pair.right] - unembed[pair.wrong]  # (D,)
+    direction = torch.from_numpy(norm.direction(toward)).float()  # (D,)
+    biases = [out_bias(block) for block in layers(lm)]
+    bias = float(norm.shift @ toward) + sum(float(b @ direction) for b in biases if b is not None)
     heads = torch.stack(
         [head_outputs(lm, acts.z[layer, -1], layer) @ direction for layer in range(acts.z.shape[0])]
     )  # (L, H)
     mlps = acts.mlp[:, -1] @ direction  # (L,)
     embed = float(acts.resid[0, -1] @ direction)
-    return Dla(heads.numpy(), mlps.numpy(), embed, acts.diff(pair.right, pair.wrong))
+    return Dla(heads.numpy(), mlps.numpy(), embed, acts.diff(pair.right, pair.wrong), bias)

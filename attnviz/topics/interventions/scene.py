@@ -26,7 +26,7 @@ from attnviz.topics.interventions import readouts
 from attnviz.topics.interventions.pairs import Pair, PairError, make_pair
 from attnviz.topics.interventions.params import TABLE, TRY_THIS
 from attnviz.topics.interventions.questions import answers, knocked_out
-from attnviz.topics.language_model.forward import direct_problem, is_gpt2
+from attnviz.topics.language_model.forward import direct_problem
 from attnviz.topics.language_model.scene import model_for
 from attnviz.topics.operations import Operations
 from attnviz.topics.scene import Scene, SceneInputError, Values
@@ -67,11 +67,6 @@ def config(values: Values) -> PairInput:
 
 def run(config: PairInput) -> PatchOutcome:
     lm = model_for(config)
-    if is_gpt2(lm):  # its runs from a layer would add its learned positions twice
-        raise SceneInputError(
-            "This page patches Llama-style layers (q_proj … o_proj, rotary positions); a GPT-2 "
-            "model opens on “Inside a language model”."
-        )
     try:
         pair = make_pair(lm, config.clean, config.corrupt, config.right, config.wrong)
     except PairError as err:

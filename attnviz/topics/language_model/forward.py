@@ -59,8 +59,6 @@ def is_gpt2(lm: PretrainedModel) -> bool:
 
 
 def decoder_layers(lm: PretrainedModel) -> list[torch.nn.Module]:
-    if is_gpt2(lm):
-        return list(lm.model.transformer.h)
     return list(lm.blocks)  # the whole model's, even while a part of it runs (PretrainedModel)
 
 
@@ -124,9 +122,8 @@ def norm_scale(norm: torch.nn.Module) -> tuple[torch.Tensor, float]:
 
 def direct_problem(lm: PretrainedModel) -> str | None:
     """Why a head's direct part of the logits cannot be read off this model (None: it can):
-    Gemma 2 and 3 normalise each attention output before adding it to the stream."""
-    if is_gpt2(lm):
-        return "its final norm is GPT-2's LayerNorm, which centres the stream first"
+    Gemma 2 and 3 normalise each attention output before adding it to the stream. (GPT-2's final
+    LayerNorm, frozen at one position, is linear too: layout.FrozenNorm centres the parts.)"""
     if lm.blocks and hasattr(lm.blocks[0], "pre_feedforward_layernorm"):
         return (
             "it normalises each attention output before adding it to the stream (as Gemma 2 "

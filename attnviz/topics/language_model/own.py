@@ -9,8 +9,8 @@ The pages read a decoder layer as Llama's: `self_attn` with q_proj, k_proj, v_pr
 Qwen2, Qwen3, Gemma, Gemma 2, Gemma 3 (text) and SmolLM folders are laid out so; grouped-query
 heads, rotary positions, sliding windows and a chat template are read from the folder. A Phi-3
 folder is read into a Llama of its shape (`phi3`: its fused q/k/v and gate/up matrices split). A
-GPT-2 folder is read as GPT-2 on the language-model page (`forward.is_gpt2`); the interventions
-page and the Python handle refuse it. Anything else (GPT-NeoX's fused query_key_value) gets a
+GPT-2 folder is read as GPT-2 (`forward.is_gpt2`; where its parts live: `layout`), on both pages
+and by the Python handle. Anything else (GPT-NeoX's fused query_key_value) gets a
 message that names its family and where it can be opened instead (the pretrained page).
 """
 
@@ -53,7 +53,7 @@ def layout_problem(lm: PretrainedModel) -> str | None:
     if not lm.causal:
         return "it is not a causal language model (an encoder: open it on the pretrained page)"
     if is_gpt2(lm):
-        return None  # read as GPT-2 (forward.is_gpt2); the interventions page refuses it
+        return None  # read as GPT-2 (forward.is_gpt2, layout)
     if not lm.blocks or inner is None or not hasattr(inner, "embed_tokens"):
         return "its decoder layers are not at `model.layers` as Llama's are"
     attn = getattr(lm.blocks[0], "self_attn", None)

@@ -10,9 +10,8 @@ from attnviz.topics.params import PageParams, Param
 OWN_HELP = (
     "Your own causal language model: a Hugging Face folder inside a folder the server lists in "
     "`ATTNVIZ_MODEL_DIRS`, or a Hub name already in the local cache (nothing is downloaded). "
-    "Llama, Mistral, Qwen2, Qwen3, Gemma 2, Gemma 3, Phi-3 and SmolLM folders open here (GPT-2 "
-    "on Inside a language model); the layer and head sliders then range over its own layers "
-    "and heads."
+    "Llama, Mistral, Qwen2, Qwen3, Gemma 2, Gemma 3, Phi-3, SmolLM and GPT-2 folders open "
+    "here; the layer and head sliders then range over its own layers and heads."
 )
 
 

@@ -19,6 +19,7 @@ import torch
 from attnviz.topics.language_model import flows, heads, lens, qk_parts
 from attnviz.topics.language_model import forward as fw
 from attnviz.topics.language_model.decoding import Decoding, chooser, top_tokens
+from attnviz.topics.language_model.layout import frozen_final_norm
 from attnviz.topics.pretrained.generation import Generation, end_ids, generate_ids
 from attnviz.topics.pretrained.model import PretrainedModel
 
@@ -171,12 +172,11 @@ def head_writes(lm: PretrainedModel, fwd: fw.Forward, layer: int, head: int, k: 
     def compute() -> HeadWrites:
         last = len(fwd.ids) - 1
         output = flows.contributions(fwd.attentions[layer], head_vectors(lm, fwd, layer), last)
-        weight, eps = fw.norm_scale(lm.model.model.norm)
-        final = fwd.resid[-1, last].astype(np.float64)  # (D,)
-        rms = float(np.sqrt(np.mean(final**2) + eps))
-        scale = weight.numpy()
+        norm = frozen_final_norm(lm, fwd.resid[-1, last])  # (D,): the stream there
+        written = output[head].sum(0)  # (D,)
+        written = written - written.mean() if norm.centred else written  # LayerNorm centres
         unembed = lm.model.lm_head.weight.detach().float().cpu().numpy()  # (V, D)
-        effect = flows.logit_effect(output[head].sum(0), scale, rms, unembed)  # (V,)
+        effect = flows.logit_effect(written, norm.gain, 1.0, unembed)  # (V,)
         ranked = (np.argsort(-effect)[:k], np.argsort(effect)[:k])  # raised most, lowered most
         return HeadWrites(*(_labelled(lm, ids, effect[ids]) for ids in ranked))
 

@@ -114,10 +114,11 @@ class PretrainedModel:
         self.causal, self.byte_level = causal, is_byte_level(tokenizer)
         self.lock = threading.Lock()
         # a causal LM's decoder layers, read once: code that runs part of the model swaps its
-        # `layers` list while it holds the lock (interventions.acts._from_layer), and a reader
+        # `layers` list while it holds the lock (language_model.layout.from_layer), and a reader
         # building hooks outside the lock must not see the swapped list
         inner = getattr(model, "model", None)
-        self.blocks = tuple(getattr(inner, "layers", None) or ())  # () for other layouts
+        gpt2 = getattr(getattr(model, "transformer", None), "h", None)
+        self.blocks = tuple(getattr(inner, "layers", None) or gpt2 or ())  # () for others
         self.projections = self._find_projections()
         self.value_outputs = find_value_outputs(model)  # per layer: what "what flows" reads
         cfg = model.config

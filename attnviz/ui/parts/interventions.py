@@ -174,10 +174,11 @@ def dla_section(out: PatchOutcome, values: Values) -> None:
             on_select=_add_head,
         )
         parts = SCENE.ops.attribute(model_for(out.config), out.pair)
+        biases = f" + biases {parts.bias:+.3f}" if parts.bias else ""  # GPT-2's LayerNorm, W_O's
         st.caption(
             f"Embedding {parts.embed:+.3f} + heads {parts.heads.sum():+.3f} + MLPs "
-            f"{parts.mlps.sum():+.3f} = {parts.total:.4f}; the model's logit difference is "
-            f"{parts.whole:.4f} (error {abs(parts.total - parts.whole):.1e})."
+            f"{parts.mlps.sum():+.3f}{biases} = {parts.total:.4f}; the model's logit difference "
+            f"is {parts.whole:.4f} (error {abs(parts.total - parts.whole):.1e})."
         )
 
 
