@@ -153,6 +153,7 @@ PICK_PAGE = """(path) => {  // as a sidebar link does: the address changes, the 
   dispatchEvent(new PopStateEvent('popstate', {state: {}}));
 }"""
 PICK_SENT = "() => window.__lastSend != null && window.__lastSend >= window.__pickedAt"
+TITLED = "() => !!document.querySelector(\"[data-testid='stMain'] h1\")"  # every page has one
 
 
 def pick_page(page, url_path: str, query: str = "") -> None:
@@ -162,6 +163,9 @@ def pick_page(page, url_path: str, query: str = "") -> None:
     page.evaluate(PICK_PAGE, f"/{page_url(url_path)}{query}")
     page.wait_for_function(PICK_SENT, polling=25, timeout=10_000)  # the rerun was asked for
     wait_idle(page)
+    if not page.evaluate(TITLED):  # a loaded server answered the switch (the old page cleared)
+        page.wait_for_function(TITLED, polling=25, timeout=30_000)  # but ran the new one later:
+        wait_idle(page)  # seen once, the lessons page read empty on the phone
 
 
 def warm_up(browser, url: str) -> None:
