@@ -158,8 +158,9 @@ def dla_section(out: PatchOutcome, values: Values) -> None:
             return
         st.markdown(
             "The last position's residual stream is a sum: the token's embedding, every head's "
-            "output and every MLP's output. With the final norm's scale frozen at this run's "
-            "value, the logit difference splits into one part per component (clean prompt). "
+            "output and every MLP's output (and, in GPT-2, biases). With the final norm's "
+            "division frozen at this run's value, the logit difference splits into one part per "
+            "component (clean prompt). "
             "Click a head to add it to the heads knocked out below."
         )
         problem = SCENE.ops.direct_problem(model_for(out.config))
