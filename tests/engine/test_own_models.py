@@ -172,8 +172,16 @@ def test_gpt2_from_python_runs_with_its_cache_and_patches(folders):
         np.testing.assert_allclose(cache[name, 1], made, atol=1e-5)
     assert "mlp_pre_linear" not in set(cache.keys())  # GPT-2's MLP has no up projection
     patching = lm.patching(CLEAN, CORRUPT, " the", " and")
-    sweep = patching.residual()
-    assert sweep.values[0, -1] == pytest.approx(sweep.clean, abs=1e-4)
+    sweep, pair = patching.residual(), patching.pair
+    changed = [p for p, (a, b) in enumerate(zip(pair.clean, pair.corrupt, strict=True)) if a != b]
+    for position in changed:  # at layer 0 the stream is a token's embedding plus its position's:
+        ids = torch.tensor([list(pair.corrupt)])  # transformers' own run with that token swapped
+        with torch.no_grad():
+            embeds = ref.transformer.wte(ids)
+            embeds[0, position] = ref.transformer.wte.weight[pair.clean[position]]
+            out = ref(inputs_embeds=embeds).logits[0, -1]
+        want = float(out[pair.right] - out[pair.wrong])
+        assert sweep.values[0, position] == pytest.approx(want, abs=2e-6), position
     assert patching.dla().values.shape == (lm.n_layers, lm.n_heads)
 
 
