@@ -101,7 +101,10 @@ MEASURE = """([names, controls]) => {
   });
   const live = [...document.querySelectorAll('[class*="_measure"], [class*="_start"]')]
     .some((el) => el.getClientRects().length);
+  const options = [...document.querySelectorAll(
+    '.st-key-presenter_bar [role="radiogroup"] label')].map((el) => el.getBoundingClientRect());
   return {height: innerHeight, room, above, bar: bar ? box(bar) : null,
+          options: options.length ? Math.max(...options.map((r) => r.bottom)) : null,
           barRight: bar ? bar.getBoundingClientRect().right : 0, clipped: text.some(clipped), views,
           answer: !!document.querySelector('.st-key-lesson_answer'), live, asked};
 }"""
@@ -161,6 +164,8 @@ def problems(seen: dict, step) -> list[str]:
         out.append("the lesson's text leaves no room")
     if seen["clipped"]:
         out.append("the narration or the question is clipped")
+    if seen["options"] is not None and seen["options"] > seen["height"] + 1:  # the sidebar
+        out.append(f"a question's option ends at {seen['options']:.0f} px, under the screen")
     if (not found and not live) or (not live and len(found) < len(step.views)):
         missing = [n for n, v in zip(step.views, seen["views"], strict=True) if not v]
         out.append(f"views missing: {missing}")
