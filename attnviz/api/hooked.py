@@ -118,9 +118,8 @@ class LanguageModel:
         out = self.head_output(cache, layer, head, query)  # parts (T, D)
         final = cache["resid_post", self.n_layers - 1][query]  # (D,)
         norm = frozen_final_norm(self.wrapped, final)
-        parts = out.parts - out.parts.mean(-1, keepdims=True) if norm.centred else out.parts
         unembed = self.wrapped.model.lm_head.weight.detach().float().cpu().numpy()  # (V, D)
-        by_source = logit_effect(parts, norm.gain, 1.0, unembed)  # (T, V)
+        by_source = logit_effect(norm.centre(out.parts), norm.gain, 1.0, unembed)  # (T, V)
         what = f"layer {layer} head {head}'s direct effect on the logits at {cache.tokens[query]}"
         return HeadLogits(by_source, list(cache.tokens), self.wrapped.readable, what)
 

@@ -83,13 +83,15 @@ class FrozenNorm:
     centred: bool  # LayerNorm subtracts the mean over D first
     shift: np.ndarray  # (D,): LayerNorm's bias, zeros for RMSNorm
 
+    def centre(self, parts: np.ndarray) -> np.ndarray:
+        """(…, D): vectors written to the stream as the norm reads them before its gain (LayerNorm
+        takes each one's mean over D away; RMSNorm leaves them)."""
+        return parts - parts.mean(-1, keepdims=True) if self.centred else parts
+
     def direction(self, unembed: np.ndarray) -> np.ndarray:
         """(…, D): what a vector x written to the stream is dotted with to give its part of
         `unembed`·norm(x) (unembed (…, D): a token's row, or the right minus the wrong one)."""
-        direction = unembed * self.gain
-        if self.centred:  # (x − mean x)·d = x·(d − mean d)
-            direction = direction - direction.mean(-1, keepdims=True)
-        return direction
+        return self.centre(unembed * self.gain)  # (x − mean x)·d = x·(d − mean d)
 
 
 def frozen_final_norm(lm: PretrainedModel, final: np.ndarray) -> FrozenNorm:

@@ -173,8 +173,7 @@ def head_writes(lm: PretrainedModel, fwd: fw.Forward, layer: int, head: int, k: 
         last = len(fwd.ids) - 1
         output = flows.contributions(fwd.attentions[layer], head_vectors(lm, fwd, layer), last)
         norm = frozen_final_norm(lm, fwd.resid[-1, last])  # (D,): the stream there
-        written = output[head].sum(0)  # (D,)
-        written = written - written.mean() if norm.centred else written  # LayerNorm centres
+        written = norm.centre(output[head].sum(0))  # (D,)
         unembed = lm.model.lm_head.weight.detach().float().cpu().numpy()  # (V, D)
         effect = flows.logit_effect(written, norm.gain, 1.0, unembed)  # (V,)
         ranked = (np.argsort(-effect)[:k], np.argsort(effect)[:k])  # raised most, lowered most
