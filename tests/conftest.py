@@ -31,6 +31,7 @@ from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
+import tests.support.apptest  # noqa: E402, F401  (every AppTest waits for its run without polling)
 from tests.support.trained import trained  # noqa: E402, F401  (the session's trained presets)
 from tests.support.where_time_goes import WhereTimeGoes  # noqa: E402
 

@@ -148,7 +148,7 @@ class GRUCaptionDecoder(nn.Module):
         key_part = self.attn.key_part(regions)  # (B, R, d_attn) or None
         embedded = self.embed(y_in)  # (B, T, D)
         reads = []
-        for t in range(y_in.shape[1]):
-            h, read = self.recur(embedded[:, t], h, regions, key_part)
+        for word in embedded.unbind(1):  # one gradient for all words, not a zero-filled each
+            h, read = self.recur(word, h, regions, key_part)
             reads.append(read)
         return self.out(torch.stack(reads, dim=1))  # (B, T, V)

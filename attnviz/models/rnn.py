@@ -114,8 +114,8 @@ class AttentionDecoder(nn.Module):
         key_part = self.key_part(states)
         embedded = self.embed(y_in)  # (B, Tout, d_embed)
         reads = []
-        for t in range(y_in.shape[1]):
-            state, read = self.recur(embedded[:, t], state, states, mask, key_part)
+        for step in embedded.unbind(1):  # one gradient for all steps, not a zero-filled each
+            state, read = self.recur(step, state, states, mask, key_part)
             reads.append(read)
         return self.out(torch.stack(reads, dim=1))  # (B, Tout, V)
 
