@@ -90,12 +90,7 @@ if "lm_writes" in figs:  # what flows: what the head writes, read as the next to
 elif values["lm_flow"] and (problem := SCENE.ops.direct_problem(lm)) is not None:
     st.caption(f"What the head writes is not shown for this model: {problem}.")
 why_section(out, values)  # why it looks where it looks: one cell's score taken apart
-gqa, mha = SCENE.ops.count_kv_bytes(lm)[:2]
-st.markdown(
-    f"Grouped-query attention: the {lm.n_heads} query heads share {lm.n_kv_heads} key/value "
-    f"heads, so the cache keeps {gqa[1]:,} bytes a token instead of {mha[1]:,} "
-    f"({mha[1] // gqa[1]}× less) at the model's {lm.n_layers} layers."
-)
+st.markdown(SCENE.ops.say_kv_bytes(lm))
 show(figs["lm_kv"], "lm_kv")
 
 generation_section(out, values)

@@ -5,6 +5,7 @@ loaded again by transformers itself: its own attention weights and logits."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from pathlib import Path
@@ -16,6 +17,7 @@ import torch
 import attnviz as av
 from attnviz.topics.language_model import own
 from attnviz.topics.language_model.decoding import Decoding
+from attnviz.topics.language_model.scene import model_for
 from attnviz.topics.pretrained.sources import ENV, OUTSIDE
 from attnviz.topics.registry import scene
 from attnviz.topics.scene import SceneInputError
@@ -79,6 +81,23 @@ def test_a_folder_of_each_family_opens_on_the_language_model_page(folders, famil
         assert said.startswith("This model's scores do not split into parts: it"), said
     kv_head = 3 if family == "gpt2" else 1  # GPT-2: a key/value head per query head
     assert f"Layer 1, head 3 (reads KV head {kv_head})" in views["lm_head_map"].layout.title.text
+    kv_bytes_are_said_for_its_kind(model_for(out.config), folders[family])
+
+
+def kv_bytes_are_said_for_its_kind(lm, folder: str) -> None:
+    """The cache's bytes a token from the folder's config (float32 keys and values), said as
+    multi-head where each query head has its own key/value head (GPT-2), not as "N instead
+    of N (1× less)"."""
+    config = json.loads((Path(folder) / "config.json").read_text())
+    heads = config.get("num_attention_heads", config.get("n_head"))
+    kv_heads = config.get("num_key_value_heads", heads)
+    layers = config.get("num_hidden_layers", config.get("n_layer"))
+    width = config.get("hidden_size", config.get("n_embd"))
+    own_bytes = 2 * layers * config.get("head_dim", width // heads) * 4 * kv_heads
+    said = scene("language-model").ops.say_kv_bytes(lm)
+    assert f"{own_bytes:,} bytes a token" in said, said
+    assert ("instead of" in said) == (kv_heads < heads), said
+    assert said.startswith("Multi-head" if kv_heads == heads else "Grouped-query"), said
 
 
 @pytest.mark.parametrize("family", ["qwen2", "gemma3_text", "phi3", "gpt2"])

@@ -246,14 +246,33 @@ def sinks(lm: PretrainedModel, ids: tuple[int, ...]) -> SinkView:
 
 
 def kv_bytes_rows(lm: PretrainedModel) -> list[tuple[str, int]]:
-    """Bytes per token of the key/value cache: this model (grouped-query), multi-head attention
-    of the same width, and multi-query attention (one key/value head), at the model's dtype."""
+    """Bytes per token of the key/value cache: this model first (grouped-query, multi-head or
+    multi-query, as its key/value heads say), then the other two kinds of the same width, at
+    the model's dtype."""
     per_head = 2 * lm.n_layers * lm.head_dim * next(lm.model.parameters()).element_size()
-    return [
-        (f"grouped-query: {lm.n_kv_heads} KV heads (this model)", per_head * lm.n_kv_heads),
-        (f"multi-head: {lm.n_heads} KV heads", per_head * lm.n_heads),
-        ("multi-query: 1 KV head", per_head),
-    ]
+    kinds = {lm.n_heads: f"multi-head: {lm.n_heads} KV heads", 1: "multi-query: 1 KV head"}
+    own = kinds.get(lm.n_kv_heads, f"grouped-query: {lm.n_kv_heads} KV heads")
+    rows = [(f"{own} (this model)", per_head * lm.n_kv_heads)]
+    return rows + [(name, per_head * n) for n, name in kinds.items() if n != lm.n_kv_heads]
+
+
+def kv_sentence(lm: PretrainedModel) -> str:
+    """What the model's key/value cache keeps a token, said for its kind of attention."""
+    per_head = kv_bytes_rows(lm)[0][1] // lm.n_kv_heads
+    own, full = per_head * lm.n_kv_heads, per_head * lm.n_heads
+    where = f"at the model's {lm.n_layers} layers"
+    if lm.n_kv_heads == lm.n_heads:
+        return (
+            f"Multi-head attention: each of the {lm.n_heads} query heads has its own key/value "
+            f"head, so the cache keeps {own:,} bytes a token {where}; sharing them between heads, "
+            "as grouped-query and multi-query attention do, keeps fewer (the bars)."
+        )
+    kind = "Multi-query" if lm.n_kv_heads == 1 else "Grouped-query"
+    shared = f"{lm.n_kv_heads} key/value head{'s' if lm.n_kv_heads > 1 else ''}"
+    return (
+        f"{kind} attention: the {lm.n_heads} query heads share {shared}, so the cache keeps "
+        f"{own:,} bytes a token instead of {full:,} ({full / own:.3g}× less) {where}."
+    )
 
 
 def induction_question(lm: PretrainedModel) -> tuple[str, list[str]]:

@@ -5,8 +5,8 @@ cache's bytes per token, generation with attention over time, the logit lens, ev
 labelled, the attention sinks, and why the chosen head looks where it looks (one cell's score
 taken apart by what built its query and its key). Lesson answers: `next_token`, `induction_head`,
 `first_token_share`. Its `ops`: the model's `load` (and `is_loaded`), `predict` the next token,
-`generate`, `score_heads`, `count_kv_bytes`, `explain_cell` (the sentence under the "why"
-view), and the server's `warm_up`.
+`generate`, `score_heads`, `count_kv_bytes` and `say_kv_bytes` (the sentence over its bars),
+`explain_cell` (the sentence under the "why" view), and the server's `warm_up`.
 
 `run` makes one forward pass per prompt; the layer, head and kind settings only cut views from
 it. Generation, the lens, the head scores and the sinks are computed only when their view is
@@ -334,6 +334,7 @@ SCENE = Scene(
         generate=readouts.generation,
         score_heads=readouts.probe_scores,
         count_kv_bytes=readouts.kv_bytes_rows,
+        say_kv_bytes=readouts.kv_sentence,
         explain_cell=why_said,
         direct_problem=direct_problem,
         warm_up=bundled.warm_up,
