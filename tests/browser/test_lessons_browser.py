@@ -143,7 +143,7 @@ def test_presenter_mode_shows_the_steps_view_alone_on_a_stage(page, app_url):
     assert body.locator("[data-testid='stCode']").inner_text().startswith(f"{app_url}/{step.page}")
     body.get_by_role("button", name="Copy to clipboard").wait_for(timeout=5_000)  # one click
     page.keyboard.press("Escape")
-    page.get_by_text("Show the page's controls").click()
+    page.get_by_text("Page controls").click()
     wait_idle(page)
     prev = main.locator(".st-key-sa_prev")
     assert prev.is_visible() and main.locator("[data-testid='stSlider']").first.is_visible()

@@ -8,9 +8,9 @@ step. app.py calls, on every rerun:
    (through the page's parameter table, as a preset does) and turns lecture mode on;
 2. `presenter_bar(page)` above the page, a compact bar that stays at the top (under 200
    px at 1280×720): one row with Previous / Next (keys ← and →; Space too, except on training
-   pages where Space starts training), "step 4 of 12" with a progress bar, "Show the page's
-   controls" (off: every setting, preset, Reset and download of the page is hidden) and the
-   students' link (absolute, with a copy button: attnviz.lessons.links); below it what to
+   pages where Space starts training), "step 4 of 12" with a progress bar, "Page controls"
+   (off: every setting, preset, Reset and download of the page is hidden) and the students'
+   link (absolute, with a copy button: attnviz.lessons.links); below it what to
    point at and the narration, in a short block that scrolls, beside the question; a note
    when a training run from an earlier step goes on here. The step's figure (`figure` in the
    file) is scrolled just below the bar and marked (attnviz.ui.lecture.focus). It returns a
@@ -218,7 +218,7 @@ def _navigation_row(lesson: Lesson, number: int, step: Step, here: Page) -> None
     row.progress(
         number / total, text=f"step {number} of {total}: **{step.title}** · {lesson.title}"
     )
-    if not row.toggle("Show the page's controls", key="lesson_controls"):
+    if not row.toggle("Page controls", key="lesson_controls"):
         st.html(controls_sheet(step.controls))  # static CSS and the step's plain keys
     if not alone():  # a room's tools
         _room_tools(row, lesson, number, step, here)

@@ -11,7 +11,7 @@ component (in the app's page, offline, no iframe), measures and veils: it report
 views have, which the server draws them to, leaving an empty marker keyed with that room, so
 the script can mark the page settled (`data-stage-settled`) once what is drawn matches what it
 measures; it fits the views to the screen, and veils what the question hides. The names and
-the question reach the script as data, never as code or HTML. "Show the page's controls"
+the question reach the script as data, never as code or HTML. "Page controls"
 turns the stage off: the whole page, as without a lesson."""
 
 from __future__ import annotations
