@@ -10,7 +10,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from attnviz.figures.base import (
     BAR_COLOR,
@@ -92,78 +91,96 @@ def rms_bars(
     return figure
 
 
+def subplot_grid(rows: int, cols: int, across: float, down: float = 0.0) -> dict:
+    """The axes of a rows × cols grid as plotly's make_subplots lays them out (`across`,
+    `down`: the gaps between columns and rows, in paper fractions), built as a plain layout
+    (make_subplots validates every property: ~20 ms a figure, the page's slowest views).
+    Subplot i (row by row, from 1) has axes x{i} and y{i} ("x" and "y" for the first)."""
+    width, height = (1 - across * (cols - 1)) / cols, (1 - down * (rows - 1)) / rows
+    layout = {}
+    for i in range(rows * cols):
+        row, col = divmod(i, cols)
+        x0, y1 = col * (width + across), 1 - row * (height + down)
+        n = "" if i == 0 else str(i + 1)
+        layout[f"xaxis{n}"] = {"anchor": f"y{n}", "domain": [x0, x0 + width]}
+        layout[f"yaxis{n}"] = {"anchor": f"x{n}", "domain": [y1 - height, y1]}
+    return layout
+
+
+def _axes(i: int) -> tuple[str, str]:
+    """Subplot i's (from 0) axis names as its traces name them ("x", "y"; "x2", "y2"…)."""
+    n = "" if i == 0 else str(i + 1)
+    return f"x{n}", f"y{n}"
+
+
 def qkv_figure(
     q: np.ndarray, k: np.ndarray, v: np.ndarray, labels, rows, names, title: str
 ) -> go.Figure:
     """Q's rows (head h), K and V of every token (its key/value head), side by side."""
-    figure = make_subplots(1, 3, horizontal_spacing=0.12)  # names under each map
+    layout = subplot_grid(1, 3, across=0.12)  # names under each map
     shown = [(q[list(rows)], [labels[r] for r in rows]), (k, list(labels)), (v, list(labels))]
-    for col, (matrix, ys) in enumerate(shown, 1):
+    data = []
+    for i, (matrix, ys) in enumerate(shown):
         bound = _bound(matrix) or 1.0
-        figure.add_trace(
-            go.Heatmap(
-                z=matrix,
-                y=ys,
-                colorscale=DIVERGING,
-                zmin=-bound,
-                zmax=bound,
-                showscale=False,
-                hovertemplate="%{y}, dim %{x}: %{z:.4f}<extra></extra>",
-            ),
-            1,
-            col,
+        x, y = _axes(i)
+        data.append(
+            {
+                "type": "heatmap",
+                "z": matrix,
+                "y": ys,
+                "colorscale": DIVERGING,
+                "zmin": -bound,
+                "zmax": bound,
+                "showscale": False,
+                "hovertemplate": "%{y}, dim %{x}: %{z:.4f}<extra></extra>",
+                "xaxis": x,
+                "yaxis": y,
+            }
         )
-        figure.update_yaxes(
-            autorange="reversed", type="category", showticklabels=col < 3, row=1, col=col
-        )  # V's rows are K's: labelled once
-    for col, name in enumerate(names, 1):
-        figure.update_xaxes(title_text=name, row=1, col=col)
-    figure.update_layout(height=max(280, 170 + 24 * len(labels)))
-    return retitled(figure, title)
+        layout[f"yaxis{y[1:]}"] |= {
+            "autorange": "reversed",
+            "type": "category",
+            "showticklabels": i < 2,  # V's rows are K's: labelled once
+        }
+        layout[f"xaxis{x[1:]}"]["title"] = {"text": names[i]}
+    layout["height"] = max(280, 170 + 24 * len(labels))
+    return retitled(fast_figure(data, layout), title)
 
 
 def rope_arrows(before: np.ndarray, after: np.ndarray, angles: np.ndarray, token: str):
     """The query's first PAIRS rotary pairs as arrows from the origin, before (grey) and after
     (orange) the rotation by position × frequency (`angles`, radians)."""
     half = len(before) // 2
-    names = [f"pair {i}<br>{angles[i]:.2f} rad" for i in range(PAIRS)]
-    figure = make_subplots(2, PAIRS // 2, vertical_spacing=0.28)  # names under each plot
+    layout = subplot_grid(2, PAIRS // 2, across=0.2 / (PAIRS // 2), down=0.28)  # names under
+    data = []
     for i in range(PAIRS):
-        row, col = divmod(i, PAIRS // 2)
         reach = 1.15 * max(np.hypot(before[i], before[i + half]), 1e-6)
+        x, y = _axes(i)
         for vec, colour, name in ((before, GREY, "before"), (after, HIGHLIGHT_COLOR, "after")):
-            x, y = float(vec[i]), float(vec[i + half])
-            figure.add_trace(
-                go.Scatter(
-                    x=[0, x],
-                    y=[0, y],
-                    mode="lines+markers",
-                    line={"color": colour, "width": 3},
-                    marker={"size": [0, 9], "color": colour},
-                    name=name,
-                    legendgroup=name,
-                    showlegend=i == 0,
-                    hovertemplate=f"{name}: (%{{x:.3f}}, %{{y:.3f}})<extra></extra>",
-                ),
-                row + 1,
-                col + 1,
+            data.append(
+                {
+                    "type": "scatter",
+                    "x": [0, float(vec[i])],
+                    "y": [0, float(vec[i + half])],
+                    "mode": "lines+markers",
+                    "line": {"color": colour, "width": 3},
+                    "marker": {"size": [0, 9], "color": colour},
+                    "name": name,
+                    "legendgroup": name,
+                    "showlegend": i == 0,
+                    "hovertemplate": f"{name}: (%{{x:.3f}}, %{{y:.3f}})<extra></extra>",
+                    "xaxis": x,
+                    "yaxis": y,
+                }
             )
-        figure.update_xaxes(
-            range=[-reach, reach],
-            showticklabels=False,
-            title_text=names[i],
-            row=row + 1,
-            col=col + 1,
-        )
-        figure.update_yaxes(
-            range=[-reach, reach],
-            showticklabels=False,
-            scaleanchor=f"x{i + 1}",
-            row=row + 1,
-            col=col + 1,
-        )
-    figure.update_layout(height=500, legend={"orientation": "h", "y": -0.2})
-    return retitled(figure, f"4. RoPE turns each pair of q at {token} by position × frequency")
+        common = {"range": [-reach, reach], "showticklabels": False}
+        layout[f"xaxis{x[1:]}"] |= common | {"title": {"text": f"pair {i}<br>{angles[i]:.2f} rad"}}
+        layout[f"yaxis{y[1:]}"] |= common | {"scaleanchor": x}
+    layout |= {"height": 500, "legend": {"orientation": "h", "y": -0.2}}
+    return retitled(
+        fast_figure(data, layout),
+        f"4. RoPE turns each pair of q at {token} by position × frequency",
+    )
 
 
 def rope_scores(plain: np.ndarray, turned: np.ndarray, keys: Sequence[str], token: str):

@@ -76,3 +76,39 @@ def test_model_view_tiles_every_head_into_one_valid_trace(t):
     assert fig.layout.xaxis.title.text == "head"
     assert ("max-pooled" in fig.layout.title.text) == (t > MODEL_VIEW_POOL)
     assert fig.layout.xaxis.type == fig.layout.yaxis.type == "category"
+
+
+@pytest.mark.parametrize(
+    ("rows", "cols", "across", "down"), [(1, 3, 0.12, 0.0), (2, 4, 0.05, 0.28)]
+)
+def test_a_plain_subplot_grid_is_laid_out_as_make_subplots_lays_it(rows, cols, across, down):
+    """The real-block page's grids (subplot_grid, built without validation) against plotly's
+    own make_subplots: every axis's domain and anchor."""
+    from plotly.subplots import make_subplots
+
+    from attnviz.figures.real_block import subplot_grid
+
+    theirs = make_subplots(rows, cols, horizontal_spacing=across, vertical_spacing=down or None)
+    theirs = {k: v for k, v in theirs.to_plotly_json()["layout"].items() if "axis" in k}
+    ours = subplot_grid(rows, cols, across, down)
+    assert sorted(ours) == sorted(theirs)
+    for name, axis in theirs.items():
+        assert ours[name]["anchor"] == axis["anchor"], name
+        np.testing.assert_allclose(ours[name]["domain"], axis["domain"], atol=1e-12)
+
+
+def test_the_real_blocks_grid_figures_pass_plotlys_validation():
+    from attnviz.figures.real_block import qkv_figure, rope_arrows
+
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.normal(size=(3, 8)) for _ in range(3))
+    qkv = qkv_figure(q, k, v, ["a", "b", "c"], (2,), ["Q", "K", "V"], "3. q, k, v")
+    rope = rope_arrows(rng.normal(size=16), rng.normal(size=16), rng.uniform(size=8), "'c'")
+    for fig in (qkv, rope):
+        go.Figure(fig.to_dict())  # raises on any invalid property
+    assert [t.yaxis for t in qkv.data] == [
+        "y",
+        "y2",
+        "y3",
+    ] and qkv.layout.yaxis3.showticklabels is False
+    assert rope.layout.yaxis8.scaleanchor == "x8" and len(rope.data) == 16

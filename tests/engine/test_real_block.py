@@ -138,6 +138,24 @@ def test_every_step_of_a_block_is_the_models_own(tiny, layer):
     check_block(tiny, ids, layer, head=3)  # head 3 reads key/value head 1 of 2
 
 
+def test_another_block_or_head_of_the_same_prompt_runs_the_model_no_more(tiny):
+    """The page's block and head sliders: one forward pass per prompt keeps the stream into
+    every block (a move took a whole pass, ~95 ms on SmolLM2; now ~4 ms), each block still the
+    model's own (test above)."""
+    ids = tiny.tokenizer("a prompt seen once here")["input_ids"]
+    calls = []
+    handle = tiny.model.register_forward_hook(lambda *_: calls.append(1))
+    try:
+        first = trace(tiny, ids, 1, 0)
+        trace(tiny, ids, 0, 3)
+        again = trace(tiny, ids, 1, 0)
+        trace(tiny, ids[:-1], 1, 0)  # another prompt: its own pass
+    finally:
+        handle.remove()
+    assert len(calls) == 2
+    np.testing.assert_array_equal(first.stream_out, again.stream_out)
+
+
 def test_rotation_turns_pairs_and_keeps_their_lengths(tiny):
     ids = tiny.tokenizer("one two three four five")["input_ids"]
     block = trace(tiny, ids, 0, 0)

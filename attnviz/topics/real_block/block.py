@@ -5,14 +5,16 @@ QKᵀ/√d under the causal mask, softmax, ·V, the heads concatenated through W
 the second RMSNorm, the SwiGLU MLP (gate, up, SiLU, product, down) and the residual out; after
 the last block, the final norm and the next token's logits.
 
-Only the stream into the block is read from the model's own forward pass (one hook on its first
-norm, `core.hooks`); everything after it is recomputed from the weights in float32, in the
-model's order of operations. tests/engine/test_real_block.py holds each step against the model's
-forward pass (its modules' outputs, its attention weights, its logits).
+Only the stream into the block is read from the model's own forward pass (a hook on each block's
+first norm, `core.hooks`: one pass keeps the stream into every block, so a move to another block
+or head of the same prompt runs no model); everything after it is recomputed from the weights in
+float32, in the model's order of operations. tests/engine/test_real_block.py holds each step
+against the model's forward pass (its modules' outputs, its attention weights, its logits).
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -97,11 +99,17 @@ def rope_angles(lm: PretrainedModel, positions: int) -> torch.Tensor:
 
 def stream_into(lm: PretrainedModel, ids: list[int], layer: int) -> torch.Tensor:
     """(T, D) the residual stream into `layer` in the model's own forward pass."""
-    norm = decoder_layers(lm)[layer].input_layernorm
-    taps = module_cache(inputs={"stream": [norm]}, keep=lambda t: t.detach()[0].float().cpu())
+    return _streams(lm, tuple(ids))[layer]
+
+
+@functools.lru_cache(maxsize=4)  # a few prompts: 30 layers × 12 tokens × 576 floats each
+def _streams(lm: PretrainedModel, ids: tuple[int, ...]) -> tuple[torch.Tensor, ...]:
+    """((T, D) the stream into each layer), from one forward pass of the model."""
+    norms = [block.input_layernorm for block in decoder_layers(lm)]
+    taps = module_cache(inputs={"stream": norms}, keep=lambda t: t.detach()[0].float().cpu())
     with lm.lock, torch.no_grad(), taps as kept:
         lm.model(input_ids=torch.tensor([ids], device=lm.model.device), use_cache=False)
-    return kept["stream"][0]
+    return tuple(kept["stream"])
 
 
 def trace(lm: PretrainedModel, ids: list[int], layer: int, head: int) -> Block:
