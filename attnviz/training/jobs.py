@@ -11,17 +11,17 @@ user's reruns (DESIGN, "Live training"). A job is described by plain, picklable 
     job.spec, job.config  # the settings this run was started with (never changed)
 
 Any page can train its own model here: the spec is a frozen dataclass (never a live model) whose
-`build()` returns a `training.Trainable` (see attnviz.training.specs). The worker unpickles it,
-builds the Trainable, and runs a Trainer; the Trainable owns its device (put the device name in the
-spec). What crosses the process boundary is typed (attnviz.training.messages). `job.step()` pauses
-and returns once exactly one more step is done. `state.snapshots`: (step, Trainable.snapshot()).
+`build()` returns a `training.Trainable` (attnviz.training.specs); the worker unpickles it, builds
+it and runs a Trainer (the Trainable owns its device). What crosses the process boundary is typed
+(attnviz.training.messages). `job.step()` pauses and returns once exactly one more step is done.
+`state.snapshots`: (step, Trainable.snapshot()).
 
 Workers come from the pool's backend (attnviz.training.backends): by default a "forkserver" context
 that preloads PRELOAD (never a fork of the server), or Ray tasks on a cluster
 (`pool_from_environment()` picks by ATTNVIZ_RAY_ADDRESS); each sets torch.set_num_threads. Jobs
-beyond `max_workers` wait in a queue and report their position; the queue advances whenever the pool
-is polled. A job stops at its time cap, when stopped, or when its worker raises (the exception comes
-back as status "error" with its text).
+beyond `max_workers` wait in a queue and report their position; the queue advances whenever the
+pool is polled. A job stops at its time cap, when stopped, or when its worker raises (the exception
+comes back as status "error" with its text).
 """
 
 from __future__ import annotations
@@ -93,6 +93,7 @@ class Job:
         self.commands = pool.backend.queue()
         self.events = pool.backend.queue()
         self.lock = threading.Lock()
+        self.stopped: tuple[RunStatus, str] | None = None  # stop()'s verdict, kept
 
     def launch(self) -> None:
         args = WorkerArgs(
@@ -148,18 +149,20 @@ class Job:
             )
 
     def _apply(self, msg: Progress | WorkerError) -> None:
-        """Fold one message into `state`."""
+        """Fold one message into `state`; a job the user stopped stays stopped (a message read
+        after the stop, e.g. a Ray task's late end, adds only to its history)."""
         s = self.state
         if isinstance(msg, WorkerError):
             s.status, s.reason = RunStatus.ERROR, msg.reason
-            return
-        s.status, s.reason, s.step = msg.status, msg.reason, msg.step
-        s.steps_per_s, s.metric_name = msg.steps_per_s, msg.metric_name
-        for step, loss in zip(msg.steps, msg.train_loss, strict=True):
-            s.history.add_step(step, loss)
-        for evaluation in msg.evaluations:
-            s.history.add_evaluation(evaluation)
-        s.snapshots.extend(msg.snapshots)
+        else:
+            s.status, s.reason, s.step = msg.status, msg.reason, msg.step
+            s.steps_per_s, s.metric_name = msg.steps_per_s, msg.metric_name
+            for step, loss in zip(msg.steps, msg.train_loss, strict=True):
+                s.history.add_step(step, loss)
+            for evaluation in msg.evaluations:
+                s.history.add_evaluation(evaluation)
+            s.snapshots.extend(msg.snapshots)
+        s.status, s.reason = self.stopped or (s.status, s.reason)
 
     def _send(self, command: Command) -> None:
         if self.process is not None and self.process.is_alive():
@@ -208,13 +211,14 @@ class Job:
         so stopping every job at shutdown starts no worker."""
         self.pool.forget(self)
         if self.process is None:
-            self.state.status = RunStatus.STOPPED
-            self.state.reason = "stopped before it started"
-            return
-        self._send(Command.STOP)
-        exited = self.end(time.perf_counter() + STOP_GRACE)  # an error meanwhile is the stop's
-        if not exited or not self.state.finished or self.state.status == RunStatus.ERROR:
-            self.state.status, self.state.reason = RunStatus.STOPPED, "stopped by the user"
+            self.stopped = (RunStatus.STOPPED, "stopped before it started")
+        else:
+            self._send(Command.STOP)
+            exited = self.end(time.perf_counter() + STOP_GRACE)  # an error meanwhile: the stop's
+            if not exited or not self.state.finished or self.state.status == RunStatus.ERROR:
+                self.state.status, self.state.reason = RunStatus.STOPPED, "stopped by the user"
+            self.stopped = (self.state.status, self.state.reason)
+        self.state.status, self.state.reason = self.stopped
 
     def read(self, timeout: float = 0.0) -> None:
         """Apply the messages waiting now (waiting up to `timeout` s for the first)."""
@@ -240,8 +244,7 @@ class Job:
 
 
 class JobPool:
-    """At most `max_workers` jobs run at once (default: as many as the backend has CPUs for);
-    later ones wait in order. The backend defaults to local processes."""
+    """At most `max_workers` jobs run at once (default: the backend's CPUs); the rest queue."""
 
     def __init__(
         self,
@@ -340,10 +343,7 @@ def training_workers(text: str) -> int | None:
     """A positive worker count from the variable's text; None (with a warning) otherwise."""
     if not text.strip():
         return None
-    try:
-        count = int(text)
-    except ValueError:
-        count = 0
+    count = int(text) if text.strip().lstrip("-").isdigit() else 0
     if count < 1:
         log.warning("%s=%r is not a positive whole number; ignored", WORKERS_VARIABLE, text)
         return None

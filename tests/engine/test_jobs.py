@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from attnviz.training.jobs import Job, JobPool, JobState
-from attnviz.training.messages import RunStatus
+from attnviz.training.messages import RunStatus, WorkerError
 from attnviz.training.pace import pace_delay, pace_mark, speed_text
 from attnviz.training.specs import spec_changes
 from attnviz.training.testing_tasks import ExplodingSpec, SlowSpec
@@ -94,6 +94,19 @@ def test_worker_exception_comes_back_as_a_message(pool):
     state = wait_for(job, lambda s: s.finished)
     assert state.status == RunStatus.ERROR and state.status.terminal
     assert "failed on purpose" in state.reason
+
+
+def test_a_stopped_job_stays_stopped_when_its_workers_end_is_read_late(pool):
+    """A Ray task's end can arrive after stop() returned (CI saw 'error' once): it must not
+    turn a run the user stopped into an error; the queued job's verdict holds the same way."""
+    running = pool.submit(SlowSpec(0.005), TrainConfig(steps=100_000))
+    queued = pool.submit(SlowSpec(0.005), TrainConfig(steps=100_000))
+    wait_for(running, lambda s: s.status == RunStatus.RUNNING)
+    for job, reason in ((queued, "stopped before it started"), (running, "stopped by the user")):
+        job.stop()
+        job.events.put(WorkerError("RayTaskError: the task's worker ended"))
+        job.read(timeout=5)  # the late message, applied
+        assert (job.poll().status, job.state.reason) == (RunStatus.STOPPED, reason)
 
 
 def test_second_job_waits_for_a_free_worker_then_runs(pool):

@@ -31,6 +31,7 @@ REUSED = (
     local.test_pause_holds_the_step_count_then_step_resume_stop,
     local.test_pause_and_resume_are_intents_that_wait_for_the_answer,
     local.test_worker_exception_comes_back_as_a_message,
+    local.test_a_stopped_job_stays_stopped_when_its_workers_end_is_read_late,
     local.test_second_job_waits_for_a_free_worker_then_runs,
     local.test_time_cap_stops_a_job,
     local.test_a_job_queued_while_paused_starts_paused_and_steps,
