@@ -101,9 +101,9 @@ def subplot_grid(rows: int, cols: int, across: float, down: float = 0.0) -> dict
     for i in range(rows * cols):
         row, col = divmod(i, cols)
         x0, y1 = col * (width + across), 1 - row * (height + down)
-        n = "" if i == 0 else str(i + 1)
-        layout[f"xaxis{n}"] = {"anchor": f"y{n}", "domain": [x0, x0 + width]}
-        layout[f"yaxis{n}"] = {"anchor": f"x{n}", "domain": [y1 - height, y1]}
+        x, y = _axes(i)
+        layout[f"xaxis{x[1:]}"] = {"anchor": y, "domain": [x0, x0 + width]}
+        layout[f"yaxis{y[1:]}"] = {"anchor": x, "domain": [y1 - height, y1]}
     return layout
 
 
