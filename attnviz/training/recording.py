@@ -58,16 +58,16 @@ def thinned(snapshots: list[tuple[int, Snapshot]], most: int) -> list[tuple[int,
     return [snapshots[i] for i in sorted(set(picks.tolist()))]
 
 
-def _flatten(tree: dict, prefix: str, out: dict[str, np.ndarray]) -> None:
+def _flatten(tree: dict, prefix: str, out: dict[str, np.ndarray], half: bool = True) -> None:
     for key, value in tree.items():
         if SEP in str(key):
             raise ValueError(f"a snapshot key may not hold {SEP!r}: {key!r}")
         name = f"{prefix}{SEP}{key}"
         if isinstance(value, dict):
-            _flatten(value, name, out)
+            _flatten(value, name, out, half)
         else:
             array = np.asarray(value)
-            kept = array.astype(HALF) if array.dtype == np.float32 else array
+            kept = array.astype(HALF) if half and array.dtype == np.float32 else array
             # (a copy in C order: np.ascontiguousarray made a 0-d array (1,), which a scalar
             # parameter refused on restore)
             out[name] = np.array(kept, order="C")
@@ -84,11 +84,12 @@ def _unflatten(arrays: dict[str, np.ndarray], count: int) -> list[dict]:
     return trees
 
 
-def save(stem: Path, recording: Recording) -> tuple[Path, Path]:
-    """Write `stem`.safetensors and `stem`.json; returns both paths."""
+def save(stem: Path, recording: Recording, half: bool = True) -> tuple[Path, Path]:
+    """Write `stem`.safetensors and `stem`.json; returns both paths. `half=False` keeps float32
+    arrays whole (the test suite's trained runs: tests/support/trained_cache.py)."""
     arrays: dict[str, np.ndarray] = {}
     for index, (_, snapshot) in enumerate(recording.snapshots):
-        _flatten(snapshot.tree(), str(index), arrays)
+        _flatten(snapshot.tree(), str(index), arrays, half)
     tensors, meta = stem.with_suffix(".safetensors"), stem.with_suffix(".json")
     save_file(arrays, str(tensors))
     about: dict[str, Any] = {

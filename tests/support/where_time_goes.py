@@ -12,8 +12,10 @@ slow run says which part grew:
 
 Under xdist the controller sees every worker's reports (`report.node` names the worker). The
 machine's CPU use over the run (from /proc/stat: both cores busy is 100 %) is printed beside it,
-so that idle cores show; with ATTNVIZ_TIMELINE=<file> each test phase's worker, start and end are
-written there (tab-separated) to find what ran while the cores idled.
+so that idle cores show, and how many runs the session trained because tests/trained/ kept no
+current run for them (tests/support/trained_cache.py); with ATTNVIZ_TIMELINE=<file> each test
+phase's worker, start and end are written there (tab-separated) to find what ran while the cores
+idled.
 """
 
 from __future__ import annotations
@@ -48,6 +50,11 @@ class WhereTimeGoes:
         self.by_worker: Counter[str] = Counter()
         self.cpu_start = busy_and_total()
         self.timeline: list[str] = []
+        self.shared: Path | None = None  # the workers' common folder (tests/support/trained.py)
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        factory = getattr(session.config, "_tmp_path_factory", None)
+        self.shared = factory.getbasetemp() if factory else None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         where = area(report.nodeid, self.groups)
@@ -70,6 +77,8 @@ class WhereTimeGoes:
         if total_now > total_then:
             share = (busy_now - busy_then) / (total_now - total_then)
             write(f"  the machine's CPU busy: {share:.0%} of {os.cpu_count()} cores over the run")
+        trained = sorted(self.shared.glob("trained-*.pickle")) if self.shared else []
+        write(f"  runs trained here (tests/trained/ kept none current for them): {len(trained)}")
         if path := os.environ.get("ATTNVIZ_TIMELINE"):
             Path(path).write_text("\n".join(self.timeline) + "\n")
 
