@@ -140,7 +140,10 @@ def qkv_figure(
         layout[f"yaxis{y[1:]}"] |= {
             "autorange": "reversed",
             "type": "category",
-            "showticklabels": i < 2,  # V's rows are K's: labelled once
+            # K's rows are V's: labelled once, right of V, in the margin (between the maps, on a
+            # phone's 120 px columns, "␣capital" lay over Q's cells)
+            "showticklabels": i != 1,
+            "side": "right" if i == 2 else "left",
         }
         layout[f"xaxis{x[1:]}"]["title"] = {"text": names[i]}
     layout["height"] = max(280, 170 + 24 * len(labels))

@@ -1,11 +1,12 @@
 """The layout checker: every page of the navigation in Chromium, at 1280×720 and 1920×1080 in
 lecture mode (a projector) and at 390×844 (a student's phone): inside each drawn figure no two
 text boxes overlap (titles, axis titles, tick labels, colour bars, legends, annotations: Plotly's
-SVG text boxes, rotated labels compared as rotated rectangles) and no text is cut by the
-figure's edge; in lecture mode no tick label is set below 14 px; on the phone neither the page
-nor a display formula or code block inside it scrolls sideways. The pages come from the
-registry, so a new page is checked without new tests. (tests/browser/test_lecture_mode.py checks
-the page around the figures: buttons, headings, the first screen.)"""
+SVG text boxes, rotated labels compared as rotated rectangles), no text is cut by the figure's
+edge and no tick label lies over a heat map's cells; in lecture mode no tick label is set below
+14 px; on the phone neither the page nor a display formula or code block inside it scrolls
+sideways. The pages come from the registry, so a new page is checked without new tests.
+(tests/browser/test_lecture_mode.py checks the page around the figures: buttons, headings, the
+first screen.)"""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import math
 
 import pytest
 
-from tests.support.figure_text import clipped, collisions, overlap, small_ticks
+from tests.support.figure_text import clipped, collisions, over_maps, overlap, small_ticks
 from tests.support.pages import app_pages
 
 LECTURE = "?lecture=true&contrast=true"
@@ -80,6 +81,13 @@ def test_no_two_texts_of_a_figure_overlap(drawn):
 def test_no_text_is_cut_by_its_figure(drawn):
     found = findings(drawn, clipped)
     assert not found, "text that reaches past its figure's edge:\n" + report(found)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("drawn", cases("maps"), indirect=True)
+def test_no_tick_label_lies_over_a_heat_maps_cells(drawn):
+    found = findings(drawn, over_maps)
+    assert not found, "tick labels drawn over a heat map:\n" + report(found)
 
 
 @pytest.mark.browser

@@ -1,7 +1,7 @@
 """The layout checker over every page state a class sees: each page's defaults, every preset and
 every bundled lesson step, at 1280×720 and 1920×1080 in lecture mode and at 390×844, with the
 checks of tests/browser/test_layout_checker.py (no two text boxes of a figure overlap, no text
-cut by its figure, lecture tick labels ≥ 14 px).
+cut by its figure, no tick label over a heat map's cells, lecture tick labels ≥ 14 px).
 
 The real page is opened once per page and viewport (the `page_probe` the checker shares); every
 other state's figures are the scene's views, styled as the page styles them and drawn at the
@@ -26,7 +26,7 @@ from tests.support.bare_figures import (
     plain_title,
     view_specs,
 )
-from tests.support.figure_text import clipped, collisions, small_ticks
+from tests.support.figure_text import clipped, collisions, over_maps, small_ticks
 
 LECTURE = "?lecture=true&contrast=true"
 VIEWS = (
@@ -41,7 +41,7 @@ KNOWN: dict[tuple[str, int], str] = {}
 
 def findings(figure: dict, lecture: bool) -> list[str]:
     """What the layout checker reports in one drawn figure."""
-    found = collisions(figure) + [f"cut: {c}" for c in clipped(figure)]
+    found = collisions(figure) + [f"cut: {c}" for c in clipped(figure)] + over_maps(figure)
     return found + (small_ticks(figure, LEAST_LECTURE_TICK) if lecture else [])
 
 

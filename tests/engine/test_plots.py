@@ -106,9 +106,7 @@ def test_the_real_blocks_grid_figures_pass_plotlys_validation():
     rope = rope_arrows(rng.normal(size=16), rng.normal(size=16), rng.uniform(size=8), "'c'")
     for fig in (qkv, rope):
         go.Figure(fig.to_dict())  # raises on any invalid property
-    assert [t.yaxis for t in qkv.data] == [
-        "y",
-        "y2",
-        "y3",
-    ] and qkv.layout.yaxis3.showticklabels is False
+    assert [t.yaxis for t in qkv.data] == ["y", "y2", "y3"]
+    # K's rows are V's: named once, on V's right (the phone's overlap: test_layout_checker)
+    assert qkv.layout.yaxis2.showticklabels is False and qkv.layout.yaxis3.side == "right"
     assert rope.layout.yaxis8.scaleanchor == "x8" and len(rope.data) == 16

@@ -2,7 +2,8 @@
 (title, axis titles, tick labels, colour-bar ticks and title, legend entries, annotations) as a
 rotated rectangle in page pixels, its font size, and the figure's box. The layout checker
 (tests/browser/test_layout_checker.py) asks: do two text boxes of one figure overlap, is a tick
-label cut by its figure's edge, is a tick font too small to read from the back of a hall.
+label cut by its figure's edge or drawn over a heat map's cells, is a tick font too small to
+read from the back of a hall.
 
 Boxes are each SVG text's `getBBox()` (the middle 75 % of its line height, about where its
 letters' ink is: two lines set one font size apart do not count as overlapping) mapped through
@@ -47,7 +48,10 @@ FIGURE_TEXT = """() => {
     const title = el.querySelector('.gtitle');
     const heading = title ? [...title.querySelectorAll('tspan.line')].map((t) => t.textContent)
       .join(' ') || title.textContent : '';
-    out.push({title: heading.slice(0, 60), texts, spec: (el.layout.title || {}).text || '',
+    const maps = [...el.querySelectorAll('.hm image')].map((n) => n.getBoundingClientRect())
+      .filter((m) => m.width > 0 && m.height > 0)
+      .map((m) => [m.left + scrollX, m.top + scrollY, m.right + scrollX, m.bottom + scrollY]);
+    out.push({title: heading.slice(0, 60), texts, maps, spec: (el.layout.title || {}).text || '',
       box: {left: r.left + scrollX, right: r.right + scrollX, top: r.top + scrollY,
             bottom: r.bottom + scrollY}});
   }
@@ -64,9 +68,10 @@ FIGURE_TEXT = """() => {
 
 
 def read_figure_text(page) -> dict:
-    """{figures: [{title, texts: [{kind, text, corners, size}], spec, box}], scrollWidth, width,
-    template, wide}: `spec` is the title text the figure was given (the frontend's, markup
-    included), `template` the Plotly template the frontend applied (its theme), for drawing
+    """{figures: [{title, texts: [{kind, text, corners, size}], maps, spec, box}], scrollWidth,
+    width, template, wide}: `maps` the boxes of its heat maps' cells ([left, top, right,
+    bottom]), `spec` the title text the figure was given (the frontend's, markup included),
+    `template` the Plotly template the frontend applied (its theme), for drawing
     figures the same way outside the app (tests/support/bare_figures.py); `wide` the display
     formulas and code blocks that scroll sideways inside their box ({text, scroll, client})."""
     return page.evaluate(FIGURE_TEXT)
@@ -118,6 +123,21 @@ def clipped(figure: dict, slack: float = 1.0) -> list[str]:
             or max(ys) > box["bottom"] + slack
         ):
             out.append(f"{t['kind']} {t['text']!r}")
+    return out
+
+
+def over_maps(figure: dict, slack: float = 2.0) -> list[str]:
+    """Tick labels drawn over a heat map's cells (a neighbouring map's labels in a gap too narrow
+    for them: the real block's Q, K, V on a phone)."""
+    out = []
+    for t in figure["texts"]:
+        if t["kind"] not in ("x tick", "y tick"):
+            continue
+        for left, top, right, bottom in figure.get("maps", []):
+            cells = [[left, top], [right, top], [right, bottom], [left, bottom]]
+            if overlap(t["corners"], cells, slack):
+                out.append(f"{t['kind']} {t['text']!r} over a map's cells")
+                break
     return out
 
 
