@@ -18,9 +18,9 @@ from attnviz.figures.fonts import (  # noqa: F401  (BASE_FONT, scale_fonts: re-e
     CELL_FONT,
     NARROW_TITLE,
     fit_cell_text,
-    scale_fonts,
     titled,
 )
+from attnviz.figures.lecture import scale_fonts  # noqa: F401  (re-exported)
 
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "Blues"

@@ -10,9 +10,9 @@ import plotly.graph_objects as go
 import pytest
 
 from attnviz.figures.base import heatmap
-from attnviz.figures.fonts import scale_fonts
 from attnviz.figures.grid import auto_columns, plan_grid
 from attnviz.figures.kernel import gap_note, retitle
+from attnviz.figures.lecture import scale_fonts
 from attnviz.figures.text import heads_grid
 from attnviz.figures.vision import patch_grid_figure
 

@@ -12,7 +12,8 @@ import pytest
 
 from attnviz.figures import base as plots
 from attnviz.figures.axes import CHAR_EM, format_value, wrap_title
-from attnviz.figures.fonts import BASE_FONT, CELL_FONT, scale_fonts
+from attnviz.figures.fonts import BASE_FONT, CELL_FONT
+from attnviz.figures.lecture import scale_fonts
 from attnviz.figures.pretrained import qk_scatter
 from attnviz.figures.select import key_plane, label_positions
 from attnviz.figures.text import heads_grid

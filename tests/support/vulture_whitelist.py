@@ -23,8 +23,7 @@ _.handle_data
 _._on_connect  # classroom/schema.py: SQLAlchemy event listeners (@event.listens_for)
 _._on_begin
 _.isolation_level  # classroom/schema.py: set on sqlite3's connection, read by sqlite3
-_.textangle  # figures/fonts.py: a Plotly trace's property, read by plotly.js
-_.textposition  # figures/pretrained.py: the same
+_.textposition  # figures/pretrained.py: a Plotly trace's property, read by plotly.js
 _.get_external_ip  # ui/offline.py: Streamlit's net_util functions, replaced
 _.get_internal_ip
 _.uses_pages_directory  # ui/serve.py: Streamlit's PagesManager flag, set

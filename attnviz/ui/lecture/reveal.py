@@ -132,7 +132,7 @@ def draw_guesses(asked, weights: Sequence[float], key: str) -> None:
 
 
 def _draw(figure, key: str) -> None:
-    scale_fonts(figure, settings().font_scale)
+    figure = scale_fonts(figure, settings().font_scale)
     st.plotly_chart(figure, config=FIGURE_CONFIG, key=key, width="stretch")
     if settings().tables:  # "Figures as tables too": the text alternative here as everywhere
         as_tables(figure)
