@@ -46,3 +46,32 @@ def test_a_new_figure_is_styled_anew_even_at_a_reused_address():
     fresh = styled_copy(fig, LECTURE, None, None)
     assert fresh is not stale
     assert fresh.to_plotly_json() == styled(figure(), LECTURE).to_plotly_json()
+
+
+def builders() -> list:
+    """Figures with what styling touches: cell numbers and a colour bar, bars with their values,
+    marker and line scatters with annotations, a grid of maps."""
+    import numpy as np
+
+    from attnviz.figures import base as plots
+    from attnviz.figures.select import key_plane
+    from attnviz.figures.text import heads_grid
+
+    weights = np.array([[0.7, 0.3], [0.2, 0.8]])
+    return [
+        plots.heatmap(weights, ["a", "b"], ["a", "b"], "weights", show_numbers=True),
+        plots.matrix_figure(weights, "a small matrix"),
+        plots.bar_chart(np.array([0.2, 0.8, 0.1, 0.3, 0.5]), list("abcde"), "b", "w"),
+        key_plane(np.eye(2), ["a", "b"], np.zeros(2), np.full(2, 0.5)),
+        heads_grid(np.stack([weights, weights.T]), ["a", "b"]),
+    ]
+
+
+def test_styling_leaves_every_kind_of_figure_as_it_was():
+    """`styled` edits copies of what it changes (attnviz/figures/lecture.py): the figure a
+    cache shares between sessions keeps its fonts, colours, texts and title."""
+    for fig in builders():
+        before = fig.to_plotly_json()  # (a deep copy)
+        out = styled(fig, LECTURE)
+        assert fig.to_plotly_json() == before, fig.layout.title.text
+        assert out.to_plotly_json() != before

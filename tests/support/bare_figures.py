@@ -18,7 +18,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import plotly
-import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit  # registers Streamlit's Plotly template, as `st.plotly_chart` sends it
 
@@ -73,7 +72,7 @@ def view_specs(url: str, params: dict, lecture: bool) -> dict[str, dict]:
     (the scene runs once per page and parameters: lecture mode changes the views only)."""
     out = {}
     for name, fig in _views(url, params, lecture).items():
-        fig = styled(go.Figure(fig), LECTURE_LOOK) if lecture else fig
+        fig = styled(fig, LECTURE_LOOK) if lecture else fig  # a new figure: the views stay
         out[name] = json.loads(pio.to_json(fig, validate=False))
     return out
 
