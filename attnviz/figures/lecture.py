@@ -35,6 +35,7 @@ from attnviz.figures.fonts import (
 )
 
 HEATS = ("heatmap", "contour", "histogram2d")  # traces that show a colour bar unless told not to
+TITLE_TEXT = ("title", "text")  # the key path to a layout's title text
 GREYS = "Greys"  # high contrast: white to black, the strongest contrast for weights in [0, 1]
 
 
@@ -46,8 +47,8 @@ def as_spec(fig: go.Figure) -> dict:
 
 
 def node(parent: dict, key: str) -> dict:
-    """parent[key] as a dict of parent's own (a copy of what was there; a title given as text
-    becomes {"text": …}), created when absent."""
+    """parent[key] as a dict of parent's own (a copy of what was there; a title given as a
+    plain string becomes a title dict holding it), created when absent."""
     value = parent.get(key)
     if isinstance(value, str) and key == "title":
         value = {"text": value}
@@ -56,12 +57,16 @@ def node(parent: dict, key: str) -> dict:
 
 
 def read(tree: dict | None, *keys: str):
-    """tree[k1][k2]… or None where a level is missing (a title given as text has its text)."""
+    """tree[k1][k2]… or None where a level is missing."""
     for key in keys:
-        if isinstance(tree, str) and key == "text":
-            return tree
         tree = tree.get(key) if isinstance(tree, dict) else None
     return tree
+
+
+def title_text(layout: dict) -> str | None:
+    """The layout's title text (a title given as a plain string is its text)."""
+    title = layout.get("title")
+    return title if isinstance(title, str) else read(layout, *TITLE_TEXT)
 
 
 def scaled(font: dict | None, factor: float, default: int = BASE_FONT) -> int:
@@ -106,7 +111,7 @@ def scale_spec(spec: dict, factor: float) -> dict:
         for note in layout["annotations"]:
             font = node(note, "font")
             font["size"] = scaled(font, factor)
-    if read(layout, "title", "text"):
+    if title_text(layout):
         _rewrap_title(layout, factor, title_size)
     return spec
 

@@ -1,6 +1,6 @@
 """Lecture mode keeps every number normal mode shows: each heat map of every scene's views (at
 its defaults and every preset) that prints its cells' numbers still prints them, each the cell's
-value to the decimals it shows, once lecture mode enlarges the fonts (fonts.scale_fonts)."""
+value to the decimals it shows, once lecture mode enlarges the fonts (lecture.scale_fonts)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from attnviz.figures.fonts import scale_fonts
+from attnviz.figures.lecture import scale_fonts
 from attnviz.topics.registry import page_tables, scene
 from attnviz.ui.common.settings import GlobalSettings
 
