@@ -23,6 +23,7 @@ from attnviz.figures.lecture import (
     read,
     scale_spec,
     title_text,
+    written,
 )
 from attnviz.figures.stage import on_stage
 from attnviz.figures.summary import summary
@@ -195,8 +196,4 @@ def _wrap_title(layout: dict, width: int) -> None:
 
 def high_contrast(fig: go.Figure) -> go.Figure:
     """`contrast_spec` on a built figure, in place (and returned)."""
-    spec = contrast_spec(as_spec(fig))
-    fig.layout = spec["layout"]
-    fig.data = []
-    fig.add_traces(spec["data"])
-    return fig
+    return written(fig, contrast_spec(as_spec(fig)))
