@@ -18,9 +18,12 @@ import json
 import pytest
 
 from attnviz.topics.registry import scene_urls
+from tests.support import drawn_cache
 from tests.support.bare_figures import (
+    SESSION,
     draw,
     drawn_widths,
+    engine,
     page_html,
     page_states,
     plain_title,
@@ -46,7 +49,7 @@ def findings(figure: dict, lecture: bool) -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def drawn_states(page_probe, browser, tmp_path_factory) -> dict:
+def drawn_states(page_probe, browser, tmp_path_factory, worker_id) -> dict:
     """{(page, width): {"found": [finding…], "states": {label…}, "figures": n, "bare": {title:
     the defaults' figure as drawn here}, "aspect kept": n}} for every page state, drawn outside
     the app (each distinct figure and width once)."""
@@ -67,7 +70,10 @@ def drawn_states(page_probe, browser, tmp_path_factory) -> dict:
     page = browser.new_page(viewport={"width": 1920, "height": 1080})
     page.goto(html.as_uri())
     page.evaluate("document.fonts.load('16px \"Source Sans\"')")
-    drawn = list(draw(page, [json.loads(job) for job in jobs]))
+    drawn = list(draw(page, [json.loads(job) for job in jobs]))  # or read: tests/drawn/
+    drawn_cache.record(engine(page), SESSION.figures)  # when asked to (ATTNVIZ_RECORD_DRAWN)
+    base = tmp_path_factory.getbasetemp()
+    drawn_cache.note_drawn(base if worker_id == "master" else base.parent, SESSION.live)
     out: dict = {}
     for url, width, label, name, lecture, aspect, job in who:
         figure = drawn[job]
@@ -83,6 +89,35 @@ def drawn_states(page_probe, browser, tmp_path_factory) -> dict:
             entry.setdefault("bare", {})[plain_title(figure["title"])] = figure
     page.close()
     return out
+
+
+SAMPLE = 24  # kept drawings drawn again each run (one batch), spread over the pages
+
+
+@pytest.mark.browser
+def test_kept_drawings_are_what_this_chromium_draws(drawn_states, browser, tmp_path_factory):
+    """Oracle for tests/drawn/: a sample of the drawings read from it this session, spread over
+    the pages, drawn again here must read the same texts, boxes and heat maps (to 0.01 px)."""
+    read = SESSION.read
+    if not read:
+        pytest.skip("no drawing was read from tests/drawn/ (every figure was drawn here)")
+    sample = read[:: max(1, len(read) // SAMPLE)][:SAMPLE]
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    page.goto(page_html(tmp_path_factory.mktemp("check")).as_uri())
+    page.evaluate("document.fonts.load('16px \"Source Sans\"')")
+    again = list(draw(page, [job for _, job in sample], live=True))
+    page.close()
+    for (key, _), live in zip(sample, again, strict=True):
+        kept = SESSION.figures[key]
+        assert [t["text"] for t in kept["texts"]] == [t["text"] for t in live["texts"]], key
+        assert flat(kept) == pytest.approx(flat(live), abs=0.01), (key, kept["title"])
+
+
+def flat(figure: dict) -> list[float]:
+    """Every coordinate of a drawn figure: its texts' corners and sizes, its maps, its box."""
+    out = [v for t in figure["texts"] for corner in t["corners"] for v in corner]
+    out += [t["size"] for t in figure["texts"]]
+    return out + [v for m in figure["maps"] for v in m] + list(figure["box"].values())
 
 
 def kept_aspect(spec: dict) -> bool:

@@ -25,7 +25,8 @@ from attnviz.lessons.loader import bundled_lessons
 from attnviz.topics.registry import page_tables, scene
 from attnviz.ui.common.figures import styled
 from attnviz.ui.common.settings import GlobalSettings
-from tests.support.figure_text import read_figure_text
+from tests.support import drawn_cache
+from tests.support.figure_text import FIGURE_TEXT, read_figure_text
 
 LECTURE_LOOK = GlobalSettings("cpu", 0, lecture=True, export_format="png", high_contrast=True)
 BATCH = 24  # figures drawn per round trip to the page
@@ -169,13 +170,55 @@ def page_html(folder: Path) -> Path:
     return path
 
 
-def draw(page, jobs: Iterable[tuple[dict, float]]) -> Iterator[dict]:
+class Drawn:
+    """The session's drawings outside the app: {job key: figure text} drawn or read from
+    tests/drawn/ (tests/support/drawn_cache.py), how many were drawn live, and the kept ones
+    read (each with its job) that a test draws again to compare."""
+
+    def __init__(self) -> None:
+        self.figures: dict[str, dict] = {}
+        self.live = 0
+        self.read: list[tuple[str, list]] = []
+
+
+SESSION = Drawn()
+
+
+def engine(page) -> str:
+    """What decides a drawing here besides the figure (tests/support/drawn_cache.py)."""
+    media = Path(streamlit.__file__).parent / "static" / "static" / "media"
+    font = next(media.glob("SourceSansVF-Upright*.woff2")).read_bytes().hex()
+    script = (Path(plotly.__file__).parent / "package_data" / "plotly.min.js").read_text()
+    return drawn_cache.drawing_engine(page, script, font, DRAW, FIGURE_TEXT)
+
+
+def draw(page, jobs: Iterable[tuple[dict, float]], live: bool = False) -> Iterator[dict]:
     """Each (spec, width) drawn on `page` (opened at page_html), its text as read_figure_text
-    reads a figure of the app, in order."""
+    reads a figure of the app with coordinates from the figure's top left corner, in order:
+    read from the kept drawings where they hold it (unless `live`), else drawn."""
     jobs = list(jobs)
+    machine = engine(page)
+    kept = {} if live else drawn_cache.kept(machine)
+    keys = [drawn_cache.job_key(job) for job in jobs]
+    missing = [i for i, key in enumerate(keys) if key not in kept]
+    fresh = dict(zip(missing, _drawn(page, [jobs[i] for i in missing]), strict=True))
+    SESSION.live += len(missing)
+    for i, key in enumerate(keys):
+        if i in fresh:
+            figure = fresh[i]
+        else:
+            figure = kept[key]
+            SESSION.read.append((key, jobs[i]))
+        if not live:
+            SESSION.figures[key] = figure
+        yield figure
+
+
+def _drawn(page, jobs: list) -> Iterator[dict]:
+    """Each job drawn in Chromium, BATCH at a time, its coordinates relative to its figure."""
     for start in range(0, len(jobs), BATCH):
         batch = jobs[start : start + BATCH]
         page.evaluate(DRAW, batch)
         figures = read_figure_text(page)["figures"]
         assert len(figures) == len(batch), "a figure was not drawn"
-        yield from figures
+        yield from (drawn_cache.relative(figure) for figure in figures)

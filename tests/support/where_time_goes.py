@@ -79,6 +79,9 @@ class WhereTimeGoes:
             write(f"  the machine's CPU busy: {share:.0%} of {os.cpu_count()} cores over the run")
         trained = sorted(self.shared.glob("trained-*.pickle")) if self.shared else []
         write(f"  runs trained here (tests/trained/ kept none current for them): {len(trained)}")
+        notes = self.shared / "drawn-live.txt" if self.shared else None
+        live = sum(map(int, notes.read_text().split())) if notes and notes.exists() else 0
+        write(f"  figures drawn outside the app here (tests/drawn/ kept none for them): {live}")
         if path := os.environ.get("ATTNVIZ_TIMELINE"):
             Path(path).write_text("\n".join(self.timeline) + "\n")
 
