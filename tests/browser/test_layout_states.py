@@ -76,7 +76,7 @@ def drawn_states(page_probe, browser, tmp_path_factory, worker_id) -> dict:
     page = browser.new_page(viewport={"width": 1920, "height": 1080})
     page.goto(html.as_uri())
     page.evaluate("document.fonts.load('16px \"Source Sans\"')")
-    drawn = list(draw(page, list(jobs)))  # or read: tests/drawn/
+    drawn = list(draw(page, list(jobs), keep=True))  # or read: tests/drawn/
     drawn_cache.record(engine(page), SESSION.figures)  # when asked to (ATTNVIZ_RECORD_DRAWN)
     drawn_cache.record_states(CODE, STATES_SEEN)
     base = tmp_path_factory.getbasetemp()
@@ -139,7 +139,7 @@ def test_kept_drawings_are_what_this_chromium_draws(states_made_again, browser, 
     page = browser.new_page(viewport={"width": 1920, "height": 1080})
     page.goto(page_html(tmp_path_factory.mktemp("check")).as_uri())
     page.evaluate("document.fonts.load('16px \"Source Sans\"')")
-    again = list(draw(page, [job for _, job in sample], live=True))
+    again = list(draw(page, [job for _, job in sample]))  # drawn here
     page.close()
     for (key, _), live in zip(sample, again, strict=True):
         kept = SESSION.figures[key]
@@ -208,7 +208,7 @@ def bare_defaults(url: str, lecture: bool, real: dict, browser, tmp_path_factory
     page = browser.new_page(viewport={"width": 1920, "height": 1080})
     page.goto(page_html(tmp_path_factory.mktemp("again")).as_uri())
     page.evaluate("document.fonts.load('16px \"Source Sans\"')")
-    drawn = {plain_title(figure["title"]): figure for figure in draw(page, jobs)}
+    drawn = {plain_title(figure["title"]): figure for figure in draw(page, jobs, keep=True)}
     page.close()
     return drawn
 

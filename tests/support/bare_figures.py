@@ -211,7 +211,17 @@ def drawn_widths(views: dict[str, dict], drawn: dict) -> dict[str, float]:
     }
 
 
-def job_of(about: dict, template: dict, width: float) -> tuple[str, str, float]:
+def spec_job(spec: dict, width: float) -> tuple[str, str, float]:
+    """A figure given whole (its template in its layout, if any) as a drawing to make."""
+    layout = dict(spec["layout"])
+    template = layout.pop("template", None)
+    spec = spec | {"layout": layout}
+    mark = digest(spec)
+    SPECS[mark] = spec
+    return job_of({"digest": mark}, template, width)
+
+
+def job_of(about: dict, template: dict | None, width: float) -> tuple[str, str, float]:
     """A drawing to make: (the figure's digest, its template's digest, the width)."""
     mark = digest(template)
     TEMPLATES[mark] = template
@@ -254,25 +264,25 @@ def engine(page) -> str:
     return drawn_cache.drawing_engine(page, script, font, DRAW, FIGURE_TEXT)
 
 
-def draw(page, jobs: Iterable[tuple[str, str, float]], live: bool = False) -> Iterator[dict]:
-    """Each job (job_of) drawn on `page` (opened at page_html), its text as read_figure_text
-    reads a figure of the app with coordinates from the figure's top left corner, in order:
-    read from the kept drawings where they hold it (unless `live`), else drawn."""
-    jobs = list(jobs)
-    machine = engine(page)
-    kept = {} if live else drawn_cache.kept(machine)
+def draw(page, jobs: Iterable[tuple], keep: bool = False) -> Iterator[dict]:
+    """Each job (job_of, or a figure and its width) drawn on `page` (opened at page_html), its
+    text as read_figure_text reads a figure of the app with coordinates from the figure's top
+    left corner, in order. With `keep` (the layout states' figures): read from the kept
+    drawings where they hold it, and noted in SESSION (for a recording and the oracle)."""
+    jobs = [job if len(job) == 3 else spec_job(*job) for job in jobs]
+    kept = drawn_cache.kept(engine(page)) if keep else {}
     keys = [drawn_cache.job_key(list(job)) for job in jobs]
     missing = [i for i, key in enumerate(keys) if key not in kept]
     made = [_made(*jobs[i]) for i in missing]
     fresh = dict(zip(missing, _drawn(page, made), strict=True))
-    SESSION.live += len(missing)
+    SESSION.live += len(missing) if keep else 0
     for i, key in enumerate(keys):
         if i in fresh:
             figure = fresh[i]
         else:
             figure = kept[key]
             SESSION.read.append((key, jobs[i]))
-        if not live:
+        if keep:
             SESSION.figures[key] = figure
         yield figure
 
@@ -280,7 +290,8 @@ def draw(page, jobs: Iterable[tuple[str, str, float]], live: bool = False) -> It
 def _made(mark: str, template: str, width: float) -> tuple[dict, float]:
     """A job as the figure to draw and its width, the real page's template in the figure."""
     spec = json.loads(json.dumps(spec_of(mark)))  # a copy: the template goes into it
-    spec["layout"]["template"] = TEMPLATES[template]
+    if TEMPLATES[template] is not None:
+        spec["layout"]["template"] = TEMPLATES[template]
     return spec, width
 
 
