@@ -33,6 +33,7 @@ def test_a_new_pages_figures_pass_the_layout_checker(browser, tmp_path_factory):
     assert product_status() == before
     page = browser.new_page(viewport={"width": 1920, "height": 1080})
     page.goto(page_html(tmp_path_factory.mktemp("bare")).as_uri())
+    page.evaluate("document.fonts.load('16px \"Source Sans\"')")  # the app's font, not a fallback
     found = []
     for (viewport, label, name, lecture), figure in zip(who, draw(page, jobs), strict=True):
         found += [f"{viewport}, {label}, {name}: {f}" for f in findings(figure, lecture)]

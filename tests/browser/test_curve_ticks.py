@@ -61,6 +61,7 @@ def test_step_labels_stay_upright_and_apart_at_every_stage_width(page_probe, bro
             cases.append(f"{steps} steps at {across} px")
     page = browser.new_page(viewport={"width": 1920, "height": 1080})
     page.goto(page_html(tmp_path).as_uri())
+    page.evaluate("document.fonts.load('16px \"Source Sans\"')")  # the app's font, not a fallback
     found = []
     for case, figure in zip(cases, draw(page, jobs), strict=True):
         ticks = [t for t in figure["texts"] if t["kind"] == "x tick"]
