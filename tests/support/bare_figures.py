@@ -17,6 +17,7 @@ only what the oracles sample.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -31,6 +32,7 @@ from attnviz.topics.registry import page_tables, scene
 from attnviz.ui.common.figures import styled
 from attnviz.ui.common.settings import GlobalSettings
 from tests.support import drawn_cache
+from tests.support.drawn_cache import digest
 from tests.support.figure_text import FIGURE_TEXT, read_figure_text
 
 CODE = drawn_cache.code_digest()  # what decides the figures (kept summaries are for it)
@@ -88,11 +90,6 @@ SPECS: dict[str, dict] = {}  # the session's figures by digest (made here: drawn
 WHERE: dict[str, tuple[str, dict, bool]] = {}  # digest -> the state (url, params, lecture)
 TEMPLATES: dict[str, dict] = {}  # the real pages' templates by digest
 STATES_SEEN: dict[str, dict] = {}  # the session's page states' summaries, for a recording
-
-
-def digest(value) -> str:
-    """The SHA-256 of a JSON value (its keys sorted)."""
-    return drawn_cache.job_key(value)
 
 
 def view_summaries(url: str, params: dict, lecture: bool) -> dict[str, dict]:
@@ -228,11 +225,16 @@ def job_of(about: dict, template: dict | None, width: float) -> tuple[str, str, 
     return about["digest"], mark, width
 
 
-def page_html(folder: Path) -> Path:
-    """A page with plotly.js (the copy plotly.py bundles) and the app's font (Streamlit's)."""
+def assets() -> tuple[Path, Path]:
+    """The app's font (Streamlit's) and plotly.js (the copy plotly.py bundles)."""
     media = Path(streamlit.__file__).parent / "static" / "static" / "media"
     font = next(media.glob("SourceSansVF-Upright*.woff2"))
-    script = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    return font, Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+
+
+def page_html(folder: Path) -> Path:
+    """A page with plotly.js and the app's font (`assets`)."""
+    font, script = assets()
     path = folder / "bare_figures.html"
     path.write_text(
         "<html><head><style>@font-face {font-family: 'Source Sans'; "
@@ -258,10 +260,14 @@ SESSION = Drawn()
 
 def engine(page) -> str:
     """What decides a drawing here besides the figure (tests/support/drawn_cache.py)."""
-    media = Path(streamlit.__file__).parent / "static" / "static" / "media"
-    font = next(media.glob("SourceSansVF-Upright*.woff2")).read_bytes().hex()
-    script = (Path(plotly.__file__).parent / "package_data" / "plotly.min.js").read_text()
-    return drawn_cache.drawing_engine(page, script, font, DRAW, FIGURE_TEXT)
+    return _engine(page.context.browser.version)
+
+
+@functools.cache
+def _engine(browser: str) -> str:
+    font, script = assets()
+    parts = (script.read_text(), font.read_bytes().hex(), DRAW, FIGURE_TEXT)
+    return drawn_cache.drawing_engine(browser, *parts)
 
 
 def draw(page, jobs: Iterable[tuple], keep: bool = False) -> Iterator[dict]:
@@ -271,7 +277,7 @@ def draw(page, jobs: Iterable[tuple], keep: bool = False) -> Iterator[dict]:
     drawings where they hold it, and noted in SESSION (for a recording and the oracle)."""
     jobs = [job if len(job) == 3 else spec_job(*job) for job in jobs]
     kept = drawn_cache.kept(engine(page)) if keep else {}
-    keys = [drawn_cache.job_key(list(job)) for job in jobs]
+    keys = [digest(list(job)) for job in jobs]
     missing = [i for i, key in enumerate(keys) if key not in kept]
     made = [_made(*jobs[i]) for i in missing]
     fresh = dict(zip(missing, _drawn(page, made), strict=True))

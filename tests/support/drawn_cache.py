@@ -32,18 +32,18 @@ DIGITS = 3
 _KEPT: dict | None = None  # the file as read, once per process
 
 
-def drawing_engine(page, *parts: str) -> str:
+def drawing_engine(browser: str, *parts: str) -> str:
     """The SHA-256 of what decides a drawing besides the figure: the browser's version and the
     `parts` (plotly.js, the font, the drawing and reading scripts)."""
-    digest = hashlib.sha256(page.context.browser.version.encode())
+    sha = hashlib.sha256(browser.encode())
     for part in parts:
-        digest.update(hashlib.sha256(part.encode()).digest())
-    return digest.hexdigest()
+        sha.update(hashlib.sha256(part.encode()).digest())
+    return sha.hexdigest()
 
 
-def job_key(job) -> str:
-    """A figure with its width (and the template it carries) as a key."""
-    text = json.dumps(job, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def digest(value) -> str:
+    """The SHA-256 of a JSON value (its keys sorted): a figure's, a template's, a drawing's."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -105,17 +105,17 @@ def code_digest() -> str:
     one instruction set to another: on another machine the states are made, not read)."""
     import torch
 
-    digest = hashlib.sha256(sys.version.encode())
-    digest.update(torch.backends.cpu.get_cpu_capability().encode())
-    digest.update(processor().encode())
+    sha = hashlib.sha256(sys.version.encode())
+    sha.update(torch.backends.cpu.get_cpu_capability().encode())
+    sha.update(processor().encode())
     for name in PACKAGES:
-        digest.update(f"{name}={metadata.version(name)}".encode())
+        sha.update(f"{name}={metadata.version(name)}".encode())
     files = sorted(p for p in (ROOT / "attnviz").rglob("*") if p.is_file())
     for path in [*files, ROOT / "tests" / "support" / "bare_figures.py"]:
         if "__pycache__" not in path.parts:
-            digest.update(str(path.relative_to(ROOT)).encode())
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
+            sha.update(str(path.relative_to(ROOT)).encode())
+            sha.update(hashlib.sha256(path.read_bytes()).digest())
+    return sha.hexdigest()
 
 
 def processor() -> str:
