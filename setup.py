@@ -14,6 +14,7 @@ APP_FILES = (
     "pages/*.py",
     "lessons/*.toml",
     "lessons/README.md",
+    "lessons/hidden_words.txt",
     "lessons/recordings/*",
     ".streamlit/config.toml",
 )

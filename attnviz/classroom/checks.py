@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from attnviz.classroom.errors import BadInput
 from attnviz.classroom.tokens import is_voter_id
+from attnviz.lessons.typed_answers import sure_level
 
 MAX_STEP = 10_000
 MAX_OPTIONS = 64  # a predict-the-attention question offers every token of a sentence
@@ -59,6 +60,14 @@ def check_voter(voter_id: object) -> str:
     if not is_voter_id(voter_id):
         raise BadInput("This device's voter id is not valid; reload the page to get a new one.")
     return voter_id  # type: ignore[return-value]
+
+
+def check_sure(level: object) -> int | None:
+    """How sure a voter is: 1 to 5, or None (not said)."""
+    try:
+        return sure_level(level)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet runs as a formula

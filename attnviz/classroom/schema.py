@@ -2,7 +2,9 @@
 
 rooms: one per lecture (code, the presenter key's hash, lesson, current step, expiry);
 rounds: a question asked on a step, round 1 or 2 (peer instruction), open/closed, revealed;
-votes: one row per voter per round, enforced by UNIQUE(round_id, voter), not by a read first.
+votes: one row per voter per round, enforced by UNIQUE(round_id, voter), not by a read first;
+sure: how sure a voter was of that vote (1–5), when given, written in the vote's transaction;
+hidden: the words a presenter hid from the class's word cloud on a step (moderation).
 
 Tables are made with `metadata.create_all` (idempotent: it creates only what is missing). v1 needs
 no migrations; a later change of columns would bring Alembic in.
@@ -58,7 +60,8 @@ rounds = Table(
     Column("room_id", ForeignKey("classroom_rooms.id", ondelete="CASCADE"), nullable=False),
     Column("step", Integer, nullable=False),
     Column("number", Integer, nullable=False),
-    Column("options", Text, nullable=False),  # a JSON list of the options' labels
+    # a JSON list of the options' labels, or {"kind": "words"|"number"} for typed answers
+    Column("options", Text, nullable=False),
     Column("is_open", Boolean, nullable=False, default=True),
     Column("revealed", Boolean, nullable=False, default=False),
     Column("opened_at", Float, nullable=False),
@@ -75,6 +78,27 @@ votes = Table(
     Column("option", String(200), nullable=False),
     Column("cast_at", Float, nullable=False),
     UniqueConstraint("round_id", "voter", name="one_vote_per_voter_per_round"),
+)
+
+sure = Table(
+    "classroom_sure",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("round_id", ForeignKey("classroom_rounds.id", ondelete="CASCADE"), nullable=False),
+    Column("voter", String(32), nullable=False),
+    Column("level", Integer, nullable=False),
+    UniqueConstraint("round_id", "voter", name="one_level_per_voter_per_round"),
+    CheckConstraint("level BETWEEN 1 AND 5", name="level_is_1_to_5"),
+)
+
+hidden = Table(
+    "classroom_hidden",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("room_id", ForeignKey("classroom_rooms.id", ondelete="CASCADE"), nullable=False),
+    Column("step", Integer, nullable=False),
+    Column("word", String(200), nullable=False),
+    UniqueConstraint("room_id", "step", "word", name="one_hidden_word_per_step"),
 )
 
 

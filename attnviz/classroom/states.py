@@ -13,18 +13,20 @@ class VoteResult(StrEnum):
     ACCEPTED = "accepted"
     DUPLICATE = "duplicate"  # this voter already voted in this round (the first vote stands)
     CLOSED = "closed"  # no round is open (or not the one the phone showed)
-    UNKNOWN_OPTION = "unknown option"
+    UNKNOWN_OPTION = "unknown option"  # not an option, or a typed answer that cannot be one
 
 
 @dataclass(frozen=True)
 class RoundState:
-    """A question asked on a step: round 1 or 2, its options, open or closed, revealed or not."""
+    """A question asked on a step: round 1 or 2, its options (none for a typed answer), open or
+    closed, revealed or not, and its kind (attnviz.lessons.typed_answers: choice, words, number)."""
 
     step: int
     number: int
     options: tuple[str, ...]
     is_open: bool
     revealed: bool
+    kind: str = "choice"
 
 
 @dataclass(frozen=True)

@@ -9,21 +9,28 @@ whose answer was lost returns `DUPLICATE` when sent again: the UI may treat it a
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from sqlalchemy import Connection, Row, delete, func, insert, select, update
+from sqlalchemy import Connection, Row, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from attnviz.classroom import checks
 from attnviz.classroom.config import StoreConfig
 from attnviz.classroom.errors import BadInput, NoSuchRoom, NotPresenter, StoreUnavailable
-from attnviz.classroom.schema import READ_ONLY, make_engine, metadata, rooms, rounds, votes
+from attnviz.classroom.reads import Reads, options_json, round_state
+from attnviz.classroom.schema import (
+    READ_ONLY,
+    hidden,
+    make_engine,
+    metadata,
+    rooms,
+    rounds,
+    sure,
+    votes,
+)
 from attnviz.classroom.states import RoomState, RoundState, VoteResult
 from attnviz.classroom.tokens import (
     hash_key,
@@ -32,14 +39,10 @@ from attnviz.classroom.tokens import (
     new_room_code,
     normalize_code,
 )
+from attnviz.lessons.typed_answers import CHOICE, FREE_KINDS, accepted
 
 UNREACHABLE = (OperationalError, InterfaceError, PoolTimeout)
 CODE_TRIES = 8  # a fresh code collides with a live room about once in 10**9 / rooms
-
-
-def _round_state(row: Row) -> RoundState:
-    options = tuple(json.loads(row.options))
-    return RoundState(row.step, row.number, options, bool(row.is_open), bool(row.revealed))
 
 
 def _is_shown(found: Row, step: int | None, number: int | None) -> bool:
@@ -47,8 +50,9 @@ def _is_shown(found: Row, step: int | None, number: int | None) -> bool:
     return (step is None or found.step == step) and (number is None or found.number == number)
 
 
-class Store:
-    """The classroom's operations over one database (see the module docstring)."""
+class Store(Reads):
+    """The classroom's operations over one database (see the module docstring); what the
+    projector and phones read back is in `Reads` (attnviz.classroom.reads)."""
 
     def __init__(self, config: StoreConfig, clock: Callable[[], float] = time.time) -> None:
         """Connect and create the tables that are missing (`create_all` is idempotent)."""
@@ -130,7 +134,7 @@ class Store:
             room = self._room(conn, code)
             query = select(rounds).where(rounds.c.room_id == room.id, rounds.c.is_open)
             open_row = conn.execute(query).first()
-        open_round = None if open_row is None else _round_state(open_row)
+        open_round = None if open_row is None else round_state(open_row)
         return RoomState(room.code, room.lesson, room.step, room.expires_at, open_round)
 
     def check_presenter(self, code: str, key: str) -> str:
@@ -158,39 +162,52 @@ class Store:
         with self._transaction() as conn:
             gone = select(rooms.c.id).where(rooms.c.expires_at <= now)
             gone_rounds = select(rounds.c.id).where(rounds.c.room_id.in_(gone))
+            conn.execute(delete(sure).where(sure.c.round_id.in_(gone_rounds)))
             conn.execute(delete(votes).where(votes.c.round_id.in_(gone_rounds)))
+            conn.execute(delete(hidden).where(hidden.c.room_id.in_(gone)))
             conn.execute(delete(rounds).where(rounds.c.room_id.in_(gone)))
             return conn.execute(delete(rooms).where(rooms.c.expires_at <= now)).rowcount
 
     # --- rounds --------------------------------------------------------------------------
 
     def open_round(
-        self, code: str, key: str, step: int, options: Sequence[str], number: int = 1
+        self,
+        code: str,
+        key: str,
+        step: int,
+        options: Sequence[str],
+        number: int = 1,
+        kind: str = CHOICE,
     ) -> RoundState:
         """Ask a question on `step` (presenter only): round `number` (1, or 2 after the
-        discussion) opens and any other open round of the room closes. Opening a round again
-        reopens it with its votes, if its options are the same."""
+        discussion) opens and any other open round of the room closes. A `CHOICE` round takes
+        its options; a typed round (`free.FREE_KINDS`) none. Opening a round again reopens it
+        with its votes, if it is asked the same way."""
         step, number = checks.check_step(step), checks.check_number(number)
-        labels = checks.check_options(options)
+        labels = checks.check_options(options) if kind == CHOICE else ()
+        if kind != CHOICE and (kind not in FREE_KINDS or options):
+            raise BadInput(
+                f"A round is one of {(CHOICE, *FREE_KINDS)}; a typed one has no options."
+            )
         try:
             with self._transaction() as conn:
                 room = self._presenter_room(conn, code, key)
                 close_all = update(rounds).where(rounds.c.room_id == room.id, rounds.c.is_open)
                 conn.execute(close_all.values(is_open=False))
-                self._open_or_reopen(conn, room.id, step, number, labels)
+                self._open_or_reopen(conn, room.id, step, number, options_json(kind, labels))
         except IntegrityError:  # the same round opened from another tab at the same moment
             raise BadInput("This round was just opened elsewhere; reload the page.") from None
-        return RoundState(step, number, labels, is_open=True, revealed=False)
+        return RoundState(step, number, labels, is_open=True, revealed=False, kind=kind)
 
     def _open_or_reopen(
-        self, conn: Connection, room_id: int, step: int, number: int, labels: tuple[str, ...]
+        self, conn: Connection, room_id: int, step: int, number: int, asked: str
     ) -> None:
         existing = self._round(conn, room_id, step, number)
         if existing is None:
-            row = dict(room_id=room_id, step=step, number=number, options=json.dumps(labels))
+            row = dict(room_id=room_id, step=step, number=number, options=asked)
             conn.execute(insert(rounds).values(**row, opened_at=self.clock()))
             return
-        if tuple(json.loads(existing.options)) != labels:
+        if existing.options != asked:
             raise BadInput(f"Round {number} of step {step} was asked with other options.")
         reopen = update(rounds).where(rounds.c.id == existing.id)
         conn.execute(reopen.values(is_open=True, revealed=False))
@@ -232,12 +249,14 @@ class Store:
         option: str,
         step: int | None = None,
         number: int | None = None,
+        sure_of: int | None = None,
     ) -> VoteResult:
-        """Cast `voter_id`'s vote for `option` in the room's open round. With `step`/`number`
-        (the round the phone showed) a vote for a round that has since changed is `CLOSED`.
-        One vote per voter per round: the table's UNIQUE constraint decides, so two devices
-        racing with one id count once."""
-        voter = checks.check_voter(voter_id)
+        """Cast `voter_id`'s vote in the room's open round: `option` is one of its options, or
+        the word or number typed (kept as `free.accepted` reads it). With `step`/`number` (the
+        round the phone showed) a vote for a round that has since changed is `CLOSED`;
+        `sure_of` (1–5) is how sure the voter is. One vote per voter per round: the table's
+        UNIQUE constraint decides, so two devices racing with one id count once."""
+        voter, level = checks.check_voter(voter_id), checks.check_sure(sure_of)
         try:
             with self._transaction() as conn:
                 room = self._room(conn, code)
@@ -245,97 +264,25 @@ class Store:
                 found = conn.execute(query).first()
                 if found is None or not _is_shown(found, step, number):
                     return VoteResult.CLOSED
-                if option not in json.loads(found.options):
+                asked = round_state(found)
+                answer = accepted(asked.kind, option, asked.options)
+                if answer is None:
                     return VoteResult.UNKNOWN_OPTION
-                row = dict(round_id=found.id, voter=voter, option=option)
-                conn.execute(insert(votes).values(**row, cast_at=self.clock()))
+                row = dict(round_id=found.id, voter=voter)
+                conn.execute(insert(votes).values(**row, option=answer, cast_at=self.clock()))
+                if level is not None:
+                    conn.execute(insert(sure).values(**row, level=level))
         except IntegrityError:
             return VoteResult.DUPLICATE
         return VoteResult.ACCEPTED
 
-    def counts(self, code: str, step: int, number: int = 1) -> dict[str, int]:
-        """Votes per option of a round, every option listed in order (zeros included); `{}` for
-        a round not asked yet."""
-        step, number = checks.check_step(step), checks.check_number(number)
-        with self._transaction(read_only=True) as conn:
-            room = self._room(conn, code)
-            found = self._round(conn, room.id, step, number)
-            if found is None:
-                return {}
-            query = (
-                select(votes.c.option, func.count())
-                .where(votes.c.round_id == found.id)
-                .group_by(votes.c.option)
-            )
-            tally = dict(conn.execute(query).tuples().all())
-        return {option: int(tally.get(option, 0)) for option in json.loads(found.options)}
-
-    def results(self, code: str, step: int) -> list[tuple[RoundState, dict[str, int]]]:
-        """Every round asked on `step` (round 1 first) with its votes per option (zeros
-        included): what the projector counts and, once revealed, what phones show."""
-        step = checks.check_step(step)
-        with self._transaction(read_only=True) as conn:
-            room = self._room(conn, code)
-            query = select(rounds).where(rounds.c.room_id == room.id, rounds.c.step == step)
-            asked = conn.execute(query.order_by(rounds.c.number)).all()
-            tally_query = (
-                select(votes.c.round_id, votes.c.option, func.count())
-                .where(votes.c.round_id.in_([found.id for found in asked]))
-                .group_by(votes.c.round_id, votes.c.option)
-            )
-            tally = {(r, o): int(n) for r, o, n in conn.execute(tally_query).tuples()}
-        return [
-            (
-                _round_state(found),
-                {o: tally.get((found.id, o), 0) for o in json.loads(found.options)},
-            )
-            for found in asked
-        ]
-
-    def moves(self, code: str, step: int) -> dict[tuple[str, str], int]:
-        """How many voters who voted in both rounds of `step` went from each round-1 option to
-        each round-2 option (staying counts as a move to the same option): the shift chart."""
-        step = checks.check_step(step)
-        first, second = votes.alias("first"), votes.alias("second")
-        one, two = rounds.alias("one"), rounds.alias("two")
-        with self._transaction(read_only=True) as conn:
-            room = self._room(conn, code)
-            query = (
-                select(first.c.option, second.c.option, func.count())
-                .join(one, one.c.id == first.c.round_id)
-                .join(second, second.c.voter == first.c.voter)
-                .join(two, two.c.id == second.c.round_id)
-                .where(one.c.room_id == room.id, one.c.step == step, one.c.number == 1)
-                .where(two.c.room_id == room.id, two.c.step == step, two.c.number == 2)
-                .group_by(first.c.option, second.c.option)
-            )
-            return {(a, b): int(n) for a, b, n in conn.execute(query).tuples()}
-
-    def export_csv(self, code: str, key: str) -> str:
-        """The room's results (presenter only): `step,round,option,count`, every option of every
-        round in order, zeros included. No voter ids, no times."""
-        with self._transaction(read_only=True) as conn:
+    def hide_word(self, code: str, key: str, step: int, word: str, hide: bool = True) -> None:
+        """Hide `word` from `step`'s word cloud on the projector and the phones (presenter
+        only; it stays counted), or show it again."""
+        step, word = checks.check_step(step), checks.check_label(word, "The word")
+        with self._transaction() as conn:
             room = self._presenter_room(conn, code, key)
-            query = select(rounds).where(rounds.c.room_id == room.id)
-            asked = conn.execute(query.order_by(rounds.c.step, rounds.c.number)).all()
-            tally_query = (
-                select(votes.c.round_id, votes.c.option, func.count())
-                .join(rounds, rounds.c.id == votes.c.round_id)
-                .where(rounds.c.room_id == room.id)
-                .group_by(votes.c.round_id, votes.c.option)
-            )
-            tally = {(r, o): int(n) for r, o, n in conn.execute(tally_query).tuples()}
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["step", "round", "option", "count"])
-        for found in asked:
-            for option in json.loads(found.options):
-                writer.writerow(
-                    [
-                        found.step,
-                        found.number,
-                        checks.csv_text(option),
-                        tally.get((found.id, option), 0),
-                    ]
-                )
-        return out.getvalue()
+            where = (hidden.c.room_id == room.id) & (hidden.c.step == step)
+            conn.execute(delete(hidden).where(where & (hidden.c.word == word)))
+            if hide:
+                conn.execute(insert(hidden).values(room_id=room.id, step=step, word=word))

@@ -25,6 +25,7 @@ A lesson file::
     explain = "Markdown shown on reveal."
     hides = ["weights"]             # optional: the views veiled until Reveal (default: all)
     trained = true                  # optional, training pages: Reveal shows the trained model
+    kind = "words"                  # optional: typed on phones, "words" or "number" (lessons.typed)
 
 Any error (TOML syntax, a missing or unknown key, an unknown page or parameter, a bad value, an
 answer that is not among its options, too few or too many steps) raises LessonError naming the
@@ -56,6 +57,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from attnviz.lessons import typed
 from attnviz.lessons.lines import SourceMap, syntax_line
 from attnviz.lessons.model import (
     COMPUTED_PREFIX,
@@ -96,7 +98,7 @@ STEP_KEYS = (
     "params",
     "question",
 )
-QUESTION_KEYS = ("prompt", "options", "answer", "explain", "hides", "trained")
+QUESTION_KEYS = ("prompt", "options", "answer", "explain", "hides", "trained", "kind")
 VIEWS_MAX = 3  # views a step shows at once on a projector
 # what a backslash starts in a basic string ("…"): LaTeX's \times, \beta, \frac, \rho, \nabla
 ESCAPES = {"\t": "\\t", "\b": "\\b", "\f": "\\f", "\r": "\\r", "\n": "\\n"}
@@ -218,13 +220,16 @@ def _question(reader: _Reader, index: int, page: str, raw: Any) -> Question:
             raise reader.error(line_of("options"), "a computed answer takes no options: []")
     elif options and answer not in options:
         raise reader.error(line_of("answer"), f"answer {answer!r} is not one of the options")
+    kind, offered = raw.get("kind", "choice"), {} if page == HOME else scene(page).typed_answers
+    if (wrong := typed.problem(kind, answer, options, offered)) is not None:
+        raise reader.error(line_of("kind" if "kind" in raw else "answer"), wrong)
     explain = reader.string(raw, "explain", line_of("explain"), required=False)
     hides = _names(reader, raw, "hides", line_of("hides")) if "hides" in raw else None
     trained = raw.get("trained", False)
     if not isinstance(trained, bool) or (trained and not scene(page).trains):
         raise reader.error(line_of("trained"), "trained = true is for a training page's step")
     shown = fair_order(options, prompt)  # not the written order: authors put the answer first
-    return Question(prompt, shown, answer, explain, hides, trained)
+    return Question(prompt, shown, answer, explain, hides, trained, kind)
 
 
 def _names(reader: _Reader, raw: dict, key: str, line: int | None) -> tuple[str, ...]:

@@ -85,6 +85,13 @@ class Question:
     # the answer is the trained model: Reveal shows the step's recorded run at its end
     # (attnviz.lessons.recordings), not the untrained model the page shows before Start
     trained: bool = False
+    # "choice" (tap an option), "words" or "number" (typed on the phones: attnviz.lessons.typed)
+    kind: str = "choice"
+
+    @property
+    def typed(self) -> bool:
+        """Whether students type the answer (a word, a number) instead of tapping an option."""
+        return self.kind != "choice"
 
     @property
     def computed(self) -> str | None:

@@ -48,11 +48,20 @@ class Answer:
     options: tuple[str, ...]
     # predict the attention: the head's weight on each option (a token), in order; else None
     weights: tuple[float, ...] | None = None
+    # a typed question (attnviz.lessons.typed_answers): the model's likeliest next tokens with
+    # probabilities, most likely first (words), or the true value (number)
+    ranked: tuple[tuple[str, float], ...] = ()
+    value: float | None = None
+    # words: the model's probability of each typed word coming next (None: no model here)
+    chances: Callable[[Sequence[str]], dict[str, float]] | None = field(
+        default=None, compare=False, repr=False
+    )
 
     @staticmethod
-    def of(answer: str, options: Collection[str]) -> Answer:
-        """The answer and the options, each option once, in order."""
-        return Answer(answer, tuple(dict.fromkeys(options)))
+    def of(answer: str, options: Collection[str], value: float | None = None) -> Answer:
+        """The answer and the options, each option once, in order (and a number question's
+        true value, when the answer is one)."""
+        return Answer(answer, tuple(dict.fromkeys(options)), value=value)
 
     @staticmethod
     def of_row(tokens: Sequence[str], row: Sequence[float]) -> Answer:
@@ -114,6 +123,9 @@ class Scene:
     answers: Callable[[Any, Values], dict[str, Answer]] = _no_answers
     # the names of the answers `answers` publishes (a lesson's `computed:<name>` may name them)
     answer_names: tuple[str, ...] = ()
+    # those a typed question may ask, and how: name -> "words" (the Answer has `ranked`, the
+    # model's next tokens) or "number" (it has `value`), attnviz.lessons.typed
+    typed_answers: Mapping[str, str] = field(default_factory=dict)
     # a lesson step's settings that do not fit each other: state -> [(parameter key, reason)]
     problems: Callable[[Values], list[tuple[str, str]]] = _no_problems
     # the head view's data as the page draws it (pages with one): (result, values) -> dict

@@ -121,10 +121,10 @@ def test_the_csv_lists_every_option_of_every_round_and_no_voter(store):
     store.open_round(code, key, 1, ("yes", "no"))
     text = store.export_csv(code, key)
     expected = (
-        "step,round,option,count\n"
-        "1,1,yes,0\n1,1,no,0\n"
-        '3,1,"a, b",1\n3,1,c,2\n'
-        '3,2,"a, b",0\n3,2,c,1\n'
+        "step,round,kind,answer,count\n"
+        "1,1,choice,yes,0\n1,1,choice,no,0\n"
+        '3,1,choice,"a, b",1\n3,1,choice,c,2\n'
+        '3,2,choice,"a, b",0\n3,2,choice,c,1\n'
     )
     assert text == expected
     assert not any(voter in text for voter in VOTERS)
@@ -256,9 +256,9 @@ def test_options_a_spreadsheet_would_run_are_written_as_text(store):
     store.open_round(code, key, 2, options)
     store.vote(code, VOTERS[0], "+1")
     rows = list(csv.reader(io.StringIO(store.export_csv(code, key))))[1:]
-    cells = [row[2] for row in rows]
+    cells = [row[3] for row in rows]
     assert cells == ["'" + o if o[0] in "=+-@" else o for o in options]
-    assert [row[3] for row in rows] == ["0", "1", "0", "0", "0", "0"]
+    assert [row[4] for row in rows] == ["0", "1", "0", "0", "0", "0"]
 
 
 @pytest.mark.parametrize("text", ["\ud800", "ok\udfff", "nul\x00"])

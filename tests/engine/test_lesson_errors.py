@@ -74,6 +74,20 @@ BROKEN = [  # (replace this, by this, the line the error must name, what it must
     ('answer = "a"', 'answer = "computed:best"', 16, "unknown computed answer 'computed:best'"),
     ('answer = "a"', 'answer = "computed:top_key"', 15, "a computed answer takes no options"),
     ('options = ["a", "b"]', 'options = ["a", "a"]', 15, "an option is repeated"),
+    ('answer = "a"', 'answer = "a"\nkind = "word"', 17, "kind must be one of 'choice', 'words'"),
+    ('answer = "a"', 'answer = "a"\nkind = "words"', 17, 'kind "words" is typed: it takes no'),
+    (
+        'options = ["a", "b"]\nanswer = "a"',
+        'options = []\nanswer = "12 o\'clock"\nkind = "number"',
+        17,
+        'kind "number" has the answer a number, not "12 o\'clock"',
+    ),
+    (
+        'options = ["a", "b"]\nanswer = "a"',
+        'options = []\nanswer = "computed:top_key"\nkind = "words"',
+        17,
+        'kind "words" has the answer none on this page, not',
+    ),
     ('answer = "a"', 'answer = "a"\ntrained = true', 17, "trained = true is for a training page"),
     ('page = "self-attention"', 'page = "home"', 23, "the home page has no parameters"),
     ('title = "Two"', 'titel = "Two"', 20, "unknown key 'titel' in step 2 (did you mean 'title'?)"),
@@ -97,6 +111,14 @@ def test_a_malformed_lesson_names_its_line(old, new, line, says):
     assert caught.value.line == line
     assert str(caught.value).startswith(f"lessons/bad.toml, line {line}: ")
     assert says in str(caught.value)
+
+
+def test_a_number_question_may_write_its_answer():
+    typed = BASE.replace(
+        'options = ["a", "b"]\nanswer = "a"', 'options = []\nanswer = "0.25"\nkind = "number"'
+    )
+    question = parse_lesson(typed).steps[0].question
+    assert (question.kind, question.answer, question.typed) == ("number", "0.25", True)
 
 
 def test_too_few_and_too_many_steps():

@@ -271,15 +271,18 @@ VIEWS = (
 
 
 def answers(out: ScaleOutcome, values: Values) -> dict[str, Answer]:
-    """`scores_kept`: the chosen mask's count of scores (options: every mask's); `reach`: how
-    many tokens back the last token draws on after L layers."""
+    """`scores_kept`: the chosen mask's count of scores (options: every mask's; a number
+    question's true value: the count); `reach`: how many tokens back the last token draws on
+    after L layers."""
     cfg, t = out.config, len(out.tokens)
     counts = [f"{int(out.masks[kind].sum())} scores" for kind in MASKS]
-    kept = f"{int(out.masks[cfg.mask].sum())} scores"
+    kept = int(out.masks[cfg.mask].sum())
     back = int(reach_back(torch.from_numpy(out.masks[cfg.mask]), cfg.layers)[-1])
     reaches = sorted({back, cfg.w - 1, cfg.layers, t - 1, min(t - 1, 2 * back + 1)})
     return {
-        "scores_kept": Answer.of(kept, sorted(counts, key=lambda s: int(s.split()[0]))),
+        "scores_kept": Answer.of(
+            f"{kept} scores", sorted(counts, key=lambda s: int(s.split()[0])), kept
+        ),
         "reach": Answer.of(f"{back} tokens", [f"{n} tokens" for n in reaches]),
     }
 
@@ -294,5 +297,6 @@ SCENE = Scene(
     prepare=Memo,
     answers=answers,
     answer_names=("scores_kept", "reach"),  # the chosen mask's count of scores; how far back
+    typed_answers={"scores_kept": "number"},
     ops=Operations(measure=measure, flash_notes=flash.flash_notes, kv_notes=flash.kv_notes),
 )

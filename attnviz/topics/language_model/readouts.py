@@ -294,10 +294,11 @@ def induction_question(lm: PretrainedModel) -> tuple[str, list[str]]:
 SHARES = ("under 25 %", "25–50 %", "50–75 %", "over 75 %")
 
 
-def share_question(fwd: fw.Forward) -> tuple[str, list[str]]:
-    """The mean weight every head puts on the first token (queries after it), as a range."""
+def share_question(fwd: fw.Forward) -> tuple[str, list[str], float]:
+    """The mean weight every head puts on the first token (queries after it), as a range, the
+    ranges, and as a percentage (a number question's true value)."""
     share = float(heads.first_token_share(fwd.attentions).mean())
-    return SHARES[min(int(share * 4), 3)], list(SHARES)
+    return SHARES[min(int(share * 4), 3)], list(SHARES), 100 * share
 
 
 FLOW_RATIOS = (  # the first token's share of what a head moves, against its share of the weight

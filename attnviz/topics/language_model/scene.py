@@ -18,7 +18,8 @@ tiny random Llama).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 
 import plotly.graph_objects as go
 
@@ -31,6 +32,7 @@ from attnviz.topics.fair_options import fair_order, kin_first
 from attnviz.topics.language_model import bundled, own, qk_parts, readouts, why
 from attnviz.topics.language_model.decoding import Decoding
 from attnviz.topics.language_model.forward import Forward, direct_problem, encode, group_of
+from attnviz.topics.language_model.guesses import word_chances
 from attnviz.topics.language_model.params import TABLE, TRY_THIS
 from attnviz.topics.operations import Operations
 from attnviz.topics.pretrained.model import PretrainedModel
@@ -275,11 +277,16 @@ def why_answer(out: LlmOutcome, values: Values) -> dict[str, Answer]:
     return {"why_key": Answer.of(answer, fair_order(options, " ".join(out.fwd.tokens)))}
 
 
-def next_answer(ranked: Sequence[str]) -> Answer:
+def next_answer(ranked: Sequence[str], probs=None, chances=None) -> Answer:
     """The top token, with three others of the top ten (of its kind first: a name among names)
-    as option labels ("␣Mary" is "Mary"), shuffled: neither rank nor shape tells the answer."""
+    as option labels ("␣Mary" is "Mary"), shuffled: neither rank nor shape tells the answer.
+    Asked as a typed question: the ten with their `probs`, and `chances` of typed words."""
     labels = token_labels(kin_first(ranked[0], ranked[:10], 4))
-    return Answer.of(labels[0], fair_order(labels, " ".join(ranked[:10])))
+    found = Answer.of(labels[0], fair_order(labels, " ".join(ranked[:10])))
+    if probs is None:
+        return found
+    ten = tuple(zip(ranked[:10], (float(p) for p in probs[:10]), strict=False))
+    return replace(found, ranked=ten, chances=chances)
 
 
 def answers(out: LlmOutcome, values: Values) -> dict[str, Answer]:
@@ -292,7 +299,7 @@ def answers(out: LlmOutcome, values: Values) -> dict[str, Answer]:
     top = readouts.next_tokens(lm, out.fwd, Decoding())
     row = out.fwd.attentions[p.layer, p.head, -1]  # (T,) the last token's weights
     return {
-        "next_token": next_answer(top.labels),
+        "next_token": next_answer(top.labels, top.probs, partial(word_chances, lm, out.fwd.ids)),
         "induction_head": Answer.of(*readouts.induction_question(lm)),
         "first_token_share": Answer.of(*readouts.share_question(out.fwd)),
         "attention_row": Answer.of_row(out.fwd.tokens, row),
@@ -326,6 +333,7 @@ SCENE = Scene(
         "why_key",
         "flow_first_share",
     ),
+    typed_answers={"next_token": "words", "first_token_share": "number"},
     large_results=True,
     ops=Operations(
         load=bundled.bundled_llm,

@@ -6,15 +6,19 @@ line says whether the pick was right."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
 
 import streamlit as st
 
+from attnviz.classroom.typed_views import close_to, shown_number, token_word
 from attnviz.io.user_text import md_literal
 from attnviz.lessons.model import Lesson, Step
+from attnviz.lessons.typed_answers import MAX_WORD, NUMBER, WORDS, typed_number, typed_word
+from attnviz.topics.scene import Answer
 from attnviz.ui.common.sidebar import css
 from attnviz.ui.lecture.answers import computed
 from attnviz.ui.lecture.position import alone
+from attnviz.ui.lecture.typed import number_truth
 
 PICKED = "_lesson_picked"  # revealed key -> the prediction picked when Reveal was pressed
 
@@ -30,24 +34,26 @@ def predict_then_reveal(lesson: Lesson, number: int, step: Step) -> None:
     live page when the lesson says `computed:<name>`); after Reveal the answer line and the
     explanation, in sight in the bar without scrolling."""
     question = step.question
-    answer, options, weights = question.answer, list(question.options), None
+    model = Answer(question.answer, question.options, value=number_truth(question.answer))
     if question.computed is not None:
-        found = computed(question.computed)
-        if found is None:
+        model = computed(question.computed)
+        if model is None:
             st.warning("This page did not give the answer to compare with; look at the figure.")
             return
-        answer, options, weights = found.answer, list(found.options), found.weights
+    if question.kind == NUMBER and model.value is not None:
+        model = replace(model, answer=shown_number(model.value))
+    if question.kind == WORDS and model.ranked:  # the top token as a word: "␣+" is "+"
+        model = replace(model, answer=token_word(model.ranked[0][0]))
     st.markdown(f"**Predict:** {question.prompt}")
     revealed_key = revealed(f"{lesson.slug}:{number}")
     if st.session_state.get(revealed_key):
-        _answer(lesson, number, step, (answer, weights), revealed_key)
+        _answer(lesson, number, step, model, revealed_key)
     else:
+        options = [] if question.typed else list(model.options)
         _asking(lesson, number, step, options, revealed_key)
 
 
-def _answer(
-    lesson: Lesson, number: int, step: Step, answer: tuple[str, Any], revealed_key: str
-) -> None:
+def _answer(lesson: Lesson, number: int, step: Step, model: Answer, revealed_key: str) -> None:
     """After Reveal: the answer line, the explanation, the room's votes."""
     from attnviz.ui.lecture.reveal import room_answers
 
@@ -55,15 +61,27 @@ def _answer(
     box = st.container(key="lesson_answer")  # no icon: an icon makes the box a line taller,
     # and the explanation's first line must show too
     if not alone():
-        box.success(answer_line(answer[0], picked))
-    elif picked == answer[0]:
-        box.success(checked_line(answer[0], picked))
+        box.success(answer_line(model.answer, picked))
+    elif is_right(step.question.kind, model, picked):
+        box.success(checked_line(model.answer, model.answer))
     else:
-        box.info(checked_line(answer[0], picked))
+        box.info(checked_line(model.answer, picked))
     if step.question.explain:
         st.markdown(step.question.explain)
     if not alone():
-        room_answers(lesson.slug, number, answer[0], answer[1])  # the room's votes, if any
+        room_answers(lesson.slug, number, model)  # the room's votes, if any
+
+
+def is_right(kind: str, model: Answer, picked: str | None) -> bool:
+    """Whether a student's own pick or typed guess is the answer (a number: within 10 %)."""
+    if picked is None:
+        return False
+    if kind == NUMBER:
+        guess = typed_number(picked)
+        return guess is not None and model.value is not None and close_to(model.value)(guess)
+    if kind == WORDS:
+        return typed_word(picked) == token_word(model.answer)
+    return picked == model.answer
 
 
 def _asking(lesson: Lesson, number: int, step: Step, options: list, revealed_key: str) -> None:
@@ -75,7 +93,9 @@ def _asking(lesson: Lesson, number: int, step: Step, options: list, revealed_key
     if not step.views:  # a step with views veils them on its stage (attnviz.ui.lecture.stage)
         st.html(css("hide_figures"))
     row = st.container(horizontal=True, vertical_alignment="center", key="lesson_guess_row")
-    label = ("Check my answer" if options else "Show the answer") if alone() else "Reveal"
+    label = "Reveal"
+    if alone():
+        label = "Check my answer" if options or step.question.typed else "Show the answer"
     if row.button(label, key="lesson_reveal", icon=":material/visibility:"):  # first: in
         if not alone():
             reveal_rounds(lesson.slug, number)  # the room's phones show the answers too
@@ -86,8 +106,11 @@ def _asking(lesson: Lesson, number: int, step: Step, options: list, revealed_key
         st.session_state[revealed_key] = True  # sight however many options follow
         st.session_state.setdefault(PICKED, {})[revealed_key] = st.session_state.get(guess_key)
         st.rerun()
-    if not alone():
-        vote_controls(row, lesson.slug, number, options)  # live classroom: Open vote, again
+    if not alone():  # live classroom: Open vote, again
+        vote_controls(row, lesson.slug, number, options, step.question.kind)
+    elif step.question.typed:  # alone: the student types a guess to check
+        label = "Your word" if step.question.kind == WORDS else "Your number"
+        row.text_input(label, max_chars=MAX_WORD, key=guess_key, width=220)
     if options:
         row.radio(
             "Your prediction",

@@ -20,10 +20,13 @@ from attnviz.figures.base import scale_fonts
 from attnviz.figures.classroom import votes_figure
 from attnviz.figures.classroom_reveal import guesses_figure, shift_figure
 from attnviz.io.user_text import md_literal
+from attnviz.lessons.typed_answers import CHOICE
+from attnviz.topics.scene import Answer
 from attnviz.ui.common.figures import as_tables
 from attnviz.ui.common.settings import settings
 from attnviz.ui.lecture.room import room_of
 from attnviz.ui.lecture.store import attempt
+from attnviz.ui.lecture.typed_reveal import draw_typed
 
 SHOW_ANSWERS = "_classroom_show_answers"  # (slug, step) whose room's answers are open until closed
 FIGURE_CONFIG = {"displayModeBar": False}
@@ -43,12 +46,11 @@ def reveal_rounds(slug: str, number: int) -> None:
         st.session_state[SHOW_ANSWERS] = (slug, number)
 
 
-def room_answers(
-    slug: str, number: int, answer: str | None, weights: Sequence[float] | None = None
-) -> None:
-    """After Reveal, the room's answers beside the model's: a dialog opened once at Reveal
-    (`reveal_rounds`), and a button that opens it again. `weights`: a predict-the-attention
-    question's head row over the options (the tokens)."""
+def room_answers(slug: str, number: int, model: Answer) -> None:
+    """After Reveal, the room's answers beside the model's (`model`: its answer, and a
+    predict-the-attention question's head row over the tokens, `weights`, or a typed question's
+    next tokens or true value): a dialog opened once at Reveal (`reveal_rounds`), and a button
+    that opens it again."""
     room = room_of(slug)
     if room is None:
         return
@@ -62,7 +64,7 @@ def room_answers(
         slug,
         number,
     ):  # drawn on every rerun until closed: a rerun that
-        _answers_dialog(room[0], asked, answer, number, weights)  # skipped it would close it
+        _answers_dialog(room[0], asked, model, number)  # skipped it would close it
 
 
 def _dismissed() -> None:
@@ -70,10 +72,13 @@ def _dismissed() -> None:
 
 
 @st.dialog("The room's answers", width="large", on_dismiss=_dismissed)
-def _answers_dialog(code, asked, answer: str | None, number: int, weights) -> None:
+def _answers_dialog(code, asked, model: Answer, number: int) -> None:
+    answer, weights = model.answer, model.weights
     total = " · ".join(f"round {n}: {count_line(sum(c.values()))}" for n, c in round_counts(asked))
     st.markdown(f"The model's answer: **{md_literal(answer)}** · {total}" if answer else total)
-    if weights is not None:
+    if asked[-1][0].kind != CHOICE:
+        draw_typed(code, number, asked, model, f"room_typed_{number}", draw)
+    elif weights is not None:
         draw_guesses(asked, weights, key=f"room_guesses_{number}")
     elif len(asked) > 1:
         left, right = st.columns(2)
@@ -97,7 +102,7 @@ def draw_answers(
     height = 130 + 45 * len(rounds[0][1]) * len(rounds) if phone else FIGURE_PX
     chars = 34 if phone else 44
     figure = votes_figure(rounds, answer, height, True, lettered, title_chars=chars)
-    _draw(figure, key)
+    draw(figure, key)
 
 
 def draw_shift(code: str, number: int, asked, answer: str | None, key: str) -> None:
@@ -105,7 +110,7 @@ def draw_shift(code: str, number: int, asked, answer: str | None, key: str) -> N
     shift, line = _shift_of(code, number, asked, answer)
     if shift is None:
         return
-    _draw(shift_figure(shift.before, shift.after, shift.matrix, answer, FIGURE_PX), key)
+    draw(shift_figure(shift.before, shift.after, shift.matrix, answer, FIGURE_PX), key)
     st.markdown(line)
 
 
@@ -127,11 +132,12 @@ def draw_guesses(asked, weights: Sequence[float], key: str) -> None:
     if len(asked) > 1:
         taps = [("round 1's taps", guesses_of(asked[0][1], weights).share)]
         taps.append(("round 2's taps", latest.share))
-    _draw(guesses_figure(latest.tokens, taps, latest.weights, latest.votes), key)
+    draw(guesses_figure(latest.tokens, taps, latest.weights, latest.votes), key)
     st.markdown(md_literal(guesses_line(latest)))
 
 
-def _draw(figure, key: str) -> None:
+def draw(figure, key: str) -> None:
+    """A figure of the reveal, its fonts following lecture mode, and its tables if asked."""
     figure = scale_fonts(figure, settings().font_scale)
     st.plotly_chart(figure, config=FIGURE_CONFIG, key=key, width="stretch")
     if settings().tables:  # "Figures as tables too": the text alternative here as everywhere

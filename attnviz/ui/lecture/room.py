@@ -34,6 +34,11 @@ def room_of(slug: str) -> tuple[str, str] | None:
     return st.session_state.get(ROOMS, {}).get(slug)
 
 
+def presenter_key(code: str) -> str | None:
+    """The presenter key this session holds for room `code` (None: a student's session)."""
+    return next((k for c, k in st.session_state.get(ROOMS, {}).values() if c == code), None)
+
+
 def _forget(slug: str) -> None:
     st.session_state.get(ROOMS, {}).pop(slug, None)
     st.session_state.pop(SENT, None)

@@ -14,19 +14,23 @@ import streamlit as st
 from attnviz.classroom import RoomState, VoteResult
 from attnviz.classroom.views import VOTE_LABELS, count_line, is_revealed, next_round, vote_note
 from attnviz.io.user_text import md_literal
-from attnviz.ui.lecture.reveal import draw_answers
+from attnviz.lessons.typed_answers import CHOICE
+from attnviz.topics.scene import Answer
+from attnviz.ui.lecture.reveal import draw, draw_answers
 from attnviz.ui.lecture.room import room_of
 from attnviz.ui.lecture.store import attempt
+from attnviz.ui.lecture.typed import MY_VOTES, cast, number_truth, sure_picker, typed_ballot
+from attnviz.ui.lecture.typed_reveal import draw_typed
 
 POLL_S = 2.0  # the live count's and the phones' timer
-MY_VOTES = "_classroom_my_votes"  # (code, step, round) -> (kind, message) after a tap
 
 
-def vote_controls(row, slug: str, number: int, options: Sequence[str]) -> None:
+def vote_controls(row, slug: str, number: int, options: Sequence[str], kind: str = CHOICE) -> None:
     """The presenter's "Open vote" / "Vote again" and the live count, in `row` (the question's
-    row, beside Reveal); nothing without a room or for a question without options."""
+    row, beside Reveal); nothing without a room or for a choice without options (a typed
+    question, `kind` words or number, has none)."""
     room = room_of(slug)
-    if room is None or len(options) < 2:
+    if room is None or (kind == CHOICE and len(options) < 2):
         return
     code, key = room
     asked, _ = attempt(lambda store: store.results(code, number))
@@ -39,15 +43,17 @@ def vote_controls(row, slug: str, number: int, options: Sequence[str]) -> None:
             key=f"room_vote_{upcoming}",
             icon=":material/how_to_vote:",
             on_click=_open_round,
-            args=(code, key, number, list(options), upcoming),
+            args=(code, key, number, list(options) if kind == CHOICE else [], upcoming, kind),
         )
     if asked:
         with row.container(key="room_count", width="content"):
             live_count(code, number)
 
 
-def _open_round(code: str, key: str, number: int, options: list[str], round_number: int) -> None:
-    attempt(lambda store: store.open_round(code, key, number, options, round_number))
+def _open_round(
+    code: str, key: str, number: int, options: list[str], round_number: int, kind: str
+) -> None:
+    attempt(lambda store: store.open_round(code, key, number, options, round_number, kind))
 
 
 @st.fragment(run_every=POLL_S)
@@ -74,24 +80,34 @@ def ballot(
         st.markdown(f"**{'Vote again' if found.number == 2 else 'Vote'}:** {prompt}")
         mine = st.session_state.get(MY_VOTES, {}).get((state.code, found.step, found.number))
         if mine is None:  # a reload: this device's vote is in the store
-            cast, _ = attempt(lambda store: store.my_vote(state.code, voter), place=False)
-            mine = None if cast is None else vote_note(VoteResult.ACCEPTED, md_literal(cast))
+            earlier, _ = attempt(lambda store: store.my_vote(state.code, voter), place=False)
+            mine = None if earlier is None else vote_note(VoteResult.ACCEPTED, md_literal(earlier))
         if mine is not None:
             kind, message = mine
-            getattr(st, kind)(message)  # the option in it is escaped (`_cast`)
+            getattr(st, kind)(message)  # the option in it is escaped (`typed.note`)
             return
-        _options(state, voter, found, taps)
+        if found.kind == CHOICE:
+            _options(state, voter, found, taps)
+        else:
+            typed_ballot(state, voter, found)
         return
     asked, _ = attempt(lambda store: store.results(state.code, state.step))
     if asked and is_revealed(asked):
         st.markdown(f"**The room's answers:** {prompt}")
-        draw_answers(asked, answer, f"room_answers_{state.step}", phone=True, lettered=not taps)
+        key = f"room_answers_{state.step}"
+        if asked[-1][0].kind != CHOICE:  # the class's words or numbers (a written true value)
+            model = None if answer is None else Answer(answer, (), value=number_truth(answer))
+            draw_typed(state.code, state.step, asked, model, key, draw, phone=True)
+        else:
+            draw_answers(asked, answer, key, phone=True, lettered=not taps)
         if answer is None:
             st.caption("The model's answer is on the projector.")
 
 
 def _options(state: RoomState, voter: str, found, taps: bool) -> None:
-    """One button per option: stacked, or for `taps` the tokens in a row that wraps."""
+    """How sure (optional), then one button per option: stacked, or for `taps` the tokens in a
+    row that wraps."""
+    sure_picker(f"room_sure_{found.step}_{found.number}")
     if taps:
         st.caption("Tap the token you think the query weights most.")
     place = st.container(horizontal=True, key="room_tokens") if taps else st.container()
@@ -101,12 +117,11 @@ def _options(state: RoomState, voter: str, found, taps: bool) -> None:
             key=f"room_option_{found.number}_{option}",
             width="content" if taps else "stretch",
             on_click=_cast,
-            args=(state, voter, option, found.number),
+            args=(state, voter, option, found),
         )
 
 
-def _cast(state: RoomState, voter: str, option: str, number: int) -> None:
-    result, _ = attempt(lambda store: store.vote(state.code, voter, option, state.step, number))
-    if result is not None:
-        key = (state.code, state.step, number)
-        st.session_state.setdefault(MY_VOTES, {})[key] = vote_note(result, md_literal(option))
+def _cast(state: RoomState, voter: str, option: str, found) -> None:
+    cast(
+        state, voter, option, found, st.session_state.get(f"room_sure_{found.step}_{found.number}")
+    )
