@@ -157,28 +157,26 @@ def numbers_line(found: NumbersReveal) -> str:
     """One plain sentence under the histogram."""
     if not found.values:
         return "No number was typed in this round."
-    line = f"True value {shown_number(found.truth)} · the class's median"
-    line += f" {shown_number(found.median)} · {len(found.values)} answers"
+    line = "" if found.truth is None else f"True value {shown_number(found.truth)} · "
+    line += f"the class's median {shown_number(found.median)} · {len(found.values)} answers"
     if found.off_chart:
         line += f", {found.off_chart} off the chart"
     return line + "."
 
 
 def sure_line(rows: Sequence[tuple[str, int, int]], right: str = "right") -> str:
-    """ "How sure, and right: sure (4–5) 9 of 12 right · unsure (1–2) 2 of 8 right." """
+    """ "Right, by how sure: sure (4–5) 9 of 12 · unsure (1–2) 2 of 8." ("" when nobody said
+    how sure)."""
     if not rows or all(name == "not said" for name, _, _ in rows):
         return ""
-    parts = [f"{name} {good} of {n} {right}" for name, n, good in rows]
-    return "By how sure they were: " + " · ".join(parts) + "."
+    parts = [f"{name} {good} of {n}" for name, n, good in rows]
+    return f"{right[0].upper()}{right[1:]}, by how sure: " + " · ".join(parts) + "."
 
 
 def moves_line(rows: Sequence[tuple[str, int, int]]) -> str:
-    """ "Who changed their answer in round 2: sure (4–5) 3 of 12 · unsure (1–2) 5 of 8." """
+    """ "Changed their answer, by how sure in round 1: sure (4–5) 3 of 12 · unsure (1–2) 5 of
+    8." ("" when nobody said how sure)."""
     if not rows or all(name == "not said" for name, _, _ in rows):
         return ""
     parts = [f"{name} {moved} of {n}" for name, n, moved in rows]
-    return (
-        "Changed their answer in round 2, by how sure they were in round 1: "
-        + " · ".join(parts)
-        + "."
-    )
+    return "Changed their answer, by how sure in round 1: " + " · ".join(parts) + "."

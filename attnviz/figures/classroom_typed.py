@@ -36,7 +36,7 @@ def words_figure(shown: Mapping[str, int], top: str, height: int, title_chars: i
     ]
     trace = dict(
         type="treemap",
-        labels=[escaped(w) for w in words],
+        labels=[tile_label(w) for w in words],
         parents=[""] * len(words),
         values=counts,
         ids=[f"w{i}" for i in range(len(words))],
@@ -44,15 +44,22 @@ def words_figure(shown: Mapping[str, int], top: str, height: int, title_chars: i
         textinfo="label+value",
         textfont=dict(color="#ffffff"),
         insidetextfont=dict(color="#ffffff"),
-        hovertemplate="%{label}: %{value} students<extra></extra>",
+        hoverinfo="none",  # the tile says it; a hover left over Reveal's button hid a tile
         sort=True,
         tiling=dict(pad=2),
     )
-    title = "The class's words (orange: the model's top token)"
+    title = "The class's words" + (" (orange: the model's first)" if top else "")
     if more:
         title += f", {more} more not drawn"
     layout = dict(height=height, margin=dict(l=4, r=4, t=50, b=4))
     return fast_figure([trace], titled(layout, title, chars=title_chars))
+
+
+def tile_label(word: str, width: int = 12) -> str:
+    """A typed word as a tile's label: escaped, a long one in lines of `width` characters (a
+    narrow tile holds it, shrunk less)."""
+    cut = word if len(word) <= 40 else word[:39] + "…"
+    return "<br>".join(escaped(cut[i : i + width]) for i in range(0, len(cut), width))
 
 
 def _blend(share: float) -> str:
@@ -67,23 +74,31 @@ def model_figure(
 ):
     """The model's likeliest next tokens (probability bars, the first in orange), each with how
     many students typed it (`typed`, in the tokens' order)."""
-    text = [f"{float(p):.2f} · {n} typed it" for p, n in zip(probs, typed, strict=True)]
+    pairs = zip(probs, typed, strict=True)
+    text = [f"{float(p):.2f}" + (f" · {n} typed it" if n else "") for p, n in pairs]
+    labels = [escaped(t.replace(" ", "␣")) for t in tokens]
     trace = dict(
         type="bar",
         orientation="h",
         x=[float(p) for p in probs],
-        y=[escaped(t.replace(" ", "␣")) for t in tokens],
+        y=labels,
         marker=dict(color=[HIGHLIGHT_COLOR, *[BAR_COLOR] * (len(tokens) - 1)]),
         text=text,
         textposition="outside",
+        textangle=0,  # a narrow bar's text turned sideways cannot be read on a projector
         cliponaxis=False,
         hovertemplate="%{y}: %{x:.3f}<extra></extra>",
     )
     layout = dict(
         height=height,
-        margin=dict(l=10, r=110, t=50, b=30),
-        xaxis=dict(title=dict(text="probability"), range=[0, 1], automargin=True),
-        yaxis=dict(type="category", autorange="reversed", automargin=True),
+        margin=dict(l=10, r=20, t=50, b=30),
+        xaxis=dict(
+            title=dict(text="probability"),
+            range=[0, 1.45],  # room for "0.80 · 3 typed it" after the longest bar
+            tickvals=[0, 0.5, 1],
+            automargin=True,
+        ),
+        yaxis=dict(type="category", autorange="reversed", automargin=True, dtick=1),
         showlegend=False,
     )
     return fast_figure([trace], titled(layout, "The model's next token", chars=chars))
@@ -97,8 +112,8 @@ def numbers_figure(
     chars: int = 44,
 ):
     """The class's numbers per round (`rounds`: round number, its values; a histogram each,
-    overlaid) on the range `span`, values outside it left out; `marks`: (x, label, is the true
-    value) lines, the true value orange and solid, the others (the median) dashed."""
+    side by side in each bin) on the range `span`, values outside it left out; `marks`: (x,
+    label, is the true value) lines, the true value orange and solid, the others dashed."""
     low, high = span
     width = (high - low) or max(abs(high), 1.0)
     size = width / BINS
@@ -109,7 +124,6 @@ def numbers_figure(
             x=[float(v) for v in values if low <= v <= high],
             name=ROUND_NAMES.get(number, f"Round {number}"),
             marker=dict(color=ROUND_COLORS.get(number, BAR_COLOR) if overlaid else BAR_COLOR),
-            opacity=0.75 if overlaid else 1.0,
             xbins=dict(start=low - size / 2, end=high + size / 2, size=size),
             hovertemplate="%{x}: %{y} answers<extra></extra>",
         )
@@ -123,7 +137,7 @@ def numbers_figure(
         notes.append(_mark_note(x, label, color, i))
     layout = dict(
         height=height,
-        barmode="overlay",
+        barmode="group" if overlaid else "overlay",
         bargap=0.05,
         shapes=shapes,
         annotations=notes,
@@ -133,6 +147,8 @@ def numbers_figure(
         xaxis=dict(range=[low - width * 0.08, high + width * 0.08], automargin=True),
         yaxis=dict(title=dict(text="answers"), rangemode="tozero", automargin=True),
     )
+    if max((len(values) for _, values in rounds), default=0) <= 10:
+        layout["yaxis"].update(tick0=0, dtick=1)  # counts: no "0.5 answers" tick
     return fast_figure(data, titled(layout, "The class's numbers", chars=chars))
 
 

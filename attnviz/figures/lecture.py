@@ -201,7 +201,8 @@ def _scale_text(trace: dict, kind: str, factor: float, cell_px, small: bool) -> 
         fit_cell_text(trace, cell_px, smallest=min(shown, MIN_CELL_FONT), least=least)
         if small:  # a small matrix: its numbers say what the colour bar would, and the cells
             trace["showscale"] = False  # get the bar's room
-    if kind == "bar" and trace.get("x") is not None and len(trace["x"]) > 4:
+    upright = trace.get("orientation") != "h"  # bars across keep their numbers level
+    if kind == "bar" and upright and trace.get("x") is not None and len(trace["x"]) > 4:
         trace["textangle"] = -90  # upright numbers fit a narrow bar without shrinking and are
         # drawn whole above the tallest bar: the axis's range leaves room for the text as it
         # was, level (lesson 13 step 11: "0.773" cut to "0.")

@@ -1,6 +1,6 @@
 """Typed answers in AppTest (issue 59): on lesson 8's numeric question (how many scores a causal
 window keeps) the presenter opens the vote, three phones type numbers (one a formula, refused
-with a message; one with how sure), the live count says 2, and Reveal draws the class's
+with a message, then a number with a decimal comma; one with how sure), the live count says 2, and Reveal draws the class's
 histogram with the page's own count and the median marked; the phones then see the histogram."""
 
 from __future__ import annotations
@@ -51,19 +51,22 @@ def test_phones_type_numbers_and_reveal_draws_their_histogram(database):  # noqa
     assert "Your answer: 30" in messages(phones[0])
     assert "Type a number" in messages(phones[1]), "a formula is refused with a message"
     assert database.counts(code, STEP, 1) == {"30": 1, "34": 1}
+    send(phones[1], "33,5")  # the box is there again: a decimal comma is read
+    assert "Your answer: 33,5" in messages(phones[1])
+    assert database.counts(code, STEP, 1) == {"30": 1, "34": 1, "33.5": 1}
     presenter.run()
-    assert any("2 votes**" in m.value for m in presenter.markdown), "the live count"
+    assert any("3 votes**" in m.value for m in presenter.markdown), "the live count"
     truth = presenter.session_state[FACTS]["scores_kept"].value
     presenter.button(key="lesson_reveal").click().run()
     no_exception(presenter)
     drawn = histogram(presenter)
-    assert sorted(drawn["data"][0]["x"]) == [30.0, 34.0]
+    assert sorted(drawn["data"][0]["x"]) == [30.0, 33.5, 34.0]
     marks = sorted(shape["x0"] for shape in drawn["layout"]["shapes"])
-    assert marks == sorted([float(truth), statistics.median([30, 34])])
+    assert marks == sorted([float(truth), statistics.median([30, 33.5, 34])])
     assert any("True value" in m.value for m in presenter.markdown)
     phones[2].run()
-    assert sorted(histogram(phones[2])["data"][0]["x"]) == [30.0, 34.0], "the phones see it"
-    assert [b.sure for b in database.ballots(code, STEP)] == [5, None]
+    assert sorted(histogram(phones[2])["data"][0]["x"]) == [30.0, 33.5, 34.0], "phones see it"
+    assert [b.sure for b in database.ballots(code, STEP)] == [5, None, None]
 
 
 def test_a_number_question_played_alone_checks_the_typed_guess():

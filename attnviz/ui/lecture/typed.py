@@ -29,6 +29,7 @@ from attnviz.ui.lecture.store import attempt
 
 HIDDEN_FILE = "hidden_words.txt"  # one word a line, '#' starts a comment
 MY_VOTES = "_classroom_my_votes"  # (code, step, round) -> (kind, message) after a vote
+REFUSED = "_classroom_refused"  # why the last typed answer was refused (shown once, above the box)
 
 
 @cache
@@ -61,6 +62,8 @@ def sure_picker(key: str, place=None) -> None:
 def typed_ballot(state: RoomState, voter: str, found) -> None:
     """A phone's box for a word or a number, with how sure, and Send."""
     word = found.kind == WORDS
+    if refused := st.session_state.pop(REFUSED, None):
+        st.warning(refused)
     with st.form(f"room_typed_{found.step}_{found.number}", border=False):
         typed = st.text_input(
             "Your word (what comes next)" if word else "Your number",
@@ -84,6 +87,9 @@ def cast(state: RoomState, voter: str, answer: str, found, level: int | None) ->
         lambda store: store.vote(state.code, voter, answer, state.step, found.number, level)
     )
     if result is None:
+        return
+    if result is VoteResult.UNKNOWN_OPTION and found.kind != CHOICE:  # say why, ask again
+        st.session_state[REFUSED] = problem(found.kind)
         return
     key = (state.code, state.step, found.number)
     st.session_state.setdefault(MY_VOTES, {})[key] = note(result, answer, found.kind)

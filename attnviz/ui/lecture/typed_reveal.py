@@ -18,7 +18,7 @@ from attnviz.ui.common.settings import settings
 from attnviz.ui.lecture.store import attempt
 from attnviz.ui.lecture.typed import hidden_of, hide_control
 
-PHONE_PX, PROJECTOR_PX = 300, 380
+PHONE_PX, PROJECTOR_PX, WORDS_PX = 300, 340, 430  # the model's 10 rows, read at the back
 
 
 def draw_typed(code: str, step: int, asked, model: Answer | None, key: str, draw, phone=False):
@@ -29,6 +29,7 @@ def draw_typed(code: str, step: int, asked, model: Answer | None, key: str, draw
     height = PHONE_PX if phone else PROJECTOR_PX
     chars = 34 if phone else 44
     if kind == WORDS:
+        height = height if phone else WORDS_PX
         _words(code, step, asked, model, key, height, chars, phone, draw)
     else:
         _numbers(code, step, asked, model, key, height, chars, phone, draw)
@@ -81,7 +82,7 @@ def _numbers(code, step, asked, model, key, height, chars, phone, draw) -> None:
             f"{tv.shown_number(latest.median)}."
         )
     if truth is not None:
-        _sure_lines(code, step, asked, tv.close_to(truth), "within 10 %", lines)
+        _sure_lines(code, step, asked, tv.close_to(truth), "within 10 % of it", lines)
     st.markdown("  \n".join(md_literal(line) for line in lines if line))
     if settings().tables:
         values = asked[-1][1]
