@@ -1,7 +1,8 @@
 """Typed answers in AppTest (issue 59): on lesson 8's numeric question (how many scores a causal
-window keeps) the presenter opens the vote, three phones type numbers (one a formula, refused
-with a message, then a number with a decimal comma; one with how sure), the live count says 2, and Reveal draws the class's
-histogram with the page's own count and the median marked; the phones then see the histogram."""
+window keeps) the presenter opens the vote, three phones type numbers (a formula is refused with
+a message, then a number with a decimal comma is taken; one says how sure), the live count says
+3, and Reveal draws the class's histogram with the page's own count and the median marked; the
+phones then see the histogram. Played alone, a typed guess is checked."""
 
 from __future__ import annotations
 
