@@ -23,6 +23,7 @@ acknowledgement the projector showed the right count.
     python -m benchmarks.load_classroom                      # 200 students, 2 replicas, PostgreSQL
     python -m benchmarks.load_classroom --students 60 --kill
     python -m benchmarks.load_classroom --sqlite             # one SQLite file (WAL) for both
+    python -m benchmarks.load_classroom --typed              # each types a word (lesson 9)
 """
 
 from __future__ import annotations
@@ -42,8 +43,13 @@ from benchmarks.load import percentile
 from benchmarks.load_client import StreamlitSession, Widget
 from benchmarks.load_deploy import deployment, kill_replica
 
-LESSON, STEP = "01_select_to_self_attention", 3  # soft select: a question with three options
-ACK = ("Your vote", "already voted")  # the lines a tap ends with (attnviz.classroom.views)
+LESSON, STEP, PAGE = "01_select_to_self_attention", 3, "soft-select"  # three options to tap
+ACK = ("Your vote", "already voted", "Your answer", "already answered")  # what a vote ends with
+# --typed: lesson 9's first step, "what will the model say next?" on the language model's page:
+# each student types one of these words (attnviz.ui.lecture.typed), not a tap
+TYPED = ("09_inside_a_language_model", 1, "language-model")
+WORDS = ("Berlin", "Paris", "Hamburg", "Munich", "berlin", "Germany")
+QUESTION = {"typed": False}  # set once by --typed (run): the students type instead of tapping
 
 
 @dataclass
@@ -82,7 +88,24 @@ def with_browser_id(tab: StreamlitSession, voter: str) -> None:
 
 
 def options_of(tab: StreamlitSession, choices: list[str]) -> list[Widget]:
+    """The option buttons, or for a typed question the box to type in."""
+    if QUESTION["typed"]:
+        return [w for w in tab.widgets.values() if w.kind == "text_input"]
     return [w for label in choices for w in tab.buttons(label)]
+
+
+async def press(student: Student) -> tuple[Widget | None, object]:
+    """Tap the student's option, or type their word and press Send: (the widget, its run)."""
+    tab = student.tab
+    if not QUESTION["typed"]:
+        widget = next(iter(tab.buttons(student.option)), None)
+        return widget, (None if widget is None else await tab.click(widget))
+    box = next(iter(options_of(tab, [])), None)
+    send = next(iter(tab.buttons("Send")), None)
+    if box is None or send is None:
+        return None, None
+    tab.states[box.id] = WidgetState(id=box.id, string_value=student.option)
+    return send, await tab.click(send)
 
 
 async def join(student: Student, choices: list[str], timeout: float = 60) -> None:
@@ -110,16 +133,15 @@ async def tap(student: Student, choices: list[str], tally: Tally) -> None:
         if any(mark in text for mark in ACK for text in student.tab.texts):  # a vote the store
             acknowledge(student, tally, 0.0)  # kept but never acknowledged (its replica was
             return  # killed): the page reloaded with the browser's id shows it, and no buttons
-        widget = next(iter(student.tab.buttons(student.option)), None)
-        if widget is not None or student.tab.closed:
+        if options_of(student.tab, [student.option]) or student.tab.closed:
             break
         await asyncio.sleep(0.1)
+    student.tab.texts = []  # what the page says from now on
+    started = time.perf_counter()
+    widget, result = await press(student)
     if widget is None:
         tally.errors["the option was not on the page"] += 1
         return
-    student.tab.texts = []  # what the page says from now on
-    started = time.perf_counter()
-    result = await student.tab.click(widget)
     said = ""
     while time.perf_counter() - started < 15 and not student.tab.closed:
         said = " ".join(student.tab.texts)  # the panel's timer redraws it too
@@ -179,7 +201,7 @@ class Projector:
 async def open_projector(url: str, code: str, key: str, choices: list[str]) -> Projector:
     """The presenter's tab on the step, in the room (its presenter link), with round 1 open."""
     query = f"lesson={LESSON}&step={STEP}&room={code}&room_key={key}"
-    tab = StreamlitSession(url, "soft-select", query=query, tag="projector")
+    tab = StreamlitSession(url, PAGE, query=query, tag="projector", timeout=120)
     await tab.connect()
     if not (await tab.run()).ok:
         raise RuntimeError(f"the presenter's page failed: {tab.exceptions[:1]}")
@@ -265,7 +287,8 @@ async def classroom(
     from attnviz.classroom import Store, StoreConfig
     from attnviz.lessons.loader import bundled_lessons
 
-    choices = list(bundled_lessons()[LESSON].steps[STEP - 1].question.options)
+    question = bundled_lessons()[LESSON].steps[STEP - 1].question
+    choices = list(WORDS if question.typed else question.options)
     rng, tally = random.Random(seed), Tally()
     store = Store(StoreConfig(url=database_url))
     try:
@@ -306,6 +329,10 @@ async def classroom(
 
 
 async def run(args: argparse.Namespace) -> int:
+    global LESSON, STEP, PAGE
+    if args.typed:
+        LESSON, STEP, PAGE = TYPED
+        QUESTION["typed"] = True
     with deployment(replicas=2, sqlite=args.sqlite) as deployed:
         kill = (lambda name: kill_replica(deployed, name)) if args.kill else None
         outcome = await classroom(
@@ -317,7 +344,8 @@ async def run(args: argparse.Namespace) -> int:
 def report(args: argparse.Namespace, outcome: Outcome) -> int:
     tally, times = outcome.tally, outcome.tally.times
     print(
-        f"students {args.students}, window {args.window:.0f} s, database "
+        f"students {args.students}{' typing a word' if args.typed else ''}, window "
+        f"{args.window:.0f} s, database "
         f"{'SQLite' if args.sqlite else 'PostgreSQL'}, killed {outcome.victim or 'none'}"
     )
     print(
@@ -351,6 +379,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--kill", action="store_true", help="kill a replica halfway through")
     parser.add_argument("--sqlite", action="store_true", help="SQLite file instead of PostgreSQL")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--typed", action="store_true", help="type a word (lesson 9, step 1)")
     return parser.parse_args(argv)
 
 

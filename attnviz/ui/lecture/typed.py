@@ -65,7 +65,7 @@ def typed_ballot(state: RoomState, voter: str, found) -> None:
     if refused := st.session_state.pop(REFUSED, None):
         st.warning(refused)
     with st.form(f"room_typed_{found.step}_{found.number}", border=False):
-        typed = st.text_input(
+        st.text_input(
             "Your word (what comes next)" if word else "Your number",
             max_chars=MAX_WORD if word else MAX_NUMBER_TEXT,
             placeholder="e.g. Paris" if word else "e.g. 42",
@@ -74,11 +74,19 @@ def typed_ballot(state: RoomState, voter: str, found) -> None:
         if word:
             st.caption("Case counts, as for the model: “Paris” and “paris” are two tokens.")
         sure_picker(f"room_sure_{found.step}_{found.number}")
-        sent = st.form_submit_button("Send", icon=":material/send:", type="primary")
-    if sent:
-        level = st.session_state.get(f"room_sure_{found.step}_{found.number}")
-        cast(state, voter, typed or "", found, level)
-        st.rerun(scope="app")
+        st.form_submit_button(
+            "Send",
+            icon=":material/send:",
+            type="primary",
+            on_click=_send,  # before the panel's own rerun, which then says what became of it
+            args=(state, voter, found),
+        )
+
+
+def _send(state: RoomState, voter: str, found) -> None:
+    typed = st.session_state.get(f"room_typed_text_{found.number}") or ""
+    level = st.session_state.get(f"room_sure_{found.step}_{found.number}")
+    cast(state, voter, typed, found, level)
 
 
 def cast(state: RoomState, voter: str, answer: str, found, level: int | None) -> None:
