@@ -92,10 +92,15 @@ def _asking(lesson: Lesson, number: int, step: Step, options: list, revealed_key
     guess_key = f"lesson_guess_{lesson.slug}_{number}"
     if not step.views:  # a step with views veils them on its stage (attnviz.ui.lecture.stage)
         st.html(css("hide_figures"))
-    row = st.container(horizontal=True, vertical_alignment="center", key="lesson_guess_row")
+    boxed = alone() and step.question.typed  # a guess typed in a labelled box, then checked
+    place = "bottom" if boxed else "center"
+    row = st.container(horizontal=True, vertical_alignment=place, key="lesson_guess_row")
     label = "Reveal"
     if alone():
         label = "Check my answer" if options or step.question.typed else "Show the answer"
+    if boxed:
+        said = "Your word" if step.question.kind == WORDS else "Your number"
+        row.text_input(said, max_chars=MAX_WORD, key=guess_key, width=220)
     if row.button(label, key="lesson_reveal", icon=":material/visibility:"):  # first: in
         if not alone():
             reveal_rounds(lesson.slug, number)  # the room's phones show the answers too
@@ -108,9 +113,6 @@ def _asking(lesson: Lesson, number: int, step: Step, options: list, revealed_key
         st.rerun()
     if not alone():  # live classroom: Open vote, again
         vote_controls(row, lesson.slug, number, options, step.question.kind)
-    elif step.question.typed:  # alone: the student types a guess to check
-        label = "Your word" if step.question.kind == WORDS else "Your number"
-        row.text_input(label, max_chars=MAX_WORD, key=guess_key, width=220)
     if options:
         row.radio(
             "Your prediction",
