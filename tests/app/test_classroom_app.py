@@ -1,8 +1,9 @@
 """The live classroom in AppTest, a presenter session and student sessions on one SQLite file:
 the presenter opens a room on a lesson's question step, a student joins by link and follows,
-votes once (a second vote from the same device is refused), the presenter's page counts it,
-round 2 after discussing, Reveal shows the grouped bars whose heights are the votes cast here,
-Next moves the student; a student's link with presenter junk in it steers nothing."""
+votes once, saying how sure (a second vote from the same device is refused), the presenter's
+page counts it, round 2 after discussing, Reveal shows the grouped bars whose heights are the
+votes cast here and how the sure did, Next moves the student; a student's link with presenter
+junk in it steers nothing."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from attnviz.classroom import NoSuchRoom, Store, StoreConfig
 from attnviz.classroom.config import URL_VARIABLE, sqlite_url
 from attnviz.classroom.views import ROOM
+from attnviz.ui.lecture.answers import FACTS
 from attnviz.ui.lecture.joined import ROOM_PARAM
 from attnviz.ui.lecture.position import lessons
 from attnviz.ui.lecture.room import ROOMS
@@ -88,6 +90,7 @@ def test_a_room_follows_the_presenter_counts_votes_once_and_reveals_them(databas
     options = list(presenter.radio(key=f"lesson_guess_{SLUG}_1").options)
     student.run()
     assert set(options) <= set(labels(student)), labels(student)
+    student.session_state["room_sure_1_1"] = 5  # "certain", before the tap (optional)
     vote(student, options[0])
     assert f"Your vote: {options[0]}" in messages(student)
     again = session({"room": code}, voter=VOTER)  # a reload: the same device, a new session
@@ -97,6 +100,7 @@ def test_a_room_follows_the_presenter_counts_votes_once_and_reveals_them(databas
     assert any("1 vote**" in m.value for m in presenter.markdown), "the live count"
     presenter.button(key="room_vote_2").click().run()
     student.run()
+    student.session_state["room_sure_1_2"] = 4
     vote(student, options[1])
     presenter.run()
     for at in (presenter, student):  # hidden until Reveal: the count shows, not the answers
@@ -110,6 +114,10 @@ def test_a_room_follows_the_presenter_counts_votes_once_and_reveals_them(databas
     shift = plotly_array(charts(presenter, "Who moved")[0]["data"][0]["z"])
     assert shift.tolist() == moved, "the shift chart"
     assert any("1 of 1 student who voted twice changed" in m.value for m in presenter.markdown)
+    answer = presenter.session_state[FACTS]["top_key"].answer
+    said = " ".join(m.value.replace("\\", "") for m in presenter.markdown)
+    assert f"Right, by how sure: sure (4–5) {int(options[1] == answer)} of 1." in said
+    assert "Changed their answer, by how sure in round 1: sure (4–5) 1 of 1." in said
     student.run()
     assert list(bars(student).values()) == [expected_1, expected_2], "phones see it too"
     presenter.button(key="lesson_next").click().run()

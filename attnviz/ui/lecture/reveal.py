@@ -26,7 +26,7 @@ from attnviz.ui.common.figures import as_tables
 from attnviz.ui.common.settings import settings
 from attnviz.ui.lecture.room import room_of
 from attnviz.ui.lecture.store import attempt
-from attnviz.ui.lecture.typed_reveal import draw_typed
+from attnviz.ui.lecture.typed_reveal import draw_typed, sure_lines
 
 SHOW_ANSWERS = "_classroom_show_answers"  # (slug, step) whose room's answers are open until closed
 FIGURE_CONFIG = {"displayModeBar": False}
@@ -90,6 +90,10 @@ def _answers_dialog(code, asked, model: Answer, number: int) -> None:
         draw_answers(asked, answer, key=f"room_answers_{number}")
     if weights is not None and len(asked) > 1:
         st.markdown(_shift_of(code, number, asked, answer)[1])
+    if asked[-1][0].kind == CHOICE and answer:  # how the sure did, and whether they moved
+        lines: list[str] = []
+        sure_lines(code, number, asked, lambda picked: picked == answer, "right", lines)
+        st.markdown("  \n".join(md_literal(line) for line in lines if line))
 
 
 def draw_answers(

@@ -59,7 +59,7 @@ def _words(code, step, asked, model, key, height, chars, phone, draw) -> None:
             f"Named the top token: round 1 {100 * before.top_share:.0f} % → round 2 "
             f"{100 * found.top_share:.0f} %."
         )
-    _sure_lines(code, step, asked, lambda answer: answer == found.top, "named it", lines)
+    sure_lines(code, step, asked, lambda answer: answer == found.top, "named it", lines)
     st.markdown("  \n".join(md_literal(line) for line in lines if line))
     if not phone:
         _hide(code, step, counts)
@@ -82,15 +82,16 @@ def _numbers(code, step, asked, model, key, height, chars, phone, draw) -> None:
             f"{tv.shown_number(latest.median)}."
         )
     if truth is not None:
-        _sure_lines(code, step, asked, tv.close_to(truth), "within 10 % of it", lines)
+        sure_lines(code, step, asked, tv.close_to(truth), "within 10 % of it", lines)
     st.markdown("  \n".join(md_literal(line) for line in lines if line))
     if settings().tables:
         values = asked[-1][1]
         st.dataframe({"number": list(values), "answers": list(values.values())}, hide_index=True)
 
 
-def _sure_lines(code, step, asked, right, what: str, lines: list[str]) -> None:
-    """How the sure and the unsure did, and (two rounds) whether the sure ones moved."""
+def sure_lines(code, step, asked, right, what: str, lines: list[str]) -> None:
+    """How the sure and the unsure did (`right(answer)`, said as `what`), and (two rounds)
+    whether the sure ones moved, added to `lines` (nothing when nobody said how sure)."""
     ballots, _ = attempt(lambda store: store.ballots(code, step), place=False)
     if not ballots:
         return
