@@ -32,6 +32,7 @@ import plotly.io as pio
 from attnviz.lessons.loader import load_lesson
 from attnviz.lessons.model import Lesson, LessonError, Step
 from attnviz.lessons.rich_text import inline_html, markdown_html
+from attnviz.lessons.typed import shown_answer
 from attnviz.topics.registry import scene, scene_urls
 
 STYLE = (
@@ -49,13 +50,16 @@ AXIS = re.compile(r"[xy]axis\d*$")
 
 def step_run(step: Step) -> tuple[dict | None, dict[str, str]]:
     """The step's main figure (as a dict; None for a step without a scene) and the answers its
-    scene computes ({"top_key": "cherry"}: what a computed question's answer is)."""
+    scene computes ({"top_key": "cherry"}: what a computed question's answer is; a typed
+    question's as a student would type it, typed.shown_answer)."""
     if step.page not in scene_urls():
         return None, {}
     page = scene(step.page)
     values = page.values(step.params)
     result, views = page.compute(values, only={page.main_view})
-    answers = {name: found.answer for name, found in page.answers(result, values).items()}
+    kind = "choice" if step.question is None else step.question.kind
+    found = page.answers(result, values).items()
+    answers = {name: shown_answer(kind, answer) for name, answer in found}
     return json.loads(views[page.main_view].to_json()), answers
 
 

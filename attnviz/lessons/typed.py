@@ -17,7 +17,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from attnviz.lessons.typed_answers import CHOICE, KINDS, NUMBER, typed_number
+from attnviz.lessons.typed_answers import (
+    CHOICE,
+    KINDS,
+    NUMBER,
+    WORDS,
+    shown_number,
+    token_word,
+    typed_number,
+)
+from attnviz.topics.scene import Answer
 
 COMPUTED_PREFIX = "computed:"
 
@@ -42,3 +51,13 @@ def problem(
         allowed = " or ".join(names) if names else "none on this page"
         return f'a question of kind "{kind}" has the answer {allowed}, not {answer!r}'
     return None
+
+
+def shown_answer(kind: str, found: Answer) -> str:
+    """A computed answer as the question asks for it: a typed word as one would type the model's
+    top token ("+" for "␣+"), a number as the projector writes it, else the option's label."""
+    if kind == WORDS and found.ranked:
+        return token_word(found.ranked[0][0])
+    if kind == NUMBER and found.value is not None:
+        return shown_number(found.value)
+    return found.answer

@@ -160,3 +160,13 @@ def test_typed_words_and_numbers_read_as_a_person_means_them():
     assert typed_word("Café") == typed_word("Cafe\u0301")  # one word however it was composed
     assert typed_number("-0") == "0" and typed_number("12.50") == "12.5"
     assert typed_number("1,000") is None  # a thousands comma is not guessed at
+
+
+def test_a_typed_questions_answer_reads_as_a_student_would_type_it():
+    from attnviz.lessons.typed import shown_answer
+    from attnviz.topics.scene import Answer
+
+    code = Answer("+ (0)", ("+ (0)", ",", "+ (3)"), ranked=(("␣+", 0.89), (",", 0.04)))
+    assert shown_answer("words", code) == "+"  # not the option label that tells two "+" apart
+    assert shown_answer("number", Answer("over 75 %", (), value=74.4213)) == "74.4"
+    assert shown_answer("choice", code) == "+ (0)"

@@ -10,10 +10,18 @@ from dataclasses import replace
 
 import streamlit as st
 
-from attnviz.classroom.typed_views import close_to, shown_number, token_word
+from attnviz.classroom.typed_views import close_to
 from attnviz.io.user_text import md_literal
 from attnviz.lessons.model import Lesson, Step
-from attnviz.lessons.typed_answers import MAX_WORD, NUMBER, WORDS, typed_number, typed_word
+from attnviz.lessons.typed import shown_answer
+from attnviz.lessons.typed_answers import (
+    MAX_WORD,
+    NUMBER,
+    WORDS,
+    token_word,
+    typed_number,
+    typed_word,
+)
 from attnviz.topics.scene import Answer
 from attnviz.ui.common.sidebar import css
 from attnviz.ui.lecture.answers import computed
@@ -40,10 +48,8 @@ def predict_then_reveal(lesson: Lesson, number: int, step: Step) -> None:
         if model is None:
             st.warning("This page did not give the answer to compare with; look at the figure.")
             return
-    if question.kind == NUMBER and model.value is not None:
-        model = replace(model, answer=shown_number(model.value))
-    if question.kind == WORDS and model.ranked:  # the top token as a word: "␣+" is "+"
-        model = replace(model, answer=token_word(model.ranked[0][0]))
+    if question.typed:  # as a student would type it: "+" for the top token "␣+", "51"
+        model = replace(model, answer=shown_answer(question.kind, model))
     st.markdown(f"**Predict:** {question.prompt}")
     revealed_key = revealed(f"{lesson.slug}:{number}")
     if st.session_state.get(revealed_key):
