@@ -23,6 +23,9 @@ threads exist, is what MALLOC_ARENA_MAX=2 in the environment would do. Elsewhere
 Its index page names the server's base URL for the frontend (attnviz.ui.index_page), so a deep
 link asks no path under the page's own (two 404s in the console on every deep link before).
 
+It serves one route of its own beside Streamlit's: a live classroom room's pulse (the step and
+open round a phone follows, attnviz.ui.lecture.pulse), so phones hear of a move within a second.
+
 And it ends quickly: once Streamlit has stopped (SIGTERM, Ctrl-C), the exit handlers run (the
 training pool ends its workers and its fork server) and the process leaves with os._exit,
 without the interpreter's teardown (unloading torch and transformers took seconds on a busy
@@ -42,6 +45,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.web import cli
 
 from attnviz.ui import index_page, preload
+from attnviz.ui.lecture import pulse
 
 M_ARENA_MAX = -8  # glibc's mallopt parameter number
 ARENAS = 2
@@ -64,6 +68,7 @@ def main(options: list[str] | None = None, app: str = "app.py") -> None:
     (`app`: app.py of the working directory, or an installed package's, attnviz.api.cli)."""
     PagesManager.uses_pages_directory = False
     index_page.install()  # deep links ask the server where it is, not under the page's path
+    pulse.install()  # a room's phones hear of a move within a second (attnviz.ui.lecture.pulse)
     limit_malloc_arenas()  # before the sessions' threads exist
     preload.start()  # the heavy imports, before any session needs them
     options = sys.argv[1:] if options is None else options

@@ -18,7 +18,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from attnviz.classroom import NoSuchRoom, Store
 from attnviz.classroom.views import presenter_path
 from attnviz.ui.lecture.position import lessons
-from attnviz.ui.lecture.votes import POLL_S
+from attnviz.ui.lecture.student import FOLLOW_S
 from tests.support.browser import SHOTS, assert_no_exception, wait_idle
 
 SLUG, STEP = "01_select_to_self_attention", 3  # soft select at T = 100, options in the file
@@ -162,7 +162,7 @@ def test_a_student_who_opens_another_page_stays_in_the_room_and_taps_back(browse
         student.wait_for_url(f"**/text?room={code}*", timeout=30_000)
         student.wait_for_selector(".st-key-room_back button", timeout=30_000)
         wait_idle(student)
-        student.wait_for_timeout(POLL_S * 1500)  # the room's poll has run: it writes no entry
+        student.wait_for_timeout(FOLLOW_S * 1200)  # the room's poll has run: it writes no entry
         assert student.evaluate("history.length") == entries + 1, "one page, one entry"
         student.go_back()  # one press of Back: the page before (it took 6)
         student.wait_for_url("**/soft-select?room=*", timeout=30_000)
@@ -181,20 +181,24 @@ def test_a_student_who_opens_another_page_stays_in_the_room_and_taps_back(browse
         store.dispose()
 
 
+TOLD_MS = 2500  # a phone hears of a move, a vote or the room's end (measured idle: p95 1.1 s)
 BLURRED = """() => [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
   .filter((el) => getComputedStyle(el).filter.includes('blur')).length"""
 
 
 def closed_room_is_said(store, student, code: str, key: str) -> None:
-    """A vote opens (the figures blur), then the presenter closes the room: within two polls
-    the device says the room has closed, its ballot is gone and its figures are clear again
-    (issue 59: the phones showed nothing)."""
+    """The presenter moves on, then a vote opens (the figures blur), then the presenter closes
+    the room: the device shows the step, then blurs, then says the room has closed (its ballot
+    gone, its figures clear again), each within TOLD_MS (issue 59: the phones showed nothing,
+    and a move reached them at their next 2-second poll)."""
+    store.set_step(code, key, 2)  # a move: the phone hears of it within 2 s (the room's pulse;
+    student.get_by_text("step 2 of").wait_for(timeout=TOLD_MS)  # its own poll: 5 s)
     store.set_step(code, key, 1)
     store.open_round(code, key, 1, ["a", "b"])
-    student.wait_for_function(f"({BLURRED})() > 0", timeout=POLL_S * 3000)
+    student.wait_for_function(f"({BLURRED})() > 0", timeout=TOLD_MS)
     store.close_room(code, key)
     said = student.get_by_text(f"Room {code} has closed")
-    said.wait_for(timeout=POLL_S * 2000)
+    said.wait_for(timeout=TOLD_MS)
     assert student.locator(".st-key-room_panel").count() == 0
     assert student.evaluate(BLURRED) == 0, "the figures stay blurred after the room closed"
     assert student.get_by_role("link", name="Join another room").count() == 1

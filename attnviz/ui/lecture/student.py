@@ -1,8 +1,10 @@
 """A student's device in a live classroom room (`?room=CODE`, or the code typed on the home
 page): it follows the presenter's current step (the step's page and settings, written into the
 page's widgets once per step as presenter mode does, attnviz.ui.lecture.presenter.enter_step), with
-no presenter control. A fragment polls the room every POLL_S seconds (one indexed read) and
-redraws the page when the presenter moves on or opens a vote. The student may explore (change a
+no presenter control. The room's pulse (attnviz.ui.lecture.pulse, static/room_pulse.js) reruns
+the page within about a second when the presenter moves on, opens or closes a vote, or ends the
+room; a fragment polls the room every FOLLOW_S seconds behind it (one indexed read) and redraws
+the page on a change too. The student may explore (change a
 slider, even another page); "Back to the presenter's step" snaps back. On top of the page, a
 compact panel: the room and step, and the step's vote (attnviz.ui.lecture.votes.ballot), so
 that on a phone the question and its options are above the fold.
@@ -20,16 +22,24 @@ from attnviz.classroom.tokens import normalize_code
 from attnviz.classroom.views import ROOM, followed_step, signature
 from attnviz.lessons.model import Lesson
 from attnviz.topics.registry import Page
-from attnviz.ui.common.sidebar import css
+from attnviz.ui.common.sidebar import STATIC, css
 from attnviz.ui.common.widgets import apply
+from attnviz.ui.index_page import base_path
 from attnviz.ui.lecture.joined import JOINED
 from attnviz.ui.lecture.position import lessons, page_path
+from attnviz.ui.lecture.pulse import PATH
 from attnviz.ui.lecture.store import attempt, show
 from attnviz.ui.lecture.voter_id import voter_id
-from attnviz.ui.lecture.votes import POLL_S, ballot
+from attnviz.ui.lecture.votes import ballot
 
+PULSE = st.components.v2.component(
+    "attnviz_room_pulse", js=(STATIC / "room_pulse.js").read_text(encoding="utf-8")
+)
 FOLLOWED = "_classroom_followed"  # (code, step) whose settings were last written into the page
-SEEN = "_classroom_seen"  # the room's signature (views.signature) this page was drawn for
+SEEN = "_classroom_seen"
+# the panel's own poll: behind the pulse (a move heard within a second, static/room_pulse.js),
+# for a page whose JavaScript does not run it, and for what the pulse does not carry
+FOLLOW_S = 5.0  # the room's signature (views.signature) this page was drawn for
 
 
 def follow_room(here: Page) -> None:
@@ -63,12 +73,23 @@ def follow_room(here: Page) -> None:
             apply(step.table(), step.state())
         st.session_state[FOLLOWED] = (code, number)
     st.session_state[SEEN] = signature(state)
+    PULSE(
+        data={"path": pulse_url(code), "seen": list(signature(state))},
+        key="room_pulse",
+        on_seen_change=lambda: None,
+    )  # a move reruns the page within a second
     st.html(css("classroom"))  # static CSS, never user text
     if state.open_round is not None and state.open_round.step == state.step:
         st.html(css("hide_figures"))  # vote alone first: the figures stay blurred meanwhile
     voter = voter_id()
     with st.container(key="room_panel"):
         _poll(code, (lesson, voter))
+
+
+def pulse_url(code: str) -> str:
+    """Where the phone asks for the room's pulse: the server's base path and the pulse's path
+    (the browser resolves it against this origin)."""
+    return base_path() + PATH + code
 
 
 def closed(code: str, error: NoSuchRoom, was_in: bool) -> None:
@@ -91,9 +112,9 @@ def back_to_presenter() -> None:
     st.session_state.pop(FOLLOWED, None)
 
 
-@st.fragment(run_every=POLL_S)
+@st.fragment(run_every=FOLLOW_S)
 def _poll(code: str, context: tuple[Lesson, str] | None) -> None:
-    """The room's state every POLL_S seconds: the whole page is redrawn when it changed."""
+    """The room's state every FOLLOW_S seconds: the whole page is redrawn when it changed."""
     state, error = attempt(lambda store: store.join(code), place=False)
     if isinstance(error, NoSuchRoom):  # closed meanwhile: the page as a closed room leaves it
         st.session_state.pop(FOLLOWED, None)
