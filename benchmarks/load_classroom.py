@@ -24,6 +24,7 @@ acknowledgement the projector showed the right count.
     python -m benchmarks.load_classroom --students 60 --kill
     python -m benchmarks.load_classroom --sqlite             # one SQLite file (WAL) for both
     python -m benchmarks.load_classroom --typed              # each types a word (lesson 9)
+    python -m benchmarks.load_classroom --typed number       # each types a number (lesson 8)
 """
 
 from __future__ import annotations
@@ -45,11 +46,18 @@ from benchmarks.load_deploy import deployment, kill_replica
 
 LESSON, STEP, PAGE = "01_select_to_self_attention", 3, "soft-select"  # three options to tap
 ACK = ("Your vote", "already voted", "Your answer", "already answered")  # what a vote ends with
-# --typed: lesson 9's first step, "what will the model say next?" on the language model's page:
-# each student types one of these words (attnviz.ui.lecture.typed), not a tap
-TYPED = ("09_inside_a_language_model", 1, "language-model")
-WORDS = ("Berlin", "Paris", "Hamburg", "Munich", "berlin", "Germany")
-QUESTION = {"typed": False}  # set once by --typed (run): the students type instead of tapping
+# --typed: each student types an answer (attnviz.ui.lecture.typed) instead of tapping: one of
+# these words on lesson 9's first step ("what will the model say next?", the language model's
+# page), or with --typed number one of these numbers on lesson 8's third (scores a window keeps)
+TYPED = {
+    "words": ("09_inside_a_language_model", 1, "language-model"),
+    "number": ("08_attention_at_scale", 3, "attention-at-scale"),
+}
+ANSWERS = {
+    "words": ("Berlin", "Paris", "Hamburg", "Munich", "berlin", "Germany"),
+    "number": ("51", "48", "45", "60", "17", "324"),
+}
+QUESTION = {"typed": ""}  # set once by --typed (run): the students type instead of tapping
 
 
 @dataclass
@@ -288,7 +296,7 @@ async def classroom(
     from attnviz.lessons.loader import bundled_lessons
 
     question = bundled_lessons()[LESSON].steps[STEP - 1].question
-    choices = list(WORDS if question.typed else question.options)
+    choices = list(ANSWERS[question.kind] if question.typed else question.options)
     rng, tally = random.Random(seed), Tally()
     store = Store(StoreConfig(url=database_url))
     try:
@@ -331,8 +339,8 @@ async def classroom(
 async def run(args: argparse.Namespace) -> int:
     global LESSON, STEP, PAGE
     if args.typed:
-        LESSON, STEP, PAGE = TYPED
-        QUESTION["typed"] = True
+        LESSON, STEP, PAGE = TYPED[args.typed]
+        QUESTION["typed"] = args.typed
     with deployment(replicas=2, sqlite=args.sqlite) as deployed:
         kill = (lambda name: kill_replica(deployed, name)) if args.kill else None
         outcome = await classroom(
@@ -344,7 +352,7 @@ async def run(args: argparse.Namespace) -> int:
 def report(args: argparse.Namespace, outcome: Outcome) -> int:
     tally, times = outcome.tally, outcome.tally.times
     print(
-        f"students {args.students}{' typing a word' if args.typed else ''}, window "
+        f"students {args.students}{f' typing a {args.typed}' if args.typed else ''}, window "
         f"{args.window:.0f} s, database "
         f"{'SQLite' if args.sqlite else 'PostgreSQL'}, killed {outcome.victim or 'none'}"
     )
@@ -379,7 +387,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--kill", action="store_true", help="kill a replica halfway through")
     parser.add_argument("--sqlite", action="store_true", help="SQLite file instead of PostgreSQL")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--typed", action="store_true", help="type a word (lesson 9, step 1)")
+    parser.add_argument(
+        "--typed",
+        nargs="?",
+        const="words",
+        choices=sorted(TYPED),
+        help="type an answer: a word (lesson 9, step 1) or a number (lesson 8, step 3)",
+    )
     return parser.parse_args(argv)
 
 
