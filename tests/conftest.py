@@ -51,6 +51,7 @@ SHARED_RUNS = {
     "test_patching_try_this.py": "llm-real",
     "test_api_generate.py": "llm-real",
     "test_warm_up_pages.py": "llm-real",
+    "test_classroom_words_app.py": "llm-real",
     # not trained runs, but one Ray head per module: split over the two workers, each started its
     # own head and waited on its teardown (the suite paid both twice)
     "test_ray_backend.py": "ray",
