@@ -23,9 +23,12 @@ def escaped(text: str, limit: int = 40) -> str:
     return html.escape(cut, quote=False)
 
 
-def words_figure(shown: Mapping[str, int], top: str, height: int, title_chars: int = 44):
+def words_figure(
+    shown: Mapping[str, int], top: str, height: int, title_chars: int = 44, lead: str = ""
+):
     """The class's words (`shown`: word -> answers, most first) as tiles sized by their count;
-    the word that is the model's top token (`top`) in orange, the others blue by count."""
+    the word that is the model's top token (`top`) in orange, the others blue by count. `lead`
+    ("␣"): each word as the tokenizer meets it after the prompt, with its leading space shown."""
     words = list(shown)[:MAX_TILES]
     more = len(shown) - len(words)
     counts = [int(shown[w]) for w in words]
@@ -36,7 +39,7 @@ def words_figure(shown: Mapping[str, int], top: str, height: int, title_chars: i
     ]
     trace = dict(
         type="treemap",
-        labels=[tile_label(w) for w in words],
+        labels=[tile_label(lead + w) for w in words],
         parents=[""] * len(words),
         values=counts,
         ids=[f"w{i}" for i in range(len(words))],

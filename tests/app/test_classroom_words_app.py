@@ -58,7 +58,9 @@ def test_the_class_types_the_next_word_and_reveal_sets_it_beside_the_model(datab
     tiles = chart(presenter, "The class's words")["data"][0]
     assert not any("<b>" in label for label in tiles["labels"]), "markup typed is shown as text"
     shown = [html.unescape(label.replace("<br>", "")) for label in tiles["labels"]]  # wrapped
-    assert dict(zip(shown, tiles["values"], strict=True)) == {"Berlin": 1, "<b>Munich</b>": 1}
+    assert all(label.startswith("␣") for label in shown), "after a word: with its space"
+    words = [label.removeprefix("␣") for label in shown]
+    assert dict(zip(words, tiles["values"], strict=True)) == {"Berlin": 1, "<b>Munich</b>": 1}
     bars = chart(presenter, "The model's next token")["data"][0]
     tokens, probs = top_ten()
     assert [t.replace("Ġ", "").replace("␣", "") for t in tokens][0] == "Berlin"

@@ -72,7 +72,10 @@ def typed_ballot(state: RoomState, voter: str, found) -> None:
             key=f"room_typed_text_{found.number}",
         )
         if word:
-            st.caption("Case counts, as for the model: “Paris” and “paris” are two tokens.")
+            st.caption(
+                "Case counts, as for the model: “Paris” and “paris” are two tokens. After a "
+                "word the model reads yours with its space (␣Paris), as the projector shows it."
+            )
         sure_picker(f"room_sure_{found.step}_{found.number}")
         st.form_submit_button(
             "Send",

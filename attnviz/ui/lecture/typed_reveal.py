@@ -47,7 +47,8 @@ def _words(code, step, asked, model, key, height, chars, phone, draw) -> None:
     found = tv.words_reveal(counts, ranked, hidden, chances)
     left, right = st.columns(2)
     with left:
-        draw(words_figure(found.shown, found.top, height, chars), key)
+        lead = "␣" if ranked[0][0] != token_word(ranked[0][0]) else ""  # after a space
+        draw(words_figure(found.shown, found.top, height, chars, lead), key)
     with right:
         tokens, probs = zip(*ranked, strict=True)
         typed = [counts.get(token_word(t), 0) for t in tokens]
