@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from urllib.parse import urlencode
 
 from attnviz.classroom.states import RoomState, RoundState, VoteResult
+from attnviz.lessons.typed_answers import CHOICE, problem
 
 ROOM, ROOM_KEY = "room", "room_key"  # the URL's parameters: the room's code, the presenter key
 VOTE_LABELS = {1: "Open vote", 2: "Vote again"}
@@ -58,16 +59,18 @@ def next_round(asked: Sequence[RoundState]) -> int | None:
     return None
 
 
-def vote_note(result: VoteResult, option: str) -> tuple[str, str]:
-    """(kind, message) a student sees after tapping `option`: kind is "success" (this vote,
-    or an earlier one of this device, stands) or "warning"; the message is plain text."""
+def vote_note(result: VoteResult, option: str, kind: str = CHOICE) -> tuple[str, str]:
+    """(kind, message) a student sees after tapping `option`, or sending a typed answer (a round
+    of another `kind`, attnviz.lessons.typed_answers): kind is "success" (this vote, or an
+    earlier one of this device, stands) or "warning"; the message is plain text."""
+    said, did = ("vote", "voted") if kind == CHOICE else ("answer", "answered")
     if result is VoteResult.ACCEPTED:
-        return "success", f"Your vote: {option}"
+        return "success", f"Your {said}: {option}"
     if result is VoteResult.DUPLICATE:
-        return "success", "You already voted in this round: your first vote counts."
+        return "success", f"You already {did} in this round: your first {said} counts."
     if result is VoteResult.CLOSED:
         return "warning", "This vote has closed; wait for the presenter's next question."
-    return "warning", "That option is not in this vote any more; look at the question again."
+    return "warning", problem(kind)
 
 
 def count_line(total: int) -> str:

@@ -103,20 +103,8 @@ def cast(state: RoomState, voter: str, answer: str, found, level: int | None) ->
         st.session_state[REFUSED] = problem(found.kind)
         return
     key = (state.code, state.step, found.number)
-    st.session_state.setdefault(MY_VOTES, {})[key] = note(result, answer, found.kind)
-
-
-def note(result: VoteResult, answer: str, kind: str) -> tuple[str, str]:
-    """(kind, message) for the phone after sending: the answer as plain Markdown."""
-    if kind == CHOICE:
-        return vote_note(result, md_literal(answer))
-    if result is VoteResult.ACCEPTED:
-        return "success", f"Your answer: {md_literal(answer.strip(), 60)}"
-    if result is VoteResult.DUPLICATE:
-        return "success", "You already answered in this round: your first answer counts."
-    if result is VoteResult.CLOSED:
-        return "warning", "This vote has closed; wait for the presenter's next question."
-    return "warning", problem(kind)
+    shown = md_literal(answer) if found.kind == CHOICE else md_literal(answer.strip(), 60)
+    st.session_state.setdefault(MY_VOTES, {})[key] = vote_note(result, shown, found.kind)
 
 
 def hide_control(code: str, key: str, step: int, words: list[str]) -> None:

@@ -84,7 +84,7 @@ def ballot(
             mine = None if earlier is None else vote_note(VoteResult.ACCEPTED, md_literal(earlier))
         if mine is not None:
             kind, message = mine
-            getattr(st, kind)(message)  # the option in it is escaped (`typed.note`)
+            getattr(st, kind)(message)  # the option in it is escaped (`typed.cast`)
             return
         if found.kind == CHOICE:
             _options(state, voter, found, taps)
