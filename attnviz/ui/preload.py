@@ -1,4 +1,4 @@
-"""What the server imports before any session needs it, on one thread at its start (see
+"""What the server imports before any session needs it, on one thread once it listens (see
 attnviz.ui.serve), and the gate every session's script passes first (`wait`, in app.py).
 
 The first page's run imported these (~0.5 s on a cold server); here they overlap the first
@@ -36,15 +36,21 @@ def _run() -> None:
         _done.set()
 
 
+def expect() -> None:
+    """Make every session's `wait` wait for `start`'s imports, called or not yet."""
+    _started.set()
+
+
 def start() -> threading.Thread:
     """Start the imports on their own thread (once per process)."""
-    _started.set()
+    expect()
     thread = threading.Thread(target=_run, name="attnviz-preload", daemon=True)
     thread.start()
     return thread
 
 
 def wait(timeout: float = 60) -> None:
-    """Return once the imports are done; at once where `start` never ran (`streamlit run`)."""
+    """Return once the imports are done; at once where neither `expect` nor `start` ran
+    (`streamlit run`)."""
     if _started.is_set():
         _done.wait(timeout)

@@ -10,7 +10,8 @@ from urllib.parse import parse_qs
 
 import plotly.graph_objects as go
 
-from attnviz.ui.common.home import python_start
+from attnviz.topics.registry import page
+from attnviz.ui.common.home import PYTHON_PAGE, PYTHON_VIEW, python_start
 from attnviz.ui.lecture.position import lessons
 from tests.support.apptest import no_exception, open_page
 from tests.support.pages import app_pages
@@ -31,6 +32,12 @@ def test_home_offers_the_first_lesson_alone_the_lessons_and_python():
 
 def app_page(url: str) -> str:
     return next(path for path, _, u in app_pages() if u == url)
+
+
+def test_the_python_on_home_names_the_text_scenes_main_view():
+    """Home names them without importing the scene (a cold server's first screen)."""
+    scene = page(PYTHON_PAGE).scene
+    assert (scene.url, scene.main_view) == (PYTHON_PAGE, PYTHON_VIEW)
 
 
 def test_the_python_on_home_draws_a_figure_as_written():

@@ -30,6 +30,25 @@ def test_the_first_page_imports_no_torch():
     assert listed.startswith("['cpu'")
 
 
+HOME_RUN = """
+import sys
+from tests.support.apptest import open_page
+at = open_page("pages/home.py")
+print(not at.exception, "torch" in sys.modules, "sklearn" in sys.modules)
+"""
+
+
+def test_the_home_page_runs_without_torch_or_scikit_learn():
+    """A cold server's first screen: home's run (its links, the first lesson's start, the three
+    lines of Python) loaded every lesson's scenes and the text scene before (2 s of imports)."""
+    done = subprocess.run(
+        [sys.executable, "-c", HOME_RUN], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    gpu_build = str(devices._build_has_gpu_support())
+    assert done.stdout.split() == ["True", gpu_build, "False"]
+
+
 def test_the_build_check_agrees_with_torch():
     built_for_gpu = torch.version.cuda is not None or getattr(torch.version, "hip", None)
     assert devices._build_has_gpu_support() == bool(built_for_gpu)

@@ -6,17 +6,20 @@ from __future__ import annotations
 
 import streamlit as st
 
+from attnviz.lessons.first import first_start
 from attnviz.topics import registry
-from attnviz.topics.text.scene import SCENE as TEXT
-from attnviz.ui.lecture.position import lessons
+
+# the text page and its scene's main view, named here so that the first screen of a cold server
+# imports no scene (the text scene brings torch: 1.3 s); tests/app/test_home.py checks both
+PYTHON_PAGE, PYTHON_VIEW = "text", "heads_grid"
 
 
 def python_start() -> str:
     """The three lines: the text page's scene on a short sentence, and its main figure."""
     return (
         "import attnviz as av\n"
-        f's = av.scene("{TEXT.url}", ta_text="The cat sat on the mat.")\n'
-        f's.views()["{TEXT.main_view}"]  # a Plotly figure'
+        f's = av.scene("{PYTHON_PAGE}", ta_text="The cat sat on the mat.")\n'
+        f's.views()["{PYTHON_VIEW}"]  # a Plotly figure'
     )
 
 
@@ -25,9 +28,9 @@ def ways_in() -> None:
     learn, teach, notebook = st.columns(3, border=True)
     with learn:
         st.markdown("**Learn** at your own pace: a lesson predicts, then shows, one idea a step.")
-        slug, lesson = next(iter(lessons().items()))
+        slug, first_page = first_start()  # not every lesson loaded: see attnviz.lessons.first
         st.page_link(
-            registry.page(lesson.steps[0].page).script,
+            registry.page(first_page).script,
             label="Start the first lesson",
             icon=":material/school:",
             query_params={"lesson": slug, "step": "1", "alone": "true"},
