@@ -60,6 +60,7 @@ MAIN_WIDGETS = {
     # settings: a window or latent size trains another model, evaluated at step 0 at once)
     "attention-since-2017": "head shown",
     "pretrained": "layer",
+    "real-block": "query head",  # its Try this steps through heads 3, 4, 5 and 6
 }
 
 

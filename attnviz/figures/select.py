@@ -9,7 +9,7 @@ from attnviz.figures.base import fast_figure, line_chart
 from attnviz.figures.fonts import titled
 
 PLANE_LIMIT = 2.0
-GRID_STEPS = 41  # invisible click targets, 0.1 apart
+GRID_STEPS = 21  # invisible click targets, 0.2 apart (a click lands on the nearest)
 PX_PER_UNIT = 80.0  # ~ a 430 px plot showing −2..2: how labels and markers compare in size
 LABEL_FONT = 16.0  # px; room for lecture mode's larger labels
 SWEEP_TITLE = "Weights as temperature T changes<br>(T → 0: hard select; T → ∞: mean)"
@@ -109,9 +109,10 @@ def key_plane(
     """Keys as dots sized by their weight, the query as a star; click anywhere to move the query."""
     grid = np.linspace(-PLANE_LIMIT, PLANE_LIMIT, GRID_STEPS, dtype=np.float32)
     gx, gy = np.meshgrid(grid, grid)
-    click_grid = {  # invisible but clickable: a selection returns its coordinates. WebGL: as an
-        # SVG scatter its 1,681 points were restyled on every redraw (0.3 s of the browser's time)
-        "type": "scattergl",
+    click_grid = {  # invisible but clickable: a selection returns its coordinates. SVG, 441
+        # points: Streamlit draws a changed chart anew, and a new WebGL context cost 0.1 s a move
+        # (1,681 SVG points 57 ms, 441 of them 21 ms, none 16 ms: Chromium, newPlot)
+        "type": "scatter",
         "x": gx.ravel(),
         "y": gy.ravel(),
         "mode": "markers",

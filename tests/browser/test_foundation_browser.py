@@ -39,8 +39,8 @@ def test_arrow_keys_move_the_revealed_step(small, app_url):
 
 
 def test_clicking_the_key_plane_moves_the_query(page, app_url):
-    """The plane's click targets are a WebGL trace (an SVG one cost 0.3 s of every redraw): a
-    click on the upper right of the plane still moves the query there, sliders and URL too."""
+    """The plane's click targets are invisible points 0.2 apart (attnviz.figures.select): a click
+    on the upper right of the plane moves the query there, sliders and URL too."""
     open_app_page(page, app_url, "soft-select", "?ss_q1=-1&ss_q2=-1")
     plane = page.locator(".st-key-ss_plane .js-plotly-plot .nsewdrag").first  # under the results
     plane.scroll_into_view_if_needed()
