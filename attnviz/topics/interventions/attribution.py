@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from attnviz.core.hooks import module_cache
+from attnviz.core.threads import fitted
 from attnviz.topics.interventions.acts import Acts, layers
 from attnviz.topics.interventions.pairs import Pair
 from attnviz.topics.language_model.layout import (
@@ -60,6 +61,7 @@ def _grads(lm: PretrainedModel, pair: Pair) -> tuple[list[torch.Tensor], list[to
     return g[: len(resid)], g[len(resid) :]
 
 
+@fitted
 def attribution(lm: PretrainedModel, pair: Pair, clean: Acts, corrupt: Acts) -> Attribution:
     """First-order estimates of every residual and head patch (one forward, one backward)."""
     g_resid, g_z = _grads(lm, pair)
@@ -91,6 +93,7 @@ def head_outputs(lm: PretrainedModel, z: torch.Tensor, layer: int) -> torch.Tens
     return torch.einsum("hd,mhd->hm", z, w_o.view(-1, h, d))
 
 
+@fitted
 def direct_logit_attribution(lm: PretrainedModel, acts: Acts, pair: Pair) -> Dla:
     """Split the logit difference at the last position into the parts of the embedding, each
     head and each MLP (the final norm's division frozen; lm_head carries no bias), and what is

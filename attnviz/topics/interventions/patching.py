@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from attnviz.core.threads import fitted
 from attnviz.topics.interventions.acts import Acts, prefix_cache, run_from
 from attnviz.topics.interventions.pairs import Pair
 from attnviz.topics.pretrained.model import PretrainedModel
@@ -79,6 +80,7 @@ def _sweep(
     return grid.sweep()
 
 
+@fitted
 def resid_sweep(
     lm: PretrainedModel,
     pair: Pair,
@@ -133,6 +135,7 @@ def _shared_prefix(lm: PretrainedModel, pair: Pair, run_equal: bool):
     return None if run_equal or first == 0 else prefix_cache(lm, pair.corrupt, first)
 
 
+@fitted
 def head_sweep(
     lm: PretrainedModel,
     pair: Pair,

@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from attnviz.core.hooks import module_cache
+from attnviz.core.threads import fitted
 from attnviz.topics.pretrained.model import PretrainedModel
 
 MAX_TOKENS = 256  # the page's prompts, at most (a forward pass at 256 tokens: ~0.4 s on a CPU)
@@ -83,6 +84,7 @@ def _on_cpu(tensor: torch.Tensor) -> torch.Tensor:
     return tensor.detach()[0].cpu()  # (1, T, ·) -> (T, ·), on the CPU
 
 
+@fitted
 def run(lm: PretrainedModel, ids: list[int]) -> Forward:
     """Attention weights, residual stream, keys and next-token logits for `ids` (see Forward)."""
     taps = {
