@@ -9,7 +9,8 @@ being idle again, split into
     server  that request → the last message of the rerun arrives (the server's rerun + transfer)
     render  that message → the last DOM change or long task (the browser drawing the result)
 
-(medians); then the pretrained page once with a 512-token and once with a 64-token input. It
+(medians); then the pretrained page once with a 512-token and once with a 64-token input, and
+the language-model page with three new ~64-token prompts (each page only when listed). It
 also prints the bytes the server sent per move, the server's CPU ms per move (read from /proc,
 the server process only), the cold start (process start → health check → home page
 interactive) and each page's first visit (navigation → idle).
@@ -253,12 +254,15 @@ SHORT_TEXT = " ".join(["the cat sat on the mat because it was warm"] * 6) + " an
 SHORT_RUNS = 3  # new 64-token sentences timed (each ends on another word: never a cached one)
 
 
-def long_input(browser, url: str, pid: int, text: str = LONG_TEXT) -> Move:
-    """The pretrained page with a new input typed in (Ctrl+Enter commits the text): LONG_TEXT,
-    512 tokens, or SHORT_TEXT, 64 tokens with [CLS] and [SEP]."""
+def long_input(
+    browser, url: str, pid: int, text: str = LONG_TEXT, path: str = "pretrained"
+) -> Move:
+    """The page at `path` (pretrained, language-model) with a new input typed in its first text
+    area (Ctrl+Enter commits the text): LONG_TEXT, 512 tokens, or SHORT_TEXT, 64 tokens with
+    [CLS] and [SEP] (about as many for the language model's tokenizer)."""
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.add_init_script(PROBE)
-    page.goto(f"{url}/pretrained")
+    page.goto(f"{url}/{path}")
     page.wait_for_selector("[data-testid='stMain'] textarea", timeout=90_000)
     wait_calm(page, timeout=120)
     area = page.locator("[data-testid='stMain'] textarea").first
@@ -340,6 +344,12 @@ def main() -> None:
                         f"{'':<22} (the model alone: {floor:.0f} ms for its forward pass with "
                         f"attentions; the page takes {total / floor:.1f}× that)"
                     )
+            if "language-model" in paths:  # a new prompt: ≤ 1 s to idle (issue 55)
+                texts = [SHORT_TEXT.replace("dry", word) for word in ("warm", "wet", "cold")]
+                moves = [
+                    long_input(browser, server.url, server.pid, t, "language-model") for t in texts
+                ]
+                report("language-model, prompt", float("nan"), "text", moves)
         finally:
             if load is not None:
                 load.terminate()

@@ -12,8 +12,8 @@ Even sleeping, two threads beside two busy processes wait on each other: a sweep
 idle time where a fair share predicts 1.5×, and with one thread 1.5×, but one thread is slower
 when the machine is idle (the lens 0.39 s against 0.21 s). So the real-model operations made of
 many small steps (`fitted`: a forward pass, the patching sweeps, attribution) take, at their
-start, as many threads as cores are free then: the cores less the tasks other processes have
-running (the kernel's count, /proc/loadavg), at most the policy's count. The logit lens, a few
+start, as many threads as cores are free then: the cores less the other tasks running (the
+kernel's count, /proc/loadavg), at most the policy's count. The logit lens, a few
 large products, keeps every thread: the kernel shares a core by thread, not by process, and a
 large product loses little waiting (beside 2 busy: 0.52 s with 2 threads, 0.60 with 1).
 Figures: benchmarks/real_models.py, ARCHITECTURE.md."""
@@ -58,33 +58,17 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-def free_cores(
-    loadavg: str | None = None, total: int | None = None, own: int | None = None
-) -> int | None:
-    """Cores not taken by other processes' running tasks now: `total` (this process's cores) less
-    the tasks the kernel counts as running (the 4th field of /proc/loadavg, `loadavg`:
-    "running/all") that are not this process's own (`own`, its threads running now, the caller
-    among them); at least 1. None where the system does not say (not Linux)."""
+def free_cores(loadavg: str | None = None, total: int | None = None) -> int | None:
+    """Cores not taken by other running tasks now: `total` (this process's cores) less the tasks
+    the kernel counts as running (the 4th field of /proc/loadavg, `loadavg`: "running/all")
+    besides the caller, another session's model call in this server among them; at least 1.
+    None where the system does not say (not Linux)."""
     try:
         text = LOADAVG.read_text(encoding="ascii") if loadavg is None else loadavg
         running = int(text.split()[3].split("/")[0])
     except (OSError, ValueError, IndexError):
         return None
-    others = max(0, running - (own_running() if own is None else own))
-    return max(1, (cores() if total is None else total) - others)
-
-
-def own_running() -> int:
-    """This process's threads the kernel counts as running now (state R), at least 1: the
-    caller. Its torch threads, just done, count too: they are not another program's."""
-    count = 0
-    for task in Path("/proc/self/task").iterdir():
-        try:
-            stat = (task / "stat").read_text(encoding="ascii")
-        except OSError:  # the thread ended
-            continue
-        count += stat[stat.rindex(")") + 2] == "R"  # after "pid (name) "
-    return max(1, count)
+    return max(1, (cores() if total is None else total) - (running - 1))
 
 
 def fit_threads(free: int | None = None) -> int:

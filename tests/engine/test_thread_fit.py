@@ -8,13 +8,12 @@ import torch
 from attnviz.core import threads
 
 
-def test_free_cores_count_only_other_programs_running_tasks():
-    # "running/all": 4 tasks running, 1 of them this process's (the caller): 3 others
-    assert threads.free_cores("0.50 0.40 0.30 4/612 9999", total=2, own=1) == 1
-    # 3 running, 2 of them this process's own (the caller and a torch thread just done)
-    assert threads.free_cores("0.50 0.40 0.30 3/612 9999", total=4, own=2) == 3
-    assert threads.free_cores("0.01 0.02 0.03 1/300 42", total=2, own=1) == 2
-    assert threads.free_cores("not a loadavg", total=2, own=1) is None
+def test_free_cores_are_the_cores_less_the_tasks_running_besides_the_caller():
+    # "running/all": 4 tasks running, the caller among them: 3 others on 2 cores
+    assert threads.free_cores("0.50 0.40 0.30 4/612 9999", total=2) == 1
+    assert threads.free_cores("0.50 0.40 0.30 2/612 9999", total=4) == 3
+    assert threads.free_cores("0.01 0.02 0.03 1/300 42", total=2) == 2
+    assert threads.free_cores("not a loadavg", total=2) is None
 
 
 def test_an_operation_gets_the_free_cores_at_most_the_policys_and_gives_them_back(monkeypatch):
