@@ -73,10 +73,10 @@ def free_cores(loadavg: str | None = None, total: int | None = None) -> int | No
 
 def fit_threads(free: int | None = None) -> int:
     """Give torch as many intra-op threads as cores are free (`free`, or now), at most the
-    policy's count (ATTNVIZ_THREADS, else one per core); the count set."""
+    policy's count (`policy_count`); the count set."""
     import torch
 
-    ceiling = threads_asked(os.environ) or cores()
+    ceiling = policy_count()
     free = free_cores() if free is None else free
     count = ceiling if free is None else max(1, min(ceiling, free))
     if torch.get_num_threads() != count:
@@ -84,20 +84,29 @@ def fit_threads(free: int | None = None) -> int:
     return count
 
 
+def policy_count() -> int:
+    """The policy's thread count: ATTNVIZ_THREADS, else OMP_NUM_THREADS (torch's own default
+    reads it: the test suite's one thread), else one per core."""
+    omp = os.environ.get("OMP_NUM_THREADS", "").strip()
+    return threads_asked(os.environ) or (int(omp) if omp.isdigit() and int(omp) else cores())
+
+
 def fitted(func: Callable[P, R]) -> Callable[P, R]:
-    """`func` with torch's threads fitted to the free cores at each call's start, and the count
-    before it back at its end (a switch costs ~0.1 ms)."""
+    """`func` with torch's threads fitted to the free cores at each call's start, and the
+    policy's count back at its end (a switch costs ~0.1 ms). Back to the policy's, not to the
+    count found: torch keeps a count per thread, and a thread that starts while another call
+    is fitted takes that call's count as its own; putting back what it found left the lens and
+    every later call on one thread."""
 
     @functools.wraps(func)
     def run(*args: P.args, **kwargs: P.kwargs) -> R:
         import torch
 
-        before = torch.get_num_threads()
         fit_threads()
         try:
             return func(*args, **kwargs)
         finally:
-            if torch.get_num_threads() != before:
-                torch.set_num_threads(before)
+            if torch.get_num_threads() != policy_count():
+                torch.set_num_threads(policy_count())
 
     return run

@@ -3,6 +3,8 @@ takes the cores other programs leave it, at most the policy's count, and gives t
 
 from __future__ import annotations
 
+from threading import Thread
+
 import torch
 
 from attnviz.core import threads
@@ -18,6 +20,7 @@ def test_free_cores_are_the_cores_less_the_tasks_running_besides_the_caller():
 
 def test_an_operation_gets_the_free_cores_at_most_the_policys_and_gives_them_back(monkeypatch):
     monkeypatch.delenv(threads.THREADS_ENV, raising=False)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)  # the suite's 1
     before = torch.get_num_threads()
     seen = []
 
@@ -30,10 +33,41 @@ def test_an_operation_gets_the_free_cores_at_most_the_policys_and_gives_them_bac
         monkeypatch.setattr(threads, "free_cores", lambda free=free: free)
         operation()
         assert seen[-1] == expected
-        assert torch.get_num_threads() == before
-    monkeypatch.setenv(threads.THREADS_ENV, "2")  # the policy's ceiling
+        assert torch.get_num_threads() == 4  # the policy's count again
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")  # torch's own default reads it
+    operation()
+    assert seen[-1] == 3
+    monkeypatch.setenv(threads.THREADS_ENV, "2")  # the policy's ceiling, before OpenMP's
     operation()
     assert seen[-1] == 2
     monkeypatch.setattr(threads, "free_cores", lambda: None)  # the system does not say
     operation()
-    assert seen == [1, 3, 4, 2, 2]
+    assert seen == [1, 3, 4, 3, 2, 2]
+    torch.set_num_threads(before)
+
+
+def test_a_call_leaves_the_policys_count_not_the_count_it_found(monkeypatch):
+    """torch keeps a count per thread, and a thread that starts while another call is fitted
+    takes that call's count: putting back the count found (1) left the lens and every later
+    call of a session's thread on one thread."""
+    monkeypatch.delenv(threads.THREADS_ENV, raising=False)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)  # the suite's 1
+    monkeypatch.setattr(threads, "cores", lambda: 2)
+    monkeypatch.setattr(threads, "free_cores", lambda: 1)  # busy now: one thread for the call
+    seen = []
+
+    @threads.fitted
+    def operation() -> None:
+        seen.append(torch.get_num_threads())
+
+    def session() -> None:
+        torch.set_num_threads(1)  # the count this thread found: another call's
+        operation()
+        seen.append(torch.get_num_threads())
+
+    before = torch.get_num_threads()
+    thread = Thread(target=session)  # a session's script thread, not the test's own
+    thread.start()
+    thread.join(10)
+    torch.set_num_threads(before)  # this process's own count (one thread for the suite)
+    assert seen == [1, 2]
