@@ -46,6 +46,16 @@ def session(query: dict[str, str], page: str = "pages/soft_select.py", voter: st
     return at.run()
 
 
+def voting_room(slug: str, step: int, page: str) -> tuple[AppTest, str]:
+    """A presenter on a lesson's step who opened a room and its first round; the room's code."""
+    presenter = session({"lesson": slug, "step": str(step)}, page=page)
+    presenter.button(key="room_open").click().run()
+    code, _ = presenter.session_state[ROOMS][slug]
+    presenter.button(key="room_vote_1").click().run()
+    no_exception(presenter)
+    return presenter, code
+
+
 def labels(at: AppTest) -> list[str]:
     return [button.label for button in at.main.button]
 

@@ -10,8 +10,7 @@ import json
 import statistics
 
 from attnviz.ui.lecture.answers import FACTS
-from attnviz.ui.lecture.room import ROOMS
-from tests.app.test_classroom_app import database, messages, session  # noqa: F401
+from tests.app.test_classroom_app import database, messages, session, voting_room  # noqa: F401
 from tests.app.test_lessons_page import open_step
 from tests.support.apptest import no_exception
 
@@ -37,11 +36,7 @@ def send(at, text: str, sure: int | None = None):
 
 
 def test_phones_type_numbers_and_reveal_draws_their_histogram(database):  # noqa: F811
-    presenter = session({"lesson": SLUG, "step": str(STEP)}, page=PAGE)
-    presenter.button(key="room_open").click().run()
-    code, key = presenter.session_state[ROOMS][SLUG]
-    presenter.button(key="room_vote_1").click().run()
-    no_exception(presenter)
+    presenter, code = voting_room(SLUG, STEP, PAGE)
     assert database.join(code).open_round.kind == "number"
     phones = [session({"room": code}, page=PAGE, voter=c * 32) for c in "abc"]
     send(phones[0], " 30 ", sure=5)

@@ -12,8 +12,7 @@ import json
 import torch
 
 from attnviz.topics.language_model import bundled
-from attnviz.ui.lecture.room import ROOMS
-from tests.app.test_classroom_app import database, session  # noqa: F401
+from tests.app.test_classroom_app import database, session, voting_room  # noqa: F401
 from tests.support.apptest import no_exception
 
 SLUG, STEP, PAGE = "09_inside_a_language_model", 1, "pages/language_model.py"
@@ -44,11 +43,7 @@ def top_ten() -> tuple[list[str], list[float]]:
 
 
 def test_the_class_types_the_next_word_and_reveal_sets_it_beside_the_model(database):  # noqa: F811
-    presenter = session({"lesson": SLUG, "step": str(STEP)}, page=PAGE)
-    presenter.button(key="room_open").click().run()
-    code, _ = presenter.session_state[ROOMS][SLUG]
-    presenter.button(key="room_vote_1").click().run()
-    no_exception(presenter)
+    presenter, code = voting_room(SLUG, STEP, PAGE)
     phones = [session({"room": code}, page=PAGE, voter=c * 32) for c in "ab"]
     send(phones[0], "Berlin")
     send(phones[1], "<b>Munich</b>")
