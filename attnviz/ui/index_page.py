@@ -13,15 +13,13 @@ Streamlit's runs. Called by attnviz.ui.serve before the server starts.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from starlette.responses import FileResponse, Response
 from streamlit import config
-from streamlit.web.server.starlette import starlette_static_routes as routes
+
+from attnviz.ui import static_files
 
 HEAD = b"<head>"
 SCRIPT = "<script>window.__streamlit = {BACKEND_BASE_URL: location.origin + %s};</script>"
-DROPPED = {"content-length", "content-type", "etag", "last-modified"}  # the file's, not ours
 
 
 def base_path() -> str:
@@ -39,28 +37,9 @@ def with_base_url(page: bytes, base: str) -> bytes:
 
 
 def install() -> None:
-    """Make the static files' handler serve the index page `with_base_url` (a wrapper around
-    Streamlit's own handler: every other file, and every header but the length, type and
-    validators of the file, as it was)."""
-    make = routes.create_streamlit_static_handler
-
-    def handler(directory: str, base_url: str | None):
-        static = make(directory, base_url)
-        answer = static.get_response
-
-        async def get_response(path: str, scope) -> Response:
-            response = await answer(path, scope)
-            if not (
-                isinstance(response, FileResponse) and Path(response.path).name == "index.html"
-            ):
-                return response
-            page = with_base_url(Path(response.path).read_bytes(), base_path())
-            kept = {k: v for k, v in response.headers.items() if k.lower() not in DROPPED}
-            return Response(
-                page, status_code=response.status_code, headers=kept, media_type="text/html"
-            )
-
-        static.get_response = get_response
-        return static
-
-    routes.create_streamlit_static_handler = handler
+    """Serve the index page `with_base_url` (attnviz.ui.static_files)."""
+    static_files.change(
+        lambda name: name == "index.html",
+        lambda path: with_base_url(path.read_bytes(), base_path()),
+        "text/html",
+    )

@@ -23,6 +23,9 @@ threads exist, is what MALLOC_ARENA_MAX=2 in the environment would do. Elsewhere
 Its index page names the server's base URL for the frontend (attnviz.ui.index_page), so a deep
 link asks no path under the page's own (two 404s in the console on every deep link before).
 
+It serves Streamlit's chart component changed so that a new chart is drawn once, not twice
+(attnviz.ui.plotly_once).
+
 It serves one route of its own beside Streamlit's: a live classroom room's pulse (the step and
 open round a phone follows, attnviz.ui.lecture.pulse), so phones hear of a move within a second.
 
@@ -44,7 +47,7 @@ import sys
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.web import cli
 
-from attnviz.ui import index_page, preload
+from attnviz.ui import index_page, plotly_once, preload
 from attnviz.ui.lecture import pulse
 
 M_ARENA_MAX = -8  # glibc's mallopt parameter number
@@ -68,6 +71,7 @@ def main(options: list[str] | None = None, app: str = "app.py") -> None:
     (`app`: app.py of the working directory, or an installed package's, attnviz.api.cli)."""
     PagesManager.uses_pages_directory = False
     index_page.install()  # deep links ask the server where it is, not under the page's path
+    plotly_once.install()  # a new chart drawn once, not twice (attnviz.ui.plotly_once)
     pulse.install()  # a room's phones hear of a move within a second (attnviz.ui.lecture.pulse)
     limit_malloc_arenas()  # before the sessions' threads exist
     preload.expect()  # every session waits for the heavy imports…

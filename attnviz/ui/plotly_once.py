@@ -1,0 +1,61 @@
+"""A chart whose figure changed is drawn once, not twice: one change to Streamlit's PlotlyChart
+component (streamlit 1.67.0, pinned), served in place of its file (attnviz.ui.static_files).
+
+Streamlit mounts a chart anew whenever its figure changes (the element's id hashes the figure)
+and renders it before its frame has measured its width (-1). Plotly then draws it hidden, at no
+set width, and draws it again a frame later with the measured width (and Streamlit's theme
+applied a second time: the title bolded twice). Every move that changed n charts paid for 2n
+draws of ~35 ms each in Chromium. Counted with Plotly's `plotly_afterplot`: self-attention's
+slider, 9 new charts, 18 draws, the second batch 100–200 ms after the first.
+
+The change: while the width is unmeasured and the figure names none, the component holds the
+chart's place with an empty box of the chart's height and draws nothing; the one draw comes
+with the width. What shows is the same (the first draw was hidden). Measured with
+`python -m benchmarks.browser --moves 9` (medians, ms to idle, the same busy day, interleaved):
+self-attention 633 and 677 → 371 and 522, real block 532 and 594 → 363 and 454.
+
+Streamlit's file is served as it is where it does not hold the code this change expects, once
+(another version): tests/app/test_plotly_once.py says so.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from attnviz.ui import static_files
+
+# Inside the component: `v` the measured width (-1: not yet), `N` the figure state, `U` the
+# height it is drawn at, `i` JSX, `q` react-plotly's Plot.
+ANCHORS = ("let V=v===-1?N.layout.width:Math.max(v,Ve)", "U=g>=We?g:Ge(N.layout.height)")
+DRAWN = "children:i(q,{data:N.data"
+HELD = "children:v===-1&&N.layout.width===void 0?i(`div`,{style:{height:U}}):i(q,{data:N.data"
+
+
+def is_component(name: str) -> bool:
+    """Whether `name` is the file of Streamlit's PlotlyChart component."""
+    return name.startswith("PlotlyChart.") and name.endswith(".js")
+
+
+def drawn_once(source: str) -> str | None:
+    """The component's code with the chart held until its width is measured; None where the
+    code is not the one this change was made for."""
+    if any(source.count(code) != 1 for code in (*ANCHORS, DRAWN)):
+        return None
+    return source.replace(DRAWN, HELD, 1)
+
+
+@functools.lru_cache(maxsize=4)
+def _served(path: Path, mtime: float) -> bytes | None:
+    code = drawn_once(path.read_text(encoding="utf-8"))
+    return None if code is None else code.encode("utf-8")
+
+
+def served(path: Path) -> bytes | None:
+    """The changed component for Streamlit's file at `path` (read once per process)."""
+    return _served(path, path.stat().st_mtime)
+
+
+def install() -> None:
+    """Serve Streamlit's PlotlyChart component `drawn_once`; called before the server starts."""
+    static_files.change(is_component, served, "text/javascript")
