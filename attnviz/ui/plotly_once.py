@@ -45,15 +45,11 @@ def drawn_once(source: str) -> str | None:
     return source.replace(DRAWN, HELD, 1)
 
 
-@functools.lru_cache(maxsize=4)
-def _served(path: Path, mtime: float) -> bytes | None:
-    code = drawn_once(path.read_text(encoding="utf-8"))
-    return None if code is None else code.encode("utf-8")
-
-
+@functools.cache
 def served(path: Path) -> bytes | None:
     """The changed component for Streamlit's file at `path` (read once per process)."""
-    return _served(path, path.stat().st_mtime)
+    code = drawn_once(path.read_text(encoding="utf-8"))
+    return None if code is None else code.encode("utf-8")
 
 
 def install() -> None:
