@@ -4,6 +4,7 @@ SmolLM2-135M on a short prompt, step by step; layout over its scene
 
 import streamlit as st
 
+from attnviz.topics.real_block.params import SECTIONS
 from attnviz.topics.real_block.scene import LAST_TOKEN, MAX_TOKENS, SCENE
 from attnviz.ui.common import layout
 from attnviz.ui.common.figures import show
@@ -44,27 +45,35 @@ with c3:
 with c4:
     values["rb_whole"] = draw(TABLE, "rb_whole")
 NEXT = "rb_next"  # the last block's next token, under its own controls
-steps = {view.name for view in SCENE.declared} - {NEXT}
-figs = cached_views(SCENE, out, values, steps, key=(out.config,))
 publish(SCENE.answers(out, values))
 
 
-def step(title: str, names: list[str], say: str) -> None:
-    """One step of the block: its heading, its views and what they show."""
-    st.subheader(title)
+def views(names: list[str]) -> None:
+    """The views `names`, built (or kept: view_cache) for this block and these settings."""
+    figs = cached_views(SCENE, out, values, set(names), key=(out.config,))
     for name in names:
         if name in figs:
             show(figs[name], name)
-    st.caption(say)
 
 
-step(
-    "Weights first: where the query looks",
-    ["rb_weights"],
-    "The end of the attention half, first: the softmax of the scores below. Each row sums to 1.",
+def step(section: str, names: list[str], say: str) -> None:
+    """One folded step of the block (SECTIONS: its title): built and drawn only while open, so
+    that a move builds and draws the open steps only (all 12 charts took ~0.6 s a move in
+    Chromium, issue 55)."""
+    with layout.lazy_expander(SECTIONS[section], section) as box:
+        if box.open:
+            views(names)
+            st.caption(say)
+
+
+st.subheader("Weights first: where the query looks")
+views([SCENE.main_view])
+st.caption(
+    "The end of the attention half, first: the softmax of the scores below. Each row sums to 1. "
+    "Open the steps below one at a time to build it, number by number."
 )
 step(
-    "The stream in and RMSNorm",
+    "rb_open_norm",
     ["rb_stream", "rb_rms", "rb_normed"],
     "RMSNorm divides each token's vector by its rms and multiplies it by the learned scale γ; "
     "unlike LayerNorm it subtracts no mean and adds no bias. The bars: each token's rms before "
@@ -72,24 +81,24 @@ step(
     "norm's.",
 )
 step(
-    "Q, K, V and the shared key/value head",
+    "rb_open_qkv",
     ["rb_qkv"],
     "The query head reads one of 3 key/value heads; 3 query heads share each (grouped-query "
     "attention: the KV cache is 3× smaller).",
 )
 step(
-    "Rotary positions",
+    "rb_open_rope",
     ["rb_rope", "rb_rope_scores"],
     "Each pair (i, i + 32) of q and of k turns by position × the pair's frequency; a score then "
     "depends on how far apart the two tokens are. A rotation keeps every length.",
 )
 step(
-    "Scores, mask, softmax, ·V",
+    "rb_open_scores",
     ["rb_scores", "rb_head_out"],
     "QKᵀ/√d, the future masked to −∞ (a decoder), softmax per row, then the weights mix V.",
 )
 step(
-    "W_O, the MLP and the residual stream",
+    "rb_open_out",
     ["rb_attn_out", "rb_mlp", "rb_residual"],
     "The 9 heads' outputs, concatenated, go through W_O and are added to the stream; a second "
     "RMSNorm, then the SwiGLU MLP: down(SiLU(gate) ⊙ up), added too.",

@@ -35,6 +35,15 @@ TRY_THIS: list[str] = [
     "probability ≈ 0.77 at temperature 1, and a temperature of 0.5 makes it more than 0.95.",
 ]
 
+# each folded step: its open toggle -> its title (its figures' numbers, as Try this names them)
+SECTIONS = {
+    "rb_open_norm": "Steps 1–2: the stream in and RMSNorm",
+    "rb_open_qkv": "Step 3: Q, K, V and the shared key/value head",
+    "rb_open_rope": "Steps 4–5: rotary positions (RoPE)",
+    "rb_open_scores": "Steps 6–8: scores, mask, softmax, ·V",
+    "rb_open_out": "Steps 9–11: W_O, the MLP and the residual stream",
+}
+
 TABLE = PageParams(
     prefix="rb",
     params=(
@@ -62,6 +71,10 @@ TABLE = PageParams(
             "rb_temp", "temperature", "slider", 1.0, low=0.1, high=2.0, step=0.1, shown_when=LAST
         ),
         Param("rb_topp", "top-p", "slider", 0.9, low=0.05, high=1.0, step=0.05, shown_when=LAST),
+        # the block's steps after the weights, folded (the page's lazy expanders, keyed by
+        # these): a move builds and draws the open ones only; in the table so that a link, a
+        # preset or a lesson step can open them
+        *(Param(key, f"{title} (open)", "toggle", False) for key, title in SECTIONS.items()),
     ),
     presets={
         "A middle block": {"rb_text": FACT, "rb_layer": 23, "rb_head": 4},

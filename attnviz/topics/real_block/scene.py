@@ -203,18 +203,18 @@ def ranked(out: BlockOutcome) -> list[str]:
 
 
 VIEWS = (
-    View("rb_stream", stream_view),
-    View("rb_rms", rms_view),
-    View("rb_normed", normed_view),
-    View("rb_qkv", qkv_view),
-    View("rb_rope", rope_view),
-    View("rb_rope_scores", rope_scores_view),
-    View("rb_scores", scores_view),
+    View("rb_stream", stream_view, section="rb_open_norm", folded=True),
+    View("rb_rms", rms_view, section="rb_open_norm", folded=True),
+    View("rb_normed", normed_view, section="rb_open_norm", folded=True),
+    View("rb_qkv", qkv_view, section="rb_open_qkv", folded=True),
+    View("rb_rope", rope_view, section="rb_open_rope", folded=True),
+    View("rb_rope_scores", rope_scores_view, section="rb_open_rope", folded=True),
+    View("rb_scores", scores_view, section="rb_open_scores", folded=True),
     View("rb_weights", weights_view, main=True),
-    View("rb_head_out", head_out_view),
-    View("rb_attn_out", attn_out_view),
-    View("rb_mlp", mlp_view),
-    View("rb_residual", residual_view),
+    View("rb_head_out", head_out_view, section="rb_open_scores", folded=True),
+    View("rb_attn_out", attn_out_view, section="rb_open_out", folded=True),
+    View("rb_mlp", mlp_view, section="rb_open_out", folded=True),
+    View("rb_residual", residual_view, section="rb_open_out", folded=True),
     View("rb_next", next_view),
 )
 
