@@ -4,8 +4,7 @@ SmolLM2-135M on a short prompt, step by step; layout over its scene
 
 import streamlit as st
 
-from attnviz.topics.real_block.params import SECTIONS
-from attnviz.topics.real_block.scene import LAST_TOKEN, MAX_TOKENS, SCENE
+from attnviz.topics.real_block.scene import LAST_TOKEN, MAX_TOKENS, SCENE, SECTIONS
 from attnviz.ui.common import layout
 from attnviz.ui.common.figures import show
 from attnviz.ui.common.view_cache import cached_views

@@ -25,7 +25,7 @@ from attnviz.topics.fair_options import fair_order, kin_first
 from attnviz.topics.language_model.forward import encode
 from attnviz.topics.language_model.scene import model
 from attnviz.topics.real_block.block import Block, trace
-from attnviz.topics.real_block.params import LAST_TOKEN, MAX_TOKENS, TABLE, TRY_THIS
+from attnviz.topics.real_block.params import LAST_TOKEN, MAX_TOKENS, SECTIONS, TABLE, TRY_THIS
 from attnviz.topics.scene import Answer, Scene, SceneInputError, Values, token_labels
 from attnviz.topics.views import View
 
@@ -202,19 +202,20 @@ def ranked(out: BlockOutcome) -> list[str]:
     return model(out.config.device).readable([int(i) for i in order])
 
 
+NORM, QKV, ROPE, SCORES, OUT = SECTIONS  # the folded steps' open toggles, in the page's order
 VIEWS = (
-    View("rb_stream", stream_view, section="rb_open_norm", folded=True),
-    View("rb_rms", rms_view, section="rb_open_norm", folded=True),
-    View("rb_normed", normed_view, section="rb_open_norm", folded=True),
-    View("rb_qkv", qkv_view, section="rb_open_qkv", folded=True),
-    View("rb_rope", rope_view, section="rb_open_rope", folded=True),
-    View("rb_rope_scores", rope_scores_view, section="rb_open_rope", folded=True),
-    View("rb_scores", scores_view, section="rb_open_scores", folded=True),
+    View("rb_stream", stream_view, section=NORM, folded=True),
+    View("rb_rms", rms_view, section=NORM, folded=True),
+    View("rb_normed", normed_view, section=NORM, folded=True),
+    View("rb_qkv", qkv_view, section=QKV, folded=True),
+    View("rb_rope", rope_view, section=ROPE, folded=True),
+    View("rb_rope_scores", rope_scores_view, section=ROPE, folded=True),
+    View("rb_scores", scores_view, section=SCORES, folded=True),
     View("rb_weights", weights_view, main=True),
-    View("rb_head_out", head_out_view, section="rb_open_scores", folded=True),
-    View("rb_attn_out", attn_out_view, section="rb_open_out", folded=True),
-    View("rb_mlp", mlp_view, section="rb_open_out", folded=True),
-    View("rb_residual", residual_view, section="rb_open_out", folded=True),
+    View("rb_head_out", head_out_view, section=SCORES, folded=True),
+    View("rb_attn_out", attn_out_view, section=OUT, folded=True),
+    View("rb_mlp", mlp_view, section=OUT, folded=True),
+    View("rb_residual", residual_view, section=OUT, folded=True),
     View("rb_next", next_view),
 )
 
