@@ -182,7 +182,9 @@ def preset_buttons(
     Labels wrap rather than end in "…". The presets (and the page's Reset, drawn next) share one
     compact row that wraps only when it must, so a page's figures start higher in the first
     screen (issue 54: a grid of wide buttons under a "Presets" heading took 130 px at 1280×720);
-    `stacked`: one under another, full width (in a "Presets" pop-over; not in lecture mode)."""
+    `stacked`: one under another, full width (in a "Presets" pop-over; not in lecture mode,
+    where they keep a row inside it, and the page's Reset stays outside it, where a lecturer
+    looks: it joined that row, hidden in the pop-over)."""
     if not table.presets:
         return
     in_row = not stacked or _lecture()
@@ -190,7 +192,8 @@ def preset_buttons(
     if in_row:
         place = st.container(horizontal=True, gap="small", vertical_alignment="center")
         place.markdown("**Presets:**", width="content")
-        st.session_state[_ROW + table.prefix] = place  # the page's Reset joins the row
+        if not stacked:  # the page's Reset joins a row on the page, never one in a pop-over
+            st.session_state[_ROW + table.prefix] = place
     for name in table.presets:
         place.button(
             name,
