@@ -55,13 +55,13 @@ def views(names: list[str]) -> None:
             show(figs[name], name)
 
 
-def step(section: str, names: list[str], say: str) -> None:
-    """One folded step of the block (SECTIONS: its title): built and drawn only while open, so
-    that a move builds and draws the open steps only (all 12 charts took ~0.6 s a move in
-    Chromium, issue 55)."""
+def step(section: str, say: str) -> None:
+    """One folded step of the block (SECTIONS: its title; the scene: its views): built and drawn
+    only while open, so that a move builds and draws the open steps only (all 12 charts took
+    ~0.6 s a move in Chromium, issue 55)."""
     with layout.lazy_expander(SECTIONS[section], section) as box:
         if box.open:
-            views(names)
+            views(list(SCENE.section_views[section]))
             st.caption(say)
 
 
@@ -73,7 +73,6 @@ st.caption(
 )
 step(
     "rb_open_norm",
-    ["rb_stream", "rb_rms", "rb_normed"],
     "RMSNorm divides each token's vector by its rms and multiplies it by the learned scale γ; "
     "unlike LayerNorm it subtracts no mean and adds no bias. The bars: each token's rms before "
     "attention, before the MLP (the block's second norm) and, after the last block, the final "
@@ -81,24 +80,20 @@ step(
 )
 step(
     "rb_open_qkv",
-    ["rb_qkv"],
     "The query head reads one of 3 key/value heads; 3 query heads share each (grouped-query "
     "attention: the KV cache is 3× smaller).",
 )
 step(
     "rb_open_rope",
-    ["rb_rope", "rb_rope_scores"],
     "Each pair (i, i + 32) of q and of k turns by position × the pair's frequency; a score then "
     "depends on how far apart the two tokens are. A rotation keeps every length.",
 )
 step(
     "rb_open_scores",
-    ["rb_scores", "rb_head_out"],
     "QKᵀ/√d, the future masked to −∞ (a decoder), softmax per row, then the weights mix V.",
 )
 step(
     "rb_open_out",
-    ["rb_attn_out", "rb_mlp", "rb_residual"],
     "The 9 heads' outputs, concatenated, go through W_O and are added to the stream; a second "
     "RMSNorm, then the SwiGLU MLP: down(SiLU(gate) ⊙ up), added too.",
 )
