@@ -92,10 +92,13 @@ def show_step(i: int, keys: tuple[str, ...], out, figs: dict, values: dict) -> N
     latex = STEP_LATEX[i - 1]
     if keys == ("masked",) and not out.config.causal:
         latex = r"\text{no mask: } S \text{ unchanged}"
+    if keys == ("scaled",) and not out.config.scaled:
+        latex = r"\text{no scaling: } S \text{ unchanged}"
     st.latex(latex)
     for key in keys:  # Q, K, V one below the other: each as wide as z, numbers readable
         st.caption(out.steps[key].note)
-        show(figs[f"step_{key}"], f"step_{key}")
+        if f"step_{key}" in figs:  # not a step switched off: its matrix is the one above
+            show(figs[f"step_{key}"], f"step_{key}")
     if keys == ("Q", "K", "V"):  # built only while open: 6 figures fewer on every move
         with layout.lazy_expander("the weights behind Q, K, V", OPEN_WEIGHTS) as box:
             if not box.open:

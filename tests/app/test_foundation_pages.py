@@ -212,11 +212,22 @@ def test_step_5_text_follows_the_mask():
     at = open_page(STEPS)
     texts = [c.value for c in at.caption] + step_titles(at)
     assert not any("causal" in t for t in texts), texts
-    assert _fig(at, "mask off (nothing removed)")
+    assert "no mask: every query sees every key; scores unchanged" in texts
+    # switched off, the step draws no matrix: it would be step 4's again, one chart more a move
+    assert not [t for t in step_titles(at) if t.startswith("mask off")]
     at.toggle(key="sa_causal").set_value(True).run()
     texts = [c.value for c in at.caption] + step_titles(at)
     assert any("causal: query i may not look ahead" in t for t in texts)
     assert _fig(at, "causal mask (−∞ above the diagonal)")
+
+
+def test_scaling_off_draws_no_second_copy_of_the_scores():
+    at = open_page(STEPS, query={"sa_scaled": "false"})
+    no_exception(at)
+    titles = step_titles(at)
+    assert [t for t in titles if t.startswith("Q Kᵀ")] == [t for t in titles if "Q Kᵀ   [" in t]
+    assert "scaling off: scores go to the softmax as they are" in [c.value for c in at.caption]
+    assert any("no scaling" in m.value for m in at.latex)
 
 
 def test_bad_cell_message_counts_from_0_as_the_grid_does():

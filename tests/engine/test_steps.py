@@ -54,6 +54,7 @@ def test_the_mask_step_says_what_the_switch_does(causal):
     text = steps["masked"].title + " " + steps["masked"].note
     assert ("causal" in text) is causal
     assert bool(np.isinf(steps["masked"].matrix).any()) == causal
+    assert steps["masked"].changes is causal  # off: the page draws no copy of step 4
 
 
 # The page's scene (topics/self_attention/scene.py): hand edits arrive as URL text.

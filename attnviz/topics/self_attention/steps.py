@@ -35,6 +35,7 @@ class Step:
     title: str  # formula as shown to the reader
     matrix: np.ndarray
     note: str
+    changes: bool = True  # False: the step is switched off, its matrix the one before it
 
 
 def random_weights(d: int, e: int, d2: int, seed: int, with_bias: bool = True) -> LayerWeights:
@@ -67,6 +68,11 @@ def compute_steps(
     out = probs @ v
     mask_title, mask_note = _mask_text(causal)
     divide = f"÷ √e = ÷ {math.sqrt(e):.3g}" if scaled else "(scaling off)"
+    scale_note = (
+        "keeps scores in softmax's useful range"
+        if scaled
+        else "scaling off: scores go to the softmax as they are"
+    )
     output = "softmax(Q Kᵀ/√e) V" if scaled else "softmax(Q Kᵀ) V"
     return [
         Step("z", "z", z, "the input: one row per patch/token"),
@@ -74,8 +80,8 @@ def compute_steps(
         Step("K", "K = z W_k + B_k", k, "what each patch offers to be matched on"),
         Step("V", "V = z W_v + B_v", v, "what each patch hands over when attended to"),
         Step("QK", "Q Kᵀ", raw, "row i, column j: how well query i matches key j"),
-        Step("scaled", f"Q Kᵀ {divide}", scaled_scores, "keeps scores in softmax's useful range"),
-        Step("masked", mask_title, shown_masked, mask_note),
+        Step("scaled", f"Q Kᵀ {divide}", scaled_scores, scale_note, changes=scaled),
+        Step("masked", mask_title, shown_masked, mask_note, changes=causal),
         Step(
             "weights", "softmax(·) row by row", probs, "each row is a distribution: ≥ 0, sums to 1"
         ),
