@@ -26,6 +26,9 @@ link asks no path under the page's own (two 404s in the console on every deep li
 It serves Streamlit's chart component changed so that a new chart is drawn once, not twice
 (attnviz.ui.plotly_once).
 
+Its connections send at once (TCP_NODELAY, attnviz.ui.no_delay): Streamlit's own listening
+socket left Nagle's algorithm on, 44 ms on every static file of a reused connection.
+
 It serves one route of its own beside Streamlit's: a live classroom room's pulse (the step and
 open round a phone follows, attnviz.ui.lecture.pulse), so phones hear of a move within a second.
 
@@ -47,7 +50,7 @@ import sys
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.web import cli
 
-from attnviz.ui import index_page, plotly_once, preload
+from attnviz.ui import index_page, no_delay, plotly_once, preload
 from attnviz.ui.lecture import pulse
 
 M_ARENA_MAX = -8  # glibc's mallopt parameter number
@@ -72,6 +75,7 @@ def main(options: list[str] | None = None, app: str = "app.py") -> None:
     PagesManager.uses_pages_directory = False
     index_page.install()  # deep links ask the server where it is, not under the page's path
     plotly_once.install()  # a new chart drawn once, not twice (attnviz.ui.plotly_once)
+    no_delay.install()  # a reply's second write waits for no acknowledgement (TCP_NODELAY)
     pulse.install()  # a room's phones hear of a move within a second (attnviz.ui.lecture.pulse)
     limit_malloc_arenas()  # before the sessions' threads exist
     preload.expect()  # every session waits for the heavy imports…
