@@ -220,6 +220,16 @@ def test_a_step_naming_a_view_its_page_does_not_draw_is_refused_on_its_line():
     check_views(parse_lesson(text + 'views = ["pad0"]\nparams = { ta_open_pad = true }\n'), "open")
 
 
+def test_a_step_naming_the_mask_step_with_the_mask_off_is_refused():
+    """Switched off, the mask step draws no matrix (it would be step 4's again): a stage showing
+    only it would be empty, so the checker names it."""
+    text = HEADER + '[[steps]]\npage = "self-attention"\ntitle = "A"\nnarration = "One. Two."\n'
+    text += 'views = ["step_masked"]\n'
+    check_views(parse_lesson(text + "params = { sa_causal = true }\n"), "on.toml")
+    with pytest.raises(LessonError, match=r"off.toml, line 5: 'views' names \['step_masked'\]"):
+        check_views(parse_lesson(text + "params = { sa_causal = false }\n", "off.toml"), "off.toml")
+
+
 def test_a_step_naming_a_control_its_page_lacks_is_refused_on_its_line():
     text = HEADER + '[[steps]]\npage = "text"\ntitle = "A"\nnarration = "One. Two."\n'
     good = parse_lesson(text + 'controls = ["ta_vocab"]\n')
