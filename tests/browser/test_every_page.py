@@ -62,7 +62,8 @@ def test_sidebar_lists_each_page_once_and_home_starts_a_lesson_alone(page, app_u
     ways = [
         main.get_by_role("link", name="Start the first lesson"),
         main.get_by_role("link", name="Lessons").first,
-        main.locator("[data-testid='stCode']"),
+        # the three lines of Python (inline code, not a code block: attnviz.ui.common.home)
+        main.locator("[data-testid='stMarkdown']", has=page.locator("code", has_text="import")),
     ]
     for way in ways:
         box = way.bounding_box()
