@@ -40,6 +40,8 @@ from playwright.sync_api import sync_playwright
 from attnviz.topics.registry import all_pages
 from attnviz.ui.warm_up import DELAY_S
 from benchmarks.browser_probe import CALM_MS, PROBE, READ, RESET, Move, cpu_seconds, wait_calm
+from benchmarks.browser_text import LONG_TEXT, SHORT_RUNS, SHORT_TEXT, long_input, model_floor
+from benchmarks.machine_speed import machine_now
 from tests.support.browser import IDLE, launch_args, page_url
 from tests.support.server import AppServer, start, stop, wait_healthy
 
@@ -249,59 +251,6 @@ def students(server: AppServer, n: int) -> subprocess.Popen | None:
     return load
 
 
-LONG_TEXT = " ".join(["the cat sat on the mat because it was warm"] * 52)  # ~520 tokens
-SHORT_TEXT = " ".join(["the cat sat on the mat because it was warm"] * 6) + " and dry"  # 64
-SHORT_RUNS = 3  # new 64-token sentences timed (each ends on another word: never a cached one)
-
-
-def long_input(
-    browser, url: str, pid: int, text: str = LONG_TEXT, path: str = "pretrained"
-) -> Move:
-    """The page at `path` (pretrained, language-model) with a new input typed in its first text
-    area (Ctrl+Enter commits the text): LONG_TEXT, 512 tokens, or SHORT_TEXT, 64 tokens with
-    [CLS] and [SEP] (about as many for the language model's tokenizer)."""
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
-    page.add_init_script(PROBE)
-    page.goto(f"{url}/{path}")
-    page.wait_for_selector("[data-testid='stMain'] textarea", timeout=90_000)
-    wait_calm(page, timeout=120)
-    area = page.locator("[data-testid='stMain'] textarea").first
-    area.fill(text)
-    page.evaluate(RESET)
-    cpu = cpu_seconds(pid)
-    area.press("Control+Enter")
-    rec = wait_calm(page, timeout=120)
-    sent, last = rec["sent"][0], max(rec["recv"])
-    idle = max(last, rec["mut"], rec["longEnd"])
-    page.close()
-    return Move(
-        sent - rec["input"],
-        last - sent,
-        idle - last,
-        idle - rec["input"],
-        rec["bytes"],
-        (cpu_seconds(pid) - cpu) * 1000,
-    )
-
-
-def model_floor(text: str, runs: int = 5) -> float:
-    """ms for the bundled model alone on `text` (truncated to 512 tokens, as the page does):
-    one forward pass with output_attentions, median of `runs`: the page's physical floor."""
-    import torch
-
-    from attnviz.topics.pretrained.model import load
-
-    model = load()
-    enc = model.tokenizer(text, truncation=True, max_length=512, return_tensors="pt")
-    times = []
-    with torch.no_grad():
-        for _ in range(runs + 1):  # the first run warms up
-            start = time.perf_counter()
-            model.model(**enc, output_attentions=True)
-            times.append(time.perf_counter() - start)
-    return statistics.median(times[1:]) * 1000
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--moves", type=int, default=10)
@@ -318,6 +267,7 @@ def main() -> None:
             wait_healthy(server)
             print(f"cold start: healthy after {healthy:.2f} s, home interactive after {home:.2f} s")
             print(f"warm-up done after {warmed_up(server.pid):.1f} s more (the server quiet)")
+            print(machine_now(browser), "(before the pages)")
             load = students(server, args.students)
             if load is not None:
                 print(f"with {args.students} simulated students on the same server")
@@ -350,6 +300,7 @@ def main() -> None:
                     long_input(browser, server.url, server.pid, t, "language-model") for t in texts
                 ]
                 report("language-model, prompt", float("nan"), "text", moves)
+            print(machine_now(browser), "(after them)")
         finally:
             if load is not None:
                 load.terminate()
