@@ -14,8 +14,8 @@ with the width. What shows is the same (the first draw was hidden). Measured wit
 `python -m benchmarks.browser --moves 9` (medians, ms to idle, the same busy day, interleaved):
 self-attention 633 and 677 → 371 and 522, real block 532 and 594 → 363 and 454.
 
-Streamlit's file is served as it is where it does not hold the code this change expects, once
-(another version): tests/app/test_plotly_once.py says so.
+Served as it is where Streamlit's file lacks the code this change expects, once (another
+version): tests/app/test_plotly_once.py says so.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from attnviz.ui import static_files
+from attnviz.ui import plotly_in_view, static_files
 
 # Inside the component: `v` the measured width (-1: not yet), `N` the figure state, `U` the
 # height it is drawn at, `i` JSX, `q` react-plotly's Plot.
@@ -47,8 +47,11 @@ def drawn_once(source: str) -> str | None:
 
 @functools.cache
 def served(path: Path) -> bytes | None:
-    """The changed component for Streamlit's file at `path` (read once per process)."""
+    """The changed component for Streamlit's file at `path` (read once per process), its
+    charts also drawn near the screen only (attnviz.ui.plotly_in_view) unless told otherwise."""
     code = drawn_once(path.read_text(encoding="utf-8"))
+    if code is not None and plotly_in_view.wanted():
+        code = plotly_in_view.in_view(code) or code
     return None if code is None else code.encode("utf-8")
 
 

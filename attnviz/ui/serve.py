@@ -24,7 +24,7 @@ Its index page names the server's base URL for the frontend (attnviz.ui.index_pa
 link asks no path under the page's own (two 404s in the console on every deep link before).
 
 It serves Streamlit's chart component changed so that a new chart is drawn once, not twice
-(attnviz.ui.plotly_once).
+(attnviz.ui.plotly_once), and only once it is near the screen (attnviz.ui.plotly_in_view).
 
 Its connections send at once (TCP_NODELAY, attnviz.ui.no_delay): Streamlit's own listening
 socket left Nagle's algorithm on, 44 ms on every static file of a reused connection.

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import streamlit
 
+from attnviz.ui import plotly_in_view
 from attnviz.ui.plotly_once import DRAWN, HELD, drawn_once, is_component
 
 STATIC = Path(streamlit.__file__).parent / "static" / "static" / "js"
@@ -29,3 +30,16 @@ def test_other_code_is_served_as_it_is():
     assert drawn_once(DRAWN) is None  # not the component's code around it
     assert drawn_once(anchors + DRAWN + DRAWN) is None  # twice: not the code it was made for
     assert not is_component("index.html") and is_component("PlotlyChart.D9Z0_fxz.js")
+
+
+def test_the_installed_component_can_hold_a_chart_until_it_is_near_the_screen(monkeypatch):
+    """attnviz.ui.plotly_in_view changes plotly_once's code (a new Streamlit fails here too)."""
+    (path,) = [p for p in STATIC.iterdir() if is_component(p.name)]
+    once = drawn_once(path.read_text(encoding="utf-8"))
+    code = plotly_in_view.in_view(once)
+    assert code is not None, "not the code attnviz.ui.plotly_in_view changes"
+    assert code.count("IntersectionObserver(") == 1 and plotly_in_view.in_view(code) is None
+    monkeypatch.setenv(plotly_in_view.EVERY, "1")  # a test server: every chart at once
+    assert not plotly_in_view.wanted()
+    monkeypatch.setenv(plotly_in_view.EVERY, "0")
+    assert plotly_in_view.wanted()

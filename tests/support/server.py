@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from attnviz.ui.plotly_in_view import EVERY
 from tests.support.pages import ROOT
 
 
@@ -42,11 +43,17 @@ def free_port() -> int:
 
 
 def start(
-    log_path: Path | None = None, timeout: float = 90, env: Mapping[str, str] | None = None
+    log_path: Path | None = None,
+    timeout: float = 90,
+    env: Mapping[str, str] | None = None,
+    every_chart: bool = True,
 ) -> AppServer:
     """A headless server on a free port, healthy when this returns (output to `log_path`, or
-    discarded; `env`: variables set for it, over this process's); raises RuntimeError, with the
-    server stopped, if it exits or stays unhealthy."""
+    discarded; `env`: variables set for it, over this process's; `every_chart`: every chart of
+    a page drawn at once, far below the screen too, for checks that read them all: see
+    attnviz.ui.plotly_in_view); raises RuntimeError, with the server stopped, if it exits or
+    stays unhealthy."""
+    env = {EVERY: "1" if every_chart else "0", **(env or {})}
     port = free_port()
     log = log_path.open("w") if log_path else None  # noqa: SIM115 (closed by stop)
     cmd = [sys.executable, "-m", "attnviz.ui.serve", "--server.headless", "true"]
@@ -57,7 +64,7 @@ def start(
         cwd=ROOT,
         stdout=log or subprocess.DEVNULL,
         stderr=subprocess.STDOUT,
-        env={**os.environ, **(env or {})},
+        env={**os.environ, **env},
     )
     server = AppServer(proc, f"http://127.0.0.1:{port}", log)
     try:
@@ -98,9 +105,9 @@ def stop(server: AppServer) -> None:
 
 @contextmanager
 def serving(
-    log_path: Path | None = None, env: Mapping[str, str] | None = None
+    log_path: Path | None = None, env: Mapping[str, str] | None = None, every_chart: bool = True
 ) -> Iterator[AppServer]:
-    server = start(log_path, env=env)
+    server = start(log_path, env=env, every_chart=every_chart)
     try:
         yield server
     finally:
