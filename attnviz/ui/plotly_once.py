@@ -4,26 +4,24 @@ component (streamlit 1.67.0, pinned), served in place of its file (attnviz.ui.st
 Streamlit mounts a chart anew whenever its figure changes (the element's id hashes the figure)
 and renders it before its frame has measured its width (-1). Plotly then draws it hidden, at no
 set width, and draws it again a frame later with the measured width (and Streamlit's theme
-applied a second time: the title bolded twice). Every move that changed n charts paid for 2n
-draws of ~35 ms each in Chromium. Counted with Plotly's `plotly_afterplot`: self-attention's
-slider, 9 new charts, 18 draws, the second batch 100–200 ms after the first.
+applied a second time). Counted with Plotly's `plotly_afterplot`: self-attention's slider,
+9 new charts, 18 draws of ~35 ms each, the second batch 100–200 ms after the first.
 
 The change: while the width is unmeasured and the figure names none, the component holds the
-chart's place with an empty box of the chart's height and draws nothing; the one draw comes
-with the width. What shows is the same (the first draw was hidden). Measured with
-`python -m benchmarks.browser --moves 9` (medians, ms to idle, the same busy day, interleaved):
-self-attention 633 and 677 → 371 and 522, real block 532 and 594 → 363 and 454.
+chart's place with an empty box of its height; the one draw comes with the width (the first
+was hidden). `python -m benchmarks.browser --moves 9`, ms to idle, interleaved on one busy
+day: self-attention 633 and 677 → 371 and 522, real block 532 and 594 → 363 and 454.
 
-Served as it is where Streamlit's file lacks the code this change expects, once (another
-version): tests/app/test_plotly_once.py says so.
+Served as it is where Streamlit's file lacks that code once (tests/app/test_plotly_once.py).
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from pathlib import Path
 
-from attnviz.ui import plotly_in_view, static_files
+from attnviz.ui import static_files
 
 # Inside the component: `v` the measured width (-1: not yet), `N` the figure state, `U` the
 # height it is drawn at, `i` JSX, `q` react-plotly's Plot.
@@ -45,16 +43,18 @@ def drawn_once(source: str) -> str | None:
     return source.replace(DRAWN, HELD, 1)
 
 
+Then = Callable[[str], str | None]  # a further change to the code (None: as drawn_once left it)
+
+
 @functools.cache
-def served(path: Path) -> bytes | None:
-    """The changed component for Streamlit's file at `path` (read once per process), its
-    charts also drawn near the screen only (attnviz.ui.plotly_in_view) unless told otherwise."""
+def served(path: Path, then: Then | None = None) -> bytes | None:
+    """The changed component for Streamlit's file at `path` (read once per process)."""
     code = drawn_once(path.read_text(encoding="utf-8"))
-    if code is not None and plotly_in_view.wanted():
-        code = plotly_in_view.in_view(code) or code
+    code = code if code is None or then is None else then(code) or code
     return None if code is None else code.encode("utf-8")
 
 
-def install() -> None:
-    """Serve Streamlit's PlotlyChart component `drawn_once`; called before the server starts."""
-    static_files.change(is_component, served, "text/javascript")
+def install(then: Then | None = None) -> None:
+    """Serve the component `drawn_once`, then changed by `then` (attnviz.ui.plotly_in_view);
+    called before the server starts."""
+    static_files.change(is_component, functools.partial(served, then=then), "text/javascript")

@@ -50,7 +50,7 @@ import sys
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.web import cli
 
-from attnviz.ui import index_page, no_delay, plotly_once, preload
+from attnviz.ui import index_page, no_delay, plotly_in_view, plotly_once, preload
 from attnviz.ui.lecture import pulse
 
 M_ARENA_MAX = -8  # glibc's mallopt parameter number
@@ -74,7 +74,8 @@ def main(options: list[str] | None = None, app: str = "app.py") -> None:
     (`app`: app.py of the working directory, or an installed package's, attnviz.api.cli)."""
     PagesManager.uses_pages_directory = False
     index_page.install()  # deep links ask the server where it is, not under the page's path
-    plotly_once.install()  # a new chart drawn once, not twice (attnviz.ui.plotly_once)
+    near = plotly_in_view.in_view if plotly_in_view.wanted() else None  # drawn near the screen
+    plotly_once.install(near)  # a new chart drawn once, not twice (attnviz.ui.plotly_once)
     no_delay.install()  # a reply's second write waits for no acknowledgement (TCP_NODELAY)
     pulse.install()  # a room's phones hear of a move within a second (attnviz.ui.lecture.pulse)
     limit_malloc_arenas()  # before the sessions' threads exist
