@@ -39,7 +39,16 @@ from playwright.sync_api import sync_playwright
 
 from attnviz.topics.registry import all_pages
 from attnviz.ui.warm_up import DELAY_S
-from benchmarks.browser_probe import CALM_MS, PROBE, READ, RESET, Move, cpu_seconds, wait_calm
+from benchmarks.browser_probe import (
+    CALM_MS,
+    PROBE,
+    READ,
+    RESET,
+    Move,
+    cpu_seconds,
+    move_of,
+    wait_calm,
+)
 from benchmarks.browser_text import LONG_TEXT, SHORT_RUNS, SHORT_TEXT, long_input, model_floor
 from benchmarks.machine_speed import machine_now
 from tests.support.browser import IDLE, launch_args, page_url
@@ -122,18 +131,7 @@ def time_moves(page, path: str, pid: int, moves: int) -> tuple[str, list[Move]]:
         rec = wait_calm(page)
         if not rec["sent"] or not rec["input"]:
             continue  # the move changed nothing (a slider at its end): not a rerun
-        sent, last = rec["sent"][0], max(rec["recv"] or [rec["sent"][0]])
-        idle = max(last, rec["mut"], rec["longEnd"])
-        out.append(
-            Move(
-                sent - rec["input"],
-                last - sent,
-                idle - last,
-                idle - rec["input"],
-                rec["bytes"],
-                (cpu_seconds(pid) - cpu) * 1000,
-            )
-        )
+        out.append(move_of(rec, (cpu_seconds(pid) - cpu) * 1000))
     return kind, out
 
 

@@ -53,6 +53,17 @@ class Move:
     cpu_ms: float
 
 
+def move_of(rec: dict, cpu_ms: float) -> Move:
+    """A rerun's timings from `wait_calm`'s record: input → send → last message (the send when
+    none came) → idle (the last DOM change or long task)."""
+    sent = rec["sent"][0]
+    last = max(rec["recv"] or [sent])
+    idle = max(last, rec["mut"], rec["longEnd"])
+    return Move(
+        sent - rec["input"], last - sent, idle - last, idle - rec["input"], rec["bytes"], cpu_ms
+    )
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of the server process itself (not its training workers)."""
     return ProcessTree([pid]).cpu_seconds(roots_only=True)

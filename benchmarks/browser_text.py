@@ -7,7 +7,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from benchmarks.browser_probe import PROBE, RESET, Move, cpu_seconds, wait_calm
+from benchmarks.browser_probe import PROBE, RESET, Move, cpu_seconds, move_of, wait_calm
 
 LONG_TEXT = " ".join(["the cat sat on the mat because it was warm"] * 52)  # ~520 tokens
 SHORT_TEXT = " ".join(["the cat sat on the mat because it was warm"] * 6) + " and dry"  # 64
@@ -31,17 +31,8 @@ def long_input(
     cpu = cpu_seconds(pid)
     area.press("Control+Enter")
     rec = wait_calm(page, timeout=120)
-    sent, last = rec["sent"][0], max(rec["recv"])
-    idle = max(last, rec["mut"], rec["longEnd"])
     page.close()
-    return Move(
-        sent - rec["input"],
-        last - sent,
-        idle - last,
-        idle - rec["input"],
-        rec["bytes"],
-        (cpu_seconds(pid) - cpu) * 1000,
-    )
+    return move_of(rec, (cpu_seconds(pid) - cpu) * 1000)
 
 
 def model_floor(text: str, runs: int = 5) -> float:
