@@ -24,7 +24,8 @@ Its index page names the server's base URL for the frontend (attnviz.ui.index_pa
 link asks no path under the page's own (two 404s in the console on every deep link before).
 
 It serves Streamlit's chart component changed so that a new chart is drawn once, not twice
-(attnviz.ui.plotly_once), and only once it is near the screen (attnviz.ui.plotly_in_view).
+(attnviz.ui.plotly_once), only once it is near the screen (attnviz.ui.plotly_in_view), and, in
+the place of one drawn before, from the margins that one reached (attnviz.ui.plotly_margins).
 
 Its connections send at once (TCP_NODELAY, attnviz.ui.no_delay): Streamlit's own listening
 socket left Nagle's algorithm on, 44 ms on every static file of a reused connection.
@@ -50,7 +51,14 @@ import sys
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.web import cli
 
-from attnviz.ui import index_page, no_delay, plotly_in_view, plotly_once, preload
+from attnviz.ui import (
+    index_page,
+    no_delay,
+    plotly_in_view,
+    plotly_margins,
+    plotly_once,
+    preload,
+)
 from attnviz.ui.lecture import pulse
 
 M_ARENA_MAX = -8  # glibc's mallopt parameter number
@@ -74,8 +82,7 @@ def main(options: list[str] | None = None, app: str = "app.py") -> None:
     (`app`: app.py of the working directory, or an installed package's, attnviz.api.cli)."""
     PagesManager.uses_pages_directory = False
     index_page.install()  # deep links ask the server where it is, not under the page's path
-    near = plotly_in_view.in_view if plotly_in_view.wanted() else None  # drawn near the screen
-    plotly_once.install(near)  # a new chart drawn once, not twice (attnviz.ui.plotly_once)
+    plotly_once.install(chart_changes(plotly_in_view.wanted()))  # a new chart drawn once
     no_delay.install()  # a reply's second write waits for no acknowledgement (TCP_NODELAY)
     pulse.install()  # a room's phones hear of a move within a second (attnviz.ui.lecture.pulse)
     limit_malloc_arenas()  # before the sessions' threads exist
@@ -91,6 +98,21 @@ def main(options: list[str] | None = None, app: str = "app.py") -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
+
+
+def chart_changes(near: bool) -> plotly_once.Then:
+    """Streamlit's chart component changed further, after plotly_once: drawn once near the
+    screen (`near`: attnviz.ui.plotly_in_view) and from its last margins
+    (attnviz.ui.plotly_margins)."""
+    changes = [plotly_in_view.in_view] if near else []
+    changes.append(plotly_margins.remembered)
+
+    def changed(code: str) -> str:
+        for change in changes:
+            code = change(code) or code
+        return code
+
+    return changed
 
 
 def preload_once_listening() -> None:

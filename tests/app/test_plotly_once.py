@@ -1,5 +1,6 @@
 """attnviz.ui.plotly_once: Streamlit's chart component, changed so that a new chart is drawn
-once (what that draws is counted in Chromium: tests/browser/test_drawn_once.py)."""
+once (what that draws is counted in Chromium: tests/browser/test_drawn_once.py), and the further
+changes serve.py makes (attnviz.ui.plotly_in_view, attnviz.ui.plotly_margins)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from pathlib import Path
 
 import streamlit
 
-from attnviz.ui import plotly_in_view
+from attnviz.ui import plotly_in_view, plotly_margins
 from attnviz.ui.plotly_once import DRAWN, HELD, drawn_once, is_component
+from attnviz.ui.serve import chart_changes
 
 STATIC = Path(streamlit.__file__).parent / "static" / "static" / "js"
 
@@ -43,3 +45,14 @@ def test_the_installed_component_can_hold_a_chart_until_it_is_near_the_screen(mo
     assert not plotly_in_view.wanted()
     monkeypatch.setenv(plotly_in_view.EVERY, "0")
     assert plotly_in_view.wanted()
+
+
+def test_the_installed_component_can_start_a_chart_from_its_last_margins():
+    """attnviz.ui.plotly_margins appends its script where the bundle hands its Plotly to the
+    page (a new Streamlit fails here too), after the other changes, once."""
+    (path,) = [p for p in STATIC.iterdir() if is_component(p.name)]
+    source = path.read_text(encoding="utf-8")
+    code = chart_changes(near=True)(drawn_once(source))
+    assert code.count("IntersectionObserver(") == 1 and code.count("P.$margins = true") == 1
+    assert plotly_margins.remembered(code) is None  # not twice
+    assert plotly_margins.remembered("export{Je as PlotlyChart};") is None  # no Plotly handed
