@@ -18,6 +18,7 @@ from __future__ import annotations
 import threading
 import time
 from functools import cache
+from typing import TYPE_CHECKING
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -25,9 +26,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from streamlit import config
 
-from attnviz.classroom import NoSuchRoom, Store, StoreUnavailable
-from attnviz.classroom.tokens import normalize_code
-from attnviz.classroom.views import signature
+if TYPE_CHECKING:
+    from attnviz.classroom import Store
 
 PATH = "_attnviz/room/"
 FRESH_S = 0.3  # an answer is reused this long (per code, per server process)
@@ -38,6 +38,10 @@ _SEEN: dict[str, tuple[float, list | None]] = {}  # code -> (read at, signature)
 
 @cache
 def _store() -> Store:
+    # the classroom (SQLAlchemy, ~80 ms) loads on the first pulse, or the server's preload, not
+    # before the server listens: the route is installed before it starts
+    from attnviz.classroom import Store
+
     return Store.from_env()
 
 
@@ -53,6 +57,9 @@ def fresh(code: str, now: float) -> tuple[bool, list | None]:
 def room_signature(code: str, now: float | None = None) -> list | None:
     """The room's signature as a list (None: no such open room), read again once FRESH_S has
     passed; StoreUnavailable when the database does not answer."""
+    from attnviz.classroom import NoSuchRoom
+    from attnviz.classroom.views import signature
+
     now = time.monotonic() if now is None else now
     kept, state = fresh(code, now)
     if kept:
@@ -71,6 +78,9 @@ def room_signature(code: str, now: float | None = None) -> list | None:
 async def answer(request: Request) -> JSONResponse:
     """The route's endpoint: a kept signature on the server's event loop (most answers), the
     store read on a worker thread."""
+    from attnviz.classroom import StoreUnavailable
+    from attnviz.classroom.tokens import normalize_code
+
     code = normalize_code(str(request.path_params.get("code", "")))
     if code is None:
         return JSONResponse({"s": None}, headers=NO_STORE)
