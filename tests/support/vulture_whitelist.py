@@ -27,6 +27,8 @@ _.textposition  # figures/pretrained.py: a Plotly trace's property, read by plot
 _.get_external_ip  # ui/offline.py: Streamlit's net_util functions, replaced
 _.get_internal_ip
 _.uses_pages_directory  # ui/serve.py: Streamlit's PagesManager flag, set
+_.scan_component_manifests  # ui/serve.py: Streamlit's scan, replaced
+_._use_warning_has_been_displayed  # ui/serve.py: Streamlit's flag, set
 
 # The Python API: its users call these (av.* names are looked up in attnviz.api.PUBLIC)
 _.encoder_decoder  # av.encoder_decoder (api/cross.py)
