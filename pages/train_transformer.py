@@ -47,8 +47,9 @@ st.caption(f"{example.notes} Probe example: `{' '.join(example.tokens)}`")
 
 
 def accuracy(run: LiveRun) -> None:
-    """The latest validation accuracy, per token and per sequence."""
-    history = run.state.history if run.state is not None else None
+    """The latest validation accuracy, per token and per sequence, of the run the maps show (none
+    over the untrained model that settings changed since the run show)."""
+    history = run.state.history if run.snapshot is not None else None
     if history is None or not history.val_metric:
         return
     seq = history.latest_extra(SEQUENCE_ACCURACY)

@@ -59,7 +59,7 @@ def draw_live(run: LiveRun) -> None:
     only = LIVE_VIEWS if active else None
     figs = SCENE.views(snapshot, shown, only, image=own, timeline=timeline, frame=frame)
     attention_views(figs, frame)
-    scores_and_answers(frame, state.history if state is not None else None)
+    scores_and_answers(frame, state.history if run.snapshot is not None else None)  # the run's
     vit_vs_cnn(figs, frame)
     distance_views(figs, frame)
     if not active:

@@ -93,8 +93,10 @@ def test_a_finished_run_is_bound_to_its_settings(page):
     at.button(key="tt_start").click().run()
     train_until_done(at)
     assert layer_maps(at) and at.text_input(key="tt_input") is not None
+    assert any(m.label.startswith("validation accuracy") for m in at.metric)
     next(b for b in at.button if b.label == "Copy: causal decoder").click().run()
     no_exception(at)
+    assert not at.metric, "no accuracy of the old run over the new settings' untrained model"
     changed = next(w.value for w in at.warning if "Settings changed since this run" in w.value)
     assert "Start trains a new one" in changed and "Changed: task (was " in changed
     assert not layer_maps(at), "no stale attention maps of the old run"

@@ -84,6 +84,11 @@ def test_a_short_run_trains_both_models_and_the_sections_open(page):
     assert figure(at, "The same patches in another order")
     shuffled = [m for m in at.metric if m.label.endswith("accuracy, shuffled")]
     assert len(shuffled) == 2 and all(m.value.endswith("%") for m in shuffled)
+    at.select_slider(key="vi_patch").set_value(4).run()  # other models than the run's (2 px)
+    no_exception(at)
+    assert any("Settings changed since this run" in w.value for w in at.warning)
+    scores = {m.label: m.value for m in at.metric if m.label in ("ViT accuracy", "CNN accuracy")}
+    assert scores == {"ViT accuracy": "–", "CNN accuracy": "–"}, "the old run's, over step 0"
 
 
 def test_a_wrong_model_folder_gets_a_message(page, tmp_path, monkeypatch):
