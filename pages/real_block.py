@@ -30,14 +30,13 @@ with side_col, st.container(horizontal=True, vertical_alignment="center"):
     reset_button(TABLE)
 with text_col:
     text = draw(TABLE, "rb_text", max_chars=200)
-c1, c2 = st.columns(2)
+c1, c2, c3, c4 = st.columns([1.3, 1.3, 1, 1])  # one row: the weights start higher
 with c1:
     layer = draw(TABLE, "rb_layer")
 with c2:
     head = draw(TABLE, "rb_head")
 values = SCENE.values({"rb_text": text, "rb_layer": layer, "rb_head": head})
 out = prompt_run(SCENE, values, MAX_TOKENS)
-c3, c4 = st.columns(2)
 with c3:
     positions = [LAST_TOKEN, *range(len(out.tokens))]  # the prompt's own positions
     values["rb_query"] = draw(TABLE, "rb_query", choices=positions)

@@ -62,10 +62,10 @@ TABLE = PageParams(
         ),
         Param(
             "rb_whole",
-            "whole matrices (off: the query token's row)",
+            "whole matrices",  # one line in a quarter of a projector's row
             "toggle",
             False,
-            help="One row first: each step shows the query token's row; on, every token's.",
+            help="Off: each step shows the query token's row; on: every token's rows.",
         ),
         Param(
             "rb_temp", "temperature", "slider", 1.0, low=0.1, high=2.0, step=0.1, shown_when=LAST
