@@ -9,12 +9,13 @@ steps 15 → 7 ms each, measured one by one in Chromium). Streamlit draws a chan
 so every move paid for both draws.
 
 The component's Plotly (window.Plotly) draws a fresh chart of a named view (its download's
-file name), at a width, height and given margins it drew before on this page, from the margins
-it reached then: labels that still fit draw once. Automargin stays on, so longer labels (a
-new text, lecture mode's fonts) still grow the margins; and where the remembered margins are
-wider than the new labels need (Plotly's own sum over its margin pushes), the chart is laid
-out again with what they need, as a fresh draw would. tests/browser/test_margins_kept.py
-checks both.
+file name) from the margins it reached the last time this page drew that view with the same
+layout and traces (leaving out the title's text, the notes and a heat map's cells under a fixed
+colour range, which push no margin): labels that still fit draw once, within 2 px of a fresh
+draw (Plotly's pad grows from 10 to 12 px). Automargin stays on; new labels or fonts make
+another key and draw as a fresh chart. A chart too short for its margins, which Plotly
+squeezes, reaches other margins from squeezed ones: it is laid out again from its own and from
+then on drawn as a fresh chart. tests/browser/test_margins_kept.py checks all three.
 """
 
 from __future__ import annotations

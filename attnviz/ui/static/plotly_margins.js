@@ -44,8 +44,9 @@
     const margins = unsure.has(key) ? null : held.get(key), given = fig.layout.margin;
     if (margins) fig.layout.margin = {...given, ...margins};
     return react.call(this, gd, fig, ...rest).then((out) => {
-      if (!margins || !('_redrawFromAutoMarginCount' in gd._fullLayout)) return remember(gd, key), out;
-      if (unsure.add(key).size > KEEP) unsure.clear();  // drawn again: from now on as a fresh chart
+      const again = '_redrawFromAutoMarginCount' in gd._fullLayout;  // automargin drew it twice
+      if (!margins || !again) return remember(gd, key), out;
+      if (unsure.add(key).size > KEEP) unsure.clear();  // from now on drawn as a fresh chart
       return P.relayout(gd, {margin: given || null}).then(() => out);
     });
   };
