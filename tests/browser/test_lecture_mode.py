@@ -73,6 +73,19 @@ def test_no_text_overflows_its_box(lecture):
 
 @pytest.mark.browser
 @pytest.mark.parametrize("lecture", CASES, indirect=True)
+def test_the_title_line_is_one_line_clear_of_exit(lecture):
+    """The title, "About" and (in lecture mode) "Reset page" share one line, which the floating
+    "Exit lecture mode" does not cover: Reset joins it only where it fits (layout.intro)."""
+    row, exit_box = lecture["titleRow"], lecture["exit"]
+    assert exit_box is not None, "no Exit lecture mode control"
+    lines = {round(part["top"] + part["bottom"]) // 2 // 12 for part in row}
+    assert len(lines) <= 1, f"the title's line wraps: {row}"
+    covered = [part["text"] for part in row if boxes_overlap(part, exit_box)]
+    assert not covered, f"Exit lecture mode covers {covered}"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lecture", CASES, indirect=True)
 def test_metric_values_grow(lecture):
     """st.metric's value is 36 px outside lecture mode; in lecture mode it must be larger."""
     small = [size for size in lecture["metricFonts"] if size <= 36]

@@ -259,8 +259,14 @@ LAYOUT_PROBE = """() => {
     .filter((el) => vis(el) && el.scrollWidth > el.clientWidth + 1).map(txt);
   const toolbars = [...document.querySelectorAll('.js-plotly-plot .modebar-container')]
     .filter((el) => getComputedStyle(el).display !== 'none').length;
+  const exit = document.querySelector('.st-key-lecture_exit button');
+  const row = document.querySelector('.st-key-lecture_title_row');
+  const parts = row ? [...row.querySelectorAll('h1, button')].filter(vis) : [];
+  const box = (el) => { const r = el.getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, text: txt(el)}; };
+  const titleRow = parts.map(box);
   return {overflow, figures, blocks: above, viewport: innerHeight, metricFonts, brokenFormulas,
-    titleTop, toolbars, navCut,
+    titleTop, toolbars, navCut, titleRow, exit: exit && vis(exit) ? box(exit) : null,
     sidebar: side ? side.getAttribute('data-collapsed') : null,
     firstSlider: slider ? slider.getBoundingClientRect().top + scrollY : null};
 }"""
@@ -276,7 +282,9 @@ def layout_probe(page) -> dict:
     the main area's first slider in page coordinates; None without one) and `brokenFormulas`
     (the text of each inline formula that a line break cuts in two), `titleTop` (the page
     title's top in page coordinates; None without one), `toolbars` (Plotly toolbars that can
-    show: not display:none), `navCut` (the sidebar's page names that do not fit their line)."""
+    show: not display:none), `navCut` (the sidebar's page names that do not fit their line),
+    `titleRow` (the boxes and texts of the title's line: the title, its buttons) and `exit` (the
+    box of "Exit lecture mode"; None outside lecture mode)."""
     page.evaluate("window.scrollTo(0, 0)")
     return page.evaluate(LAYOUT_PROBE)
 

@@ -12,17 +12,25 @@ import streamlit as st
 from attnviz.ui.common import here
 from attnviz.ui.common.settings import settings
 
+TITLE_ROW = "_title_row"  # session key of this rerun's title row
+TITLE_ROOM = 34  # characters of a title that leave room on its line for Reset in lecture mode
+# at 1280 px, clear of "Exit lecture mode" (38, "…learned kernel smoother", fit in some runs)
+
 
 def intro(title: str, what: str) -> None:
     """Page title and the one-paragraph "what you are looking at", in an "About" pop-over on the
     title's line, so that the controls and the first figure fit the first screen (a projector's
     in lecture mode, where the lecturer says it aloud; 1280×720 in normal mode, issue 54: named
     "About this page", it wrapped to a line of its own under a long title). Outside lecture mode
-    the paragraph's first sentence stays under the title."""
+    the paragraph's first sentence stays under the title. In lecture mode the page's Reset joins
+    the title's line where it fits: the presets' row wrapped it to a line of its own at
+    1280×720, 66 px above the page's main view."""
     row = st.container(horizontal=True, vertical_alignment="center", key="lecture_title_row")
     row.title(title, width="content")
     with row.popover("About", icon=":material/info:", help="What this page shows, in a paragraph"):
         st.markdown(what)
+    fits = len(title) <= TITLE_ROOM  # lecture mode's Reset joins it (widgets.reset_button)
+    st.session_state[TITLE_ROW] = row if fits else None  # (never an earlier page's row)
     if not settings().lecture and not here.staged():  # (a stage's step says it instead)
         st.markdown(lead(what))
 

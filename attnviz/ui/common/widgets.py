@@ -15,6 +15,8 @@ import streamlit as st
 
 from attnviz.io.user_text import md_literal
 from attnviz.topics.params import PageParams, Param
+from attnviz.ui.common import here
+from attnviz.ui.common.layout import TITLE_ROW
 from attnviz.ui.common.settings import settings
 
 
@@ -220,14 +222,17 @@ def _on_preset(table: PageParams, name: str, on_apply: Callable[[], None] | None
 
 def reset_button(table: PageParams, on_reset: Callable[[], None] | None = None) -> None:
     """A "Reset page" button: every parameter back to its default (and `on_reset` for the rest).
-    It joins the row of preset buttons drawn just before, if there is one."""
+    It joins the page title's line in lecture mode (attnviz.ui.common.layout.intro), else the
+    row of preset buttons drawn just before, if there is one."""
 
     def _reset() -> None:
         apply(table, table.defaults())
         if on_reset:
             on_reset()
 
-    where = st.session_state.pop(_ROW + table.prefix, None)
+    row = st.session_state.pop(_ROW + table.prefix, None)
+    title = st.session_state.pop(TITLE_ROW, None)  # (a stage hides the title's line)
+    where = (title if _lecture() and not here.staged() else None) or row
     (where or st).button(
         "Reset page",
         key=f"{table.prefix}_reset_page",
