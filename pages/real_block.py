@@ -51,7 +51,7 @@ def views(names: list[str]) -> None:
     figs = cached_views(SCENE, out, values, set(names), key=(out.config,))
     for name in names:
         if name in figs:
-            show(figs[name], name, span=1.0)  # each across the page
+            show(figs[name], name)
 
 
 def step(section: str, say: str) -> None:

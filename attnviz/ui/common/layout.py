@@ -87,9 +87,6 @@ def lazy_expander(label: str, key: str):
     return st.expander(label, key=key, on_change="rerun", bind="query-params")
 
 
-STAGE_SPAN = 2 / 3  # of the page's width: a training page's live views (figures.show's span)
-
-
 @dataclass
 class TrainingLayout:
     """Where a training page draws: `head` (above the settings: the presets and Reset), `groups`
@@ -107,5 +104,5 @@ def training_layout(groups: list[str]) -> TrainingLayout:
     the live views beside them, so that Start and the main figure are in the first screen (a
     projector's in lecture mode, 1280×720 in normal mode: issue 54; the presets' row above both
     pushed the maps 52–104 px down); on a phone the column comes first."""
-    left, stage = st.columns([1 - STAGE_SPAN, STAGE_SPAN], gap="medium")
+    left, stage = st.columns([1, 2], gap="medium")
     return TrainingLayout(left.container(), left.tabs(groups), stage.container(), stage)

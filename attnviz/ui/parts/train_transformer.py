@@ -34,7 +34,6 @@ from attnviz.topics.train_transformer.scene import (
 )
 from attnviz.ui.common import downloads
 from attnviz.ui.common.figures import show
-from attnviz.ui.common.layout import STAGE_SPAN
 from attnviz.ui.common.widgets import draw
 
 
@@ -45,7 +44,7 @@ def attention_by_layer(
     (L, H, T, T) and their `tokens`, each layer's maps as CSV / JSON under its figure (not while
     a run polls: buttons redrawn twice a second)."""
     for layer, (name, fig) in enumerate(figs.items()):
-        show(fig, name, STAGE_SPAN, key=name)
+        show(fig, name, key=name)
         if maps is not None:
             prefix = name.removesuffix(f"_layer{layer}")
             named = {f"layer {layer} head {h}": maps[layer, h] for h in range(maps.shape[1])}

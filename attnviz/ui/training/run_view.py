@@ -20,7 +20,6 @@ from attnviz.training.snapshot import Snapshot
 from attnviz.training.specs import JobSpec, spec_changes
 from attnviz.ui.common import here
 from attnviz.ui.common.figures import show
-from attnviz.ui.common.layout import STAGE_SPAN
 from attnviz.ui.training.changes import describe_changes
 
 SETTINGS_CHANGED = "Settings changed since this run — Start trains a new one"
@@ -103,7 +102,6 @@ def draw_curves(key: str, job: Job, state: JobState, model_name: str = "") -> No
     show(
         curves_figure(state.history, state.metric_name, log_y, model_name, job.config.eval_every),
         f"{key}_curves",
-        STAGE_SPAN,  # across the page's live views
         key=f"{key}_curves_chart",
     )
     if not state.active:  # not while polling: a download button redrawn twice a second
