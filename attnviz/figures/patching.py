@@ -33,7 +33,7 @@ def diff_figure(names: list[str], diffs: list[float], right: str, wrong: str) ->
     fig = bar_chart(np.array(diffs), names, title, "logit difference")
     colors = [BAR_COLOR if d >= 0 else HIGHLIGHT_COLOR for d in diffs]
     bound = max(abs(d) for d in diffs) * 1.5 or 1.0  # room for the value over the bar
-    fig.update_traces(marker_color=colors).update_yaxes(range=[-bound, bound], nticks=5)
+    fig.update_traces(marker_color=colors).update_yaxes(range=[-bound, bound], nticks=4)
     return retitled(fig, title, 60).update_layout(height=200)  # whole under the prompts and
     # "Your own model" on a 1280x720 projector in lecture mode (tests/browser/test_lecture_mode)
 
