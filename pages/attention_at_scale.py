@@ -6,6 +6,7 @@ import streamlit as st
 
 from attnviz.topics.attention_at_scale.scene import (
     DEFAULT_TEXT,
+    MAIN_SPAN,
     MAX_CHARS,
     MAX_TOKENS,
     SCENE,
@@ -32,7 +33,7 @@ layout.intro(
 )
 # the part and its settings beside the part's main figure, which starts under the title and
 # fits a laptop's first screen (the mask of the default 18 tokens: 553 px, figures/scale.py)
-controls, stage = st.columns([1, 2.3], gap="medium")
+controls, stage = st.columns([1 - MAIN_SPAN, MAIN_SPAN], gap="medium")
 with controls:
     with st.container(horizontal=True, vertical_alignment="center"):  # presets in a popover
         with st.popover("Presets"):

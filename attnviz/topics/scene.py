@@ -199,6 +199,12 @@ class Scene:
         prefix)."""
         return self.train is not None
 
+    def span(self, view: str) -> float | None:
+        """The share of the page's width `view`'s place takes (View.span; an alias's is the
+        view's it stands for), None where it does not say."""
+        name = self.stands_for(view)
+        return next((v.span for v in self.declared if v.name == name), None)
+
     def stands_for(self, view: str) -> str:
         """The view whose place `view` is drawn in (itself unless it is an alias)."""
         return self.view_aliases.get(view, view)

@@ -22,6 +22,11 @@ Values = Mapping[str, Any]
 Builder = Callable[[Any, Values], Any]  # (drawn, values) -> go.Figure | None
 
 
+TRAINING_STAGE = 2 / 3  # of the page's width: a training page's live views, beside its settings
+# (attnviz.ui.common.layout.training_layout)
+ACROSS = 1.0  # the page's whole width
+
+
 @dataclass(frozen=True)
 class View:
     """One view of a scene, declared once."""
@@ -38,6 +43,9 @@ class View:
     apart: bool = False  # a training page's view a run does not change (Start is not shown)
     page: bool = False  # the page draws it itself, outside `views` (a table of tokens)
     stands_for: str | None = None  # drawn in that view's place (a run's maps for Step 0's)
+    # the share of the page's width its place takes, where a lecture-mode title may run (None:
+    # a third of it, attnviz.ui.common.figures.TITLE_WIDTH, or what its builder says)
+    span: float | None = None
 
 
 def check(declared: tuple[View, ...], url: str) -> None:

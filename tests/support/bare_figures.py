@@ -79,9 +79,9 @@ def plain_title(text: str | None) -> str:
 def view_specs(url: str, params: dict, lecture: bool) -> dict[str, dict]:
     """{view name: the figure as JSON} of the page at `params`, styled as the page styles it
     (the scene runs once per page and parameters: lecture mode changes the views only)."""
-    out = {}
+    out, spans = {}, scene(url).span  # a view's title runs across its place, as on the page
     for name, fig in _views(url, params, lecture).items():
-        fig = styled(fig, LECTURE_LOOK) if lecture else fig  # a new figure: the views stay
+        fig = styled(fig, LECTURE_LOOK, span=spans(name)) if lecture else fig  # a new figure
         out[name] = json.loads(pio.to_json(fig, validate=False))
     return out
 

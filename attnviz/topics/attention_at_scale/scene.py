@@ -262,9 +262,10 @@ PART_VIEWS = {  # each part's views, its first one the page's main view (`sc_mai
     COST_PART: ("sc_scores",),
 }
 COST = "sc_open_cost"  # the measured cost's section: the page measures and draws it (cost_views)
+MAIN_SPAN = 2.3 / 3.3  # of the page's width: the part's main figure, beside its settings
 VIEWS = (
     *PARTS,
-    View("sc_main", main_view, main=True),
+    View("sc_main", main_view, main=True, span=MAIN_SPAN),
     View("sc_cost_ms", page=True, section=COST),
     View("sc_cost_bytes", page=True, section=COST),
 )

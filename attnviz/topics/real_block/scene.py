@@ -27,7 +27,7 @@ from attnviz.topics.language_model.scene import model
 from attnviz.topics.real_block.block import Block, trace
 from attnviz.topics.real_block.params import LAST_TOKEN, MAX_TOKENS, SECTIONS, TABLE, TRY_THIS
 from attnviz.topics.scene import Answer, Scene, SceneInputError, Values, token_labels
-from attnviz.topics.views import View
+from attnviz.topics.views import ACROSS, View
 
 
 @dataclass(frozen=True)
@@ -204,19 +204,19 @@ def ranked(out: BlockOutcome) -> list[str]:
 
 NORM, QKV, ROPE, SCORES, OUT = SECTIONS  # the folded steps' open toggles, in the page's order
 VIEWS = (
-    View("rb_stream", stream_view, section=NORM, folded=True),
-    View("rb_rms", rms_view, section=NORM, folded=True),
-    View("rb_normed", normed_view, section=NORM, folded=True),
-    View("rb_qkv", qkv_view, section=QKV, folded=True),
-    View("rb_rope", rope_view, section=ROPE, folded=True),
-    View("rb_rope_scores", rope_scores_view, section=ROPE, folded=True),
-    View("rb_scores", scores_view, section=SCORES, folded=True),
-    View("rb_weights", weights_view, main=True),
-    View("rb_head_out", head_out_view, section=SCORES, folded=True),
-    View("rb_attn_out", attn_out_view, section=OUT, folded=True),
-    View("rb_mlp", mlp_view, section=OUT, folded=True),
-    View("rb_residual", residual_view, section=OUT, folded=True),
-    View("rb_next", next_view),
+    View("rb_stream", stream_view, section=NORM, folded=True, span=ACROSS),
+    View("rb_rms", rms_view, section=NORM, folded=True, span=ACROSS),
+    View("rb_normed", normed_view, section=NORM, folded=True, span=ACROSS),
+    View("rb_qkv", qkv_view, section=QKV, folded=True, span=ACROSS),
+    View("rb_rope", rope_view, section=ROPE, folded=True, span=ACROSS),
+    View("rb_rope_scores", rope_scores_view, section=ROPE, folded=True, span=ACROSS),
+    View("rb_scores", scores_view, section=SCORES, folded=True, span=ACROSS),
+    View("rb_weights", weights_view, main=True, span=ACROSS),
+    View("rb_head_out", head_out_view, section=SCORES, folded=True, span=ACROSS),
+    View("rb_attn_out", attn_out_view, section=OUT, folded=True, span=ACROSS),
+    View("rb_mlp", mlp_view, section=OUT, folded=True, span=ACROSS),
+    View("rb_residual", residual_view, section=OUT, folded=True, span=ACROSS),
+    View("rb_next", next_view, span=ACROSS),
 )
 
 

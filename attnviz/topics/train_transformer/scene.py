@@ -32,7 +32,7 @@ from attnviz.topics.train_transformer.task import (
     run_input,
 )
 from attnviz.topics.training_params import train_config
-from attnviz.topics.views import View
+from attnviz.topics.views import TRAINING_STAGE, View
 
 # isort: split
 # what the page reads of this topic besides SCENE (limits, types, labels), re-exported so that
@@ -135,7 +135,7 @@ def _layer(name: str, layer: int, **where) -> View:
             f"{name}_layer{layer}"
         ]
 
-    return View(f"{name}_layer{layer}", build, **where)
+    return View(f"{name}_layer{layer}", build, span=TRAINING_STAGE, **where)
 
 
 MAX_LAYERS = int(TABLE["tt_layers"].high)

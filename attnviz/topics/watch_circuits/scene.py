@@ -27,7 +27,7 @@ from attnviz.topics import live
 from attnviz.topics.live import so_far
 from attnviz.topics.scene import Job, Scene, Values
 from attnviz.topics.training_params import train_config
-from attnviz.topics.views import View
+from attnviz.topics.views import TRAINING_STAGE, View
 from attnviz.topics.watch_circuits.grokking import GrokkingJobSpec, grokking_step
 from attnviz.topics.watch_circuits.induction import (
     ATTENTION_ONLY,
@@ -170,11 +170,13 @@ def experiment_views(result: live.RunSoFar, values: Values) -> dict:
 
 def _of_experiment(name: str) -> View:
     """A view the chosen experiment may draw (None when it is another experiment's)."""
-    return View(name, lambda lazy, values: lazy[name]() if name in lazy else None)
+    return View(
+        name, lambda lazy, values: lazy[name]() if name in lazy else None, span=TRAINING_STAGE
+    )
 
 
 VIEWS = (
-    View("ci_progress", lambda lazy, values: lazy["ci_progress"](), main=True),
+    View("ci_progress", lambda lazy, values: lazy["ci_progress"](), main=True, span=TRAINING_STAGE),
     *(
         _of_experiment(name)
         for name in ("ci_scores", "ci_attention", "ci_norm", "ci_spectrum", "ci_eviction")

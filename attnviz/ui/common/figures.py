@@ -36,6 +36,8 @@ from attnviz.ui.common.settings import GlobalSettings, settings
 LECTURE_HEIGHT = 1.3  # figures grow with their fonts in lecture mode
 TITLE_WIDTH = 440  # px: a lecture-mode title wraps to fit a figure this wide (a third of 1280)
 # unless the figure says its own width (see title_width)
+LECTURE_PAGE_PX = 1100  # px a lecture-mode title may take across the page at 1280 px
+CHAR_EM = 0.55  # a title character's width in ems (_lecture wraps at this too)
 STAGE_WIDTH = 1150  # px: a title on a presenter's stage, where a view spans a 1280 px projector
 # a number slice's table under its view (numbers): its caption, then each row, the header's too;
 # across, its token column and each value's (a stage shows it whole: no scrolling on a projector)
@@ -47,10 +49,12 @@ _STYLED: OrderedDict[tuple, tuple[weakref.ref, go.Figure]] = OrderedDict()
 _STYLED_LOCK = threading.Lock()
 
 
-def show(fig: go.Figure, name: str, **kwargs):
+def show(fig: go.Figure, name: str, span: float | None = None, **kwargs):
     """st.plotly_chart with the global export format, font scale and contrast; `name` is the
-    file name. Under the page's main view, its summary as plain text (never Markdown or HTML:
-    labels are tokens a user typed)."""
+    file name. A lecture-mode title runs across the share of the page the scene's view says it
+    spans (View.span; `span` for a figure no view declares: its builder wraps it for a column a
+    third as wide, 3–4 lines over a wide map). Under the page's main view, its summary as plain
+    text (never Markdown or HTML: labels are tokens a user typed)."""
     glob, scene, stage = settings(), here.scene(), here.stage()
     shown = scene.stands_for(name) if scene is not None else name  # a run's maps: Step 0's name
     if stage is not None and not stage.shows(shown):  # a presenter's stage showing other views
@@ -63,7 +67,10 @@ def show(fig: go.Figure, name: str, **kwargs):
         height = max(MIN_STAGE_PLOT, height - TABLE_TOP_PX - TABLE_ROW_PX * (len(part.data) + 1))
     if glob.font_scale != 1.0 or glob.high_contrast or height:
         across = stage.width(shown) if stage is not None else None
-        fig = styled_copy(fig, glob, across or (STAGE_WIDTH if here.staged() else None), height)
+        across = across or (STAGE_WIDTH if here.staged() else None)
+        span = (span or scene.span(shown)) if scene is not None else span
+        span = span if across is None else None
+        fig = styled_copy(fig, glob, across, height, span)
         if height and fig.layout.width:  # a picture squared for the stage: drawn at that width
             kwargs["width"] = "content"
     if kwargs.get("on_select") is not None:  # a tap on a phone picks a cell too
@@ -102,19 +109,23 @@ def as_tables(fig: go.Figure) -> None:
 
 
 def styled_copy(
-    fig: go.Figure, glob: GlobalSettings, across: int | None, height: int | None
+    fig: go.Figure,
+    glob: GlobalSettings,
+    across: int | None,
+    height: int | None,
+    span: float | None = None,
 ) -> go.Figure:
     """A styled copy of `fig` (`styled`, then sized for its place on a stage), made once per
     figure object and style: a view kept across reruns (attnviz.ui.common.view_cache) is not
     styled again on a rerun that did not change it (lecture styling costs ~6 ms a figure). The
     copy is shared read-only, as the figure it was made from."""
-    key = (id(fig), glob.font_scale, glob.high_contrast, across, height)
+    key = (id(fig), glob.font_scale, glob.high_contrast, across, height, span)
     with _STYLED_LOCK:
         found = _STYLED.get(key)
         if found is not None and found[0]() is fig:  # the same object, not a reused id
             _STYLED.move_to_end(key)
             return found[1]
-    out = styled(fig, glob, across)  # a new figure: a cached one may be shared by sessions
+    out = styled(fig, glob, across, span)  # a new figure: a cached one may be shared by sessions
     if height:
         on_stage(out, across or STAGE_WIDTH, height)
         out.update_layout(height=height)
@@ -125,15 +136,20 @@ def styled_copy(
     return out
 
 
-def styled(fig: go.Figure, glob: GlobalSettings, across: int | None = None) -> go.Figure:
+def styled(
+    fig: go.Figure, glob: GlobalSettings, across: int | None = None, span: float | None = None
+) -> go.Figure:
     """`fig` with lecture-mode fonts, height and titles, and high contrast, as a new figure
-    (`across`: the width in px a title may take, on a presenter's stage); `fig` itself when
+    (`across`: the width in px a title may take, on a presenter's stage; `span`: the share of a
+    lecture page's width it may take, see `show`); `fig` itself when
     neither applies. Edited as plain dicts (attnviz/figures/lecture.py): through Plotly's
     property tree the same edits took ~19 ms a figure."""
     if glob.font_scale == 1.0 and not glob.high_contrast:
         return fig
     spec = as_spec(fig)
     if glob.font_scale != 1.0:
+        if span and not across:
+            span_title(spec["layout"], span, glob.font_scale)
         _lecture(spec, glob.font_scale, across)
     if glob.high_contrast:
         contrast_spec(spec)
@@ -149,9 +165,21 @@ def _lecture(spec: dict, scale: float, across: int | None) -> None:
         title = node(layout, "title")
         title["text"] = title["text"].replace("<br>", " ")
     if width is not None:
-        _wrap_title(layout, int(width / (0.55 * (size or BASE_FONT * scale))))
+        _wrap_title(layout, int(width / (CHAR_EM * (size or BASE_FONT * scale))))
     if layout.get("height"):
         layout["height"] = int(layout["height"] * LECTURE_HEIGHT)
+
+
+def span_title(layout: dict, span: float, scale: float) -> None:
+    """Say (as its builder would: fonts.titled) that the title may take `span` of a lecture
+    page's width (LECTURE_PAGE_PX), in place; scale_spec then wraps it to that."""
+    text = meta(layout).get("title") or (title_text(layout) or "").replace("<br>", " ")
+    if not text:
+        return
+    size = round(round(BASE_FONT * scale) * 1.25)  # scale_spec's title font
+    chars = int(span * LECTURE_PAGE_PX / (CHAR_EM * size) * scale)
+    node(layout, "meta").update(title=text, title_chars=chars)
+    node(layout, "title")["text"] = text
 
 
 def title_width(layout: dict) -> int | None:

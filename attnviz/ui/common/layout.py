@@ -9,6 +9,7 @@ from typing import Any
 
 import streamlit as st
 
+from attnviz.topics.views import TRAINING_STAGE
 from attnviz.ui.common import here
 from attnviz.ui.common.settings import settings
 
@@ -104,5 +105,5 @@ def training_layout(groups: list[str]) -> TrainingLayout:
     the live views beside them, so that Start and the main figure are in the first screen (a
     projector's in lecture mode, 1280×720 in normal mode: issue 54; the presets' row above both
     pushed the maps 52–104 px down); on a phone the column comes first."""
-    left, stage = st.columns([1, 2], gap="medium")
+    left, stage = st.columns([1 - TRAINING_STAGE, TRAINING_STAGE], gap="medium")
     return TrainingLayout(left.container(), left.tabs(groups), stage.container(), stage)

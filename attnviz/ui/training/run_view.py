@@ -14,6 +14,7 @@ import streamlit as st
 from attnviz.figures.training import curves_figure
 from attnviz.topics import live
 from attnviz.topics.scene import Scene
+from attnviz.topics.views import TRAINING_STAGE
 from attnviz.training.jobs import Job, JobState
 from attnviz.training.messages import RunStatus
 from attnviz.training.snapshot import Snapshot
@@ -102,6 +103,7 @@ def draw_curves(key: str, job: Job, state: JobState, model_name: str = "") -> No
     show(
         curves_figure(state.history, state.metric_name, log_y, model_name, job.config.eval_every),
         f"{key}_curves",
+        TRAINING_STAGE,  # across the page's live views (no scene view: its title's room)
         key=f"{key}_curves_chart",
     )
     if not state.active:  # not while polling: a download button redrawn twice a second
