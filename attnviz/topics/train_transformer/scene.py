@@ -32,7 +32,7 @@ from attnviz.topics.train_transformer.task import (
     run_input,
 )
 from attnviz.topics.training_params import train_config
-from attnviz.topics.views import TRAINING_STAGE, View
+from attnviz.topics.views import View
 
 # isort: split
 # what the page reads of this topic besides SCENE (limits, types, labels), re-exported so that
@@ -135,7 +135,8 @@ def _layer(name: str, layer: int, **where) -> View:
             f"{name}_layer{layer}"
         ]
 
-    return View(f"{name}_layer{layer}", build, span=TRAINING_STAGE, **where)
+    return View(f"{name}_layer{layer}", build, **where)  # (no span: a grid's row labels at
+    # lecture size need the height its 4-line title adds, 30 tokens of fables' preset)
 
 
 MAX_LAYERS = int(TABLE["tt_layers"].high)
