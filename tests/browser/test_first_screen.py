@@ -49,7 +49,6 @@ KNOWN_ON_A_PROJECTOR: dict[str, str] = {
     "recurrent": "ends at 916 px: an 11 × 11 map, a 3-line title in half the stage",
     "text": "ends at 947 px: 8 rows of controls above the 4 heads",
     "train-transformer": "ends at 945 px: 6 presets wrap to 2 rows; a 4-line title, 8 rows",
-    "real-block": "ends at 726 px: its weights' title wraps to 3 lines across the page",
     "watch-circuits": "ends at 816 px: 6 presets wrap to 2 rows; a 2-line legend",
     "attention-at-scale": "ends at 867 px: an 18 × 18 mask with a 3-line title",
     "vision-patches": "ends at 801 px: 2 layers of maps under a row of controls",
