@@ -50,7 +50,7 @@ KNOWN_ON_A_PROJECTOR: dict[str, str] = {
     "text": "ends at 947 px: 8 rows of controls above the 4 heads",
     "train-transformer": "ends at 945 px: 6 presets wrap to 2 rows; a 4-line title, 8 rows",
     "watch-circuits": "ends at 816 px: 6 presets wrap to 2 rows; a 2-line legend",
-    "attention-at-scale": "ends at 867 px: an 18 × 18 mask with a 3-line title",
+    "attention-at-scale": "ends at 787 px: an 18 × 18 mask, its rows at lecture size",
     "vision-patches": "ends at 801 px: 2 layers of maps under a row of controls",
     "captioning": "ends at 825 px: 2 rows of 6 pictures",
     "pretrained": "ends at 873 px: the 6 × 12 model view",
