@@ -11,7 +11,7 @@ import itertools
 import plotly.graph_objects as go
 import pytest
 
-from attnviz.figures.fonts import titled
+from attnviz.figures.fonts import NARROW_TITLE, titled
 from attnviz.ui.common.figures import high_contrast, styled, wrap_title
 from attnviz.ui.common.settings import GlobalSettings
 from tests.support.browser import (
@@ -182,6 +182,21 @@ def test_a_lecture_title_wraps_to_the_width_its_figure_says():
     assert said.layout.title.text == title
     assert plain.layout.title.text.count("<br>") == 1
     assert styled(wide, lecture).layout.title.text == title
+
+
+def test_a_view_across_the_page_keeps_its_lecture_title_on_fewer_lines():
+    """View.span: a title its builder wrapped for a column (fonts.titled, NARROW_TITLE) runs
+    across the share of the page its view spans: at 28 px (22 px × 1.25) and 0.55 em a
+    character, 1100 px hold 71 characters, two thirds of them 47."""
+    title = "7. softmax: head 4's weights (each row sums to 1) of the query"  # 62 characters
+    lecture = GlobalSettings("cpu", 0, True, "png")
+    column = go.Figure(layout=titled({"height": 300}, title, NARROW_TITLE))
+    lines = [
+        styled(column, lecture, span=span).layout.title.text.count("<br>") + 1
+        for span in (None, 2 / 3, 1.0)
+    ]
+    assert lines == [4, 2, 1]
+    assert styled(column, lecture, span=1.0).layout.title.text == title
 
 
 def test_short_title_is_left_alone():
