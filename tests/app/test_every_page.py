@@ -202,7 +202,7 @@ def named_figures(at: AppTest) -> list[tuple[dict, str]]:
 def title_span(path: str, name: str) -> float | None:
     """The share of the page a view's title may run across: its scene's View.span, a training
     run's curves the stage's (attnviz.ui.training.run_view)."""
-    url = next(u for p, _, u in PAGES if p == path)
+    url = url_of(path)
     if name.endswith("_curves"):
         return TRAINING_STAGE
     return scene(url).span(name) if has_scene(url) else None
