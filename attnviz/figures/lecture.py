@@ -103,7 +103,7 @@ def scale_spec(spec: dict, factor: float) -> dict:
     lines (_rewrap_title)."""
     layout = spec["layout"]
     size = round(BASE_FONT * factor)
-    title_size = round(size * 1.25)
+    title_size = title_px(factor)
     node(layout, "font")["size"] = size
     node(node(layout, "title"), "font")["size"] = title_size
     node(node(layout, "hoverlabel"), "font")["size"] = size
@@ -120,6 +120,11 @@ def scale_spec(spec: dict, factor: float) -> dict:
     if title_text(layout):
         _rewrap_title(layout, factor, title_size)
     return spec
+
+
+def title_px(factor: float) -> int:
+    """A title's font size (px) once scale_spec has enlarged the figure's fonts by `factor`."""
+    return round(round(BASE_FONT * factor) * 1.25)
 
 
 def _scale_axes(layout: dict, factor: float) -> None:

@@ -22,6 +22,7 @@ from attnviz.figures.lecture import (
     node,
     read,
     scale_spec,
+    title_px,
     title_text,
     written,
 )
@@ -68,8 +69,10 @@ def show(fig: go.Figure, name: str, span: float | None = None, **kwargs):
     if glob.font_scale != 1.0 or glob.high_contrast or height:
         across = stage.width(shown) if stage is not None else None
         across = across or (STAGE_WIDTH if here.staged() else None)
-        span = (span or scene.span(shown)) if scene is not None else span
-        span = span if across is None else None
+        if across is not None:  # a stage's width wins
+            span = None
+        elif span is None and scene is not None:
+            span = scene.span(shown)
         fig = styled_copy(fig, glob, across, height, span)
         if height and fig.layout.width:  # a picture squared for the stage: drawn at that width
             kwargs["width"] = "content"
@@ -176,8 +179,7 @@ def span_title(layout: dict, span: float, scale: float) -> None:
     text = meta(layout).get("title") or (title_text(layout) or "").replace("<br>", " ")
     if not text:
         return
-    size = round(round(BASE_FONT * scale) * 1.25)  # scale_spec's title font
-    chars = int(span * LECTURE_PAGE_PX / (CHAR_EM * size) * scale)
+    chars = int(span * LECTURE_PAGE_PX / (CHAR_EM * title_px(scale)) * scale)
     node(layout, "meta").update(title=text, title_chars=chars)
     node(layout, "title")["text"] = text
 
